@@ -1,0 +1,42 @@
+import { CommandExecutor, FileSystem } from "@effect/platform"
+import { Effect, Layer, Stream } from "effect"
+import { plainOutput, resolveProgram, runProcess } from "./HarnessProcess.js"
+import { HarnessService } from "./HarnessService.js"
+
+export interface CommandHarnessOptions {
+  /** The agent's argv: program first. */
+  readonly argv: readonly [string, ...Array<string>]
+  readonly pathEnv: string | undefined
+}
+
+/**
+ * The generic harness: runs any program with the prompt on stdin. Its stdout is what the agent
+ * says (searched for the promise); stderr is shown and logged but never searched.
+ */
+export const layer = (options: CommandHarnessOptions) =>
+  Layer.effect(
+    HarnessService,
+    Effect.gen(function*() {
+      const executor = yield* CommandExecutor.CommandExecutor
+      const fs = yield* FileSystem.FileSystem
+      const [program, ...args] = options.argv
+      const resolve = resolveProgram(program, options.pathEnv, "command").pipe(
+        Effect.provideService(FileSystem.FileSystem, fs)
+      )
+      return {
+        name: "command",
+        preflight: Effect.asVoid(resolve),
+        run: (request) =>
+          Stream.unwrap(Effect.map(resolve, (command) =>
+            runProcess(executor, {
+              harness: "command",
+              command,
+              args,
+              cwd: request.cwd,
+              env: { SPOOL_CHANGE: request.changeId, SPOOL_ITERATION: String(request.iteration) },
+              stdin: request.prompt
+            }).pipe(Stream.mapConcatChunk(plainOutput))
+          ))
+      }
+    })
+  )

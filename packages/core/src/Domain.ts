@@ -1,0 +1,89 @@
+import { Schema } from "effect"
+
+/** A change directory name under `.spool/changes/` (`002-01_add-ralph-loop`). One safe path segment. */
+export const ChangeId = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
+  Schema.filter((s) => !s.includes(".."), { message: () => "must not contain '..'" }),
+  Schema.brand("ChangeId")
+)
+export type ChangeId = typeof ChangeId.Type
+
+/** The numeric module id a change belongs to (`002`). */
+export const ModuleId = Schema.String.pipe(Schema.pattern(/^\d+$/), Schema.brand("ModuleId"))
+export type ModuleId = typeof ModuleId.Type
+
+/** `002-01_add-ralph-loop` -> `002`; ids without a numeric prefix have no module. */
+export const moduleIdOf = (changeId: string): ModuleId | null => {
+  const match = /^(\d+)-/.exec(changeId)
+  return match ? ModuleId.make(match[1]!) : null
+}
+
+export const GitChangeSummary = Schema.Struct({
+  changedFiles: Schema.Number,
+  files: Schema.Array(Schema.String),
+  insertions: Schema.Number,
+  deletions: Schema.Number
+})
+export type GitChangeSummary = typeof GitChangeSummary.Type
+
+export const HarnessUsage = Schema.Struct({
+  inputTokens: Schema.Number,
+  outputTokens: Schema.Number,
+  reasoningTokens: Schema.Number,
+  cacheReadTokens: Schema.Number,
+  cacheWriteTokens: Schema.Number,
+  cost: Schema.Number
+})
+export type HarnessUsage = typeof HarnessUsage.Type
+
+/**
+ * How an iteration ended:
+ * - `complete`: the promise was accepted and the loop stops
+ * - `continue`: the harness exited 0 and the loop goes on (promise absent, or before --min-iterations)
+ * - `failed`: the harness exited non-zero or was killed by a signal
+ * - `timeout`: the harness was silent past --inactivity-timeout and was killed
+ * - `interrupted`: the user stopped the loop during the iteration
+ */
+export const IterationOutcome = Schema.Literal("complete", "continue", "failed", "timeout", "interrupted")
+export type IterationOutcome = typeof IterationOutcome.Type
+
+export const IterationRecord = Schema.Struct({
+  run: Schema.String,
+  iteration: Schema.Int,
+  startedAt: Schema.String,
+  durationMs: Schema.Number,
+  exitCode: Schema.NullOr(Schema.Int),
+  signal: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  completionDetected: Schema.Boolean,
+  outcome: IterationOutcome,
+  git: Schema.NullOr(GitChangeSummary),
+  commit: Schema.NullOr(Schema.String),
+  usage: Schema.optionalWith(Schema.NullOr(HarnessUsage), { default: () => null }),
+  warnings: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+})
+export type IterationRecord = typeof IterationRecord.Type
+
+export const LoopStatus = Schema.Literal("running", "complete", "failed", "max-iterations", "interrupted")
+export type LoopStatus = typeof LoopStatus.Type
+
+/** The small state file of the current (or last) run of a change. */
+export const LoopState = Schema.Struct({
+  changeId: Schema.String,
+  run: Schema.String,
+  status: LoopStatus,
+  iteration: Schema.Int,
+  minIterations: Schema.Int,
+  maxIterations: Schema.Int,
+  startedAt: Schema.String,
+  updatedAt: Schema.String,
+  pid: Schema.Int
+})
+export type LoopState = typeof LoopState.Type
+
+export const CommitInfo = Schema.Struct({
+  hash: Schema.String,
+  subject: Schema.String,
+  author: Schema.String,
+  date: Schema.String
+})
+export type CommitInfo = typeof CommitInfo.Type

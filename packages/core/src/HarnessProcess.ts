@@ -1,0 +1,133 @@
+import { Command, CommandExecutor, FileSystem } from "@effect/platform"
+import { Chunk, Duration, Effect, Option, Stream } from "effect"
+import { HarnessError, HarnessEvent } from "./HarnessService.js"
+
+export interface ProcessSpec {
+  readonly harness: string
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+  readonly env?: Readonly<Record<string, string>>
+  /** Written to the agent's stdin, which is then closed; null gives it an empty stdin. */
+  readonly stdin: string | null
+  /** How long the agent gets to exit after SIGTERM before its process group is killed. */
+  readonly grace?: Duration.DurationInput
+}
+
+const signalOf = (message: string) => /signal:?\s*(SIG[A-Z0-9]+)/.exec(message)?.[1] ?? "SIGKILL"
+
+/**
+ * Runs an agent process in its own process group and reports its output as `Output` events,
+ * ending with `Exited`. Closing the stream early (interruption, timeout) sends SIGTERM to the
+ * whole group, waits the grace period, then sends SIGKILL, so nothing it started survives.
+ */
+export const runProcess = (
+  executor: CommandExecutor.CommandExecutor,
+  spec: ProcessSpec
+): Stream.Stream<HarnessEvent, HarnessError> => {
+  const command = Command.make(spec.command, ...spec.args).pipe(
+    Command.workingDirectory(spec.cwd),
+    Command.env(spec.env ?? {}),
+    Command.stdin(spec.stdin === null ? Stream.empty : Stream.make(new TextEncoder().encode(spec.stdin)))
+  )
+  const fail = (reason: HarnessError["reason"], detail: string) =>
+    new HarnessError({ harness: spec.harness, reason, detail })
+
+  return Stream.unwrapScoped(
+    Effect.gen(function*() {
+      const proc = yield* executor.start(command).pipe(
+        Effect.mapError((error) => {
+          const text = error.message
+          if (/ENOENT/.test(text)) return fail("NotFound", `'${spec.command}' was not found`)
+          if (/EACCES/.test(text)) return fail("NotExecutable", `'${spec.command}' is not executable`)
+          return fail("SpawnFailed", text)
+        })
+      )
+      // Runs before the executor's own finalizer: give the agent its grace period, then make sure.
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function*() {
+          if (yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false))) {
+            yield* proc.kill("SIGTERM").pipe(Effect.ignore, Effect.timeout(spec.grace ?? Duration.seconds(5)), Effect.ignore)
+          }
+          yield* proc.kill("SIGKILL").pipe(Effect.ignore, Effect.timeout(Duration.seconds(5)), Effect.ignore)
+        })
+      )
+      const io = (error: { message: string }) => fail("Io", error.message)
+      const stdout = proc.stdout.pipe(
+        Stream.decodeText(),
+        Stream.map((text) => HarnessEvent.Output({ stream: "stdout", text }))
+      )
+      const stderr = proc.stderr.pipe(
+        Stream.decodeText(),
+        Stream.map((text) => HarnessEvent.Output({ stream: "stderr", text }))
+      )
+      const exited = proc.exitCode.pipe(
+        Effect.map((code) => HarnessEvent.Exited({ exitCode: code, signal: null })),
+        Effect.catchAll((error) => Effect.succeed(HarnessEvent.Exited({ exitCode: null, signal: signalOf(error.message) })))
+      )
+      return Stream.merge(stdout, stderr).pipe(
+        Stream.mapError(io),
+        Stream.concat(Stream.fromEffect(exited))
+      )
+    })
+  )
+}
+
+/** Expands raw output into what a harness with no structured output shows and says: stdout is the agent's text. */
+export const plainOutput = (event: HarnessEvent): Chunk.Chunk<HarnessEvent> => {
+  if (event._tag !== "Output") return Chunk.of(event)
+  return event.stream === "stdout"
+    ? Chunk.make(event, HarnessEvent.Display({ text: event.text }), HarnessEvent.AgentText({ text: event.text }))
+    : Chunk.make(event, HarnessEvent.Display({ text: event.text }))
+}
+
+/** Finds a program the way a shell would: a path with a `/` as given, otherwise the first match on PATH. */
+export const resolveProgram = (program: string, pathEnv: string | undefined, harness: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const candidates = program.includes("/")
+      ? [program]
+      : (pathEnv ?? "").split(":").filter((dir) => dir !== "").map((dir) => `${dir}/${program}`)
+    for (const candidate of candidates) {
+      const info = yield* fs.stat(candidate).pipe(Effect.option)
+      if (Option.isSome(info) && info.value.type === "File") {
+        if ((info.value.mode & 0o111) === 0) {
+          return yield* new HarnessError({ harness, reason: "NotExecutable", detail: `'${candidate}' is not executable (chmod +x it)` })
+        }
+        return candidate
+      }
+    }
+    return yield* new HarnessError({ harness, reason: "NotFound", detail: `'${program}' was not found${program.includes("/") ? "" : " on PATH"}` })
+  })
+
+/** Splits `program arg "quoted arg"` into argv, as a shell would for plain words and quotes, without running a shell; null on an unterminated quote. */
+export const splitArgs = (text: string): Array<string> | null => {
+  const args: Array<string> = []
+  let current = ""
+  let quote: "'" | "\"" | null = null
+  let started = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!
+    if (quote !== null) {
+      if (ch === quote) quote = null
+      else if (ch === "\\" && quote === "\"" && i + 1 < text.length) current += text[++i]
+      else current += ch
+    } else if (ch === "'" || ch === "\"") {
+      quote = ch
+      started = true
+    } else if (ch === "\\" && i + 1 < text.length) {
+      current += text[++i]
+      started = true
+    } else if (/\s/.test(ch)) {
+      if (started) args.push(current)
+      current = ""
+      started = false
+    } else {
+      current += ch
+      started = true
+    }
+  }
+  if (quote !== null) return null
+  if (started) args.push(current)
+  return args
+}

@@ -1,0 +1,82 @@
+import { Context, Data, Effect, Layer, Schema, Stream } from "effect"
+import type { ChangeId, HarnessUsage } from "./Domain.js"
+
+/** The harness could not run at all: a fatal error, unlike an iteration whose agent exited non-zero. */
+export class HarnessError extends Schema.TaggedError<HarnessError>()("HarnessError", {
+  harness: Schema.String,
+  reason: Schema.Literal("NotFound", "NotExecutable", "SpawnFailed", "Io"),
+  detail: Schema.String
+}) {
+  override get message() {
+    switch (this.reason) {
+      case "NotFound":
+      case "NotExecutable":
+        return `${this.harness} harness cannot start: ${this.detail}`
+      default:
+        return `${this.harness} harness failed: ${this.detail}`
+    }
+  }
+}
+
+export interface HarnessRequest {
+  readonly prompt: string
+  readonly changeId: ChangeId
+  readonly iteration: number
+  /** The repository root: the agent works there. */
+  readonly cwd: string
+}
+
+/**
+ * What a harness run reports, in order; the last event is always `Exited`.
+ * - `Output`: raw output of the agent process, kept in the iteration log and the error journal
+ * - `Display`: the readable live view shown to the user when streaming
+ * - `AgentText`: what the agent itself says; only this is searched for the completion promise
+ * - `Usage`: tokens and cost the agent reported
+ * - `Warning`: something the user should know about the iteration (e.g. permissions were rejected)
+ */
+export type HarnessEvent = Data.TaggedEnum<{
+  Output: { readonly stream: "stdout" | "stderr"; readonly text: string }
+  Display: { readonly text: string }
+  AgentText: { readonly text: string }
+  Usage: { readonly usage: HarnessUsage }
+  Warning: { readonly message: string }
+  Exited: { readonly exitCode: number | null; readonly signal: string | null }
+}>
+export const HarnessEvent = Data.taggedEnum<HarnessEvent>()
+
+/** Runs one prompt through an agent. Which agent is chosen by the layer provided. */
+export class HarnessService extends Context.Tag("@spool/core/HarnessService")<HarnessService, {
+  readonly name: string
+  /** Checks, before the first iteration, that the agent can be started at all. */
+  readonly preflight: Effect.Effect<void, HarnessError>
+  /**
+   * Starts the agent. Interrupting the stream stops the agent and every process it started
+   * (SIGTERM to its process group, then SIGKILL after a grace period).
+   */
+  readonly run: (request: HarnessRequest) => Stream.Stream<HarnessEvent, HarnessError>
+}>() {
+  /**
+   * A scripted harness for loop tests: iteration N replays `script(request)`; prompts are recorded in `prompts`.
+   */
+  static readonly layerTest = (
+    script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent>,
+    prompts: Array<HarnessRequest> = []
+  ) =>
+    Layer.succeed(HarnessService, {
+      name: "test",
+      preflight: Effect.void,
+      run: (request) =>
+        Stream.suspend(() => {
+          prompts.push(request)
+          return Stream.fromIterable(script(request))
+        })
+    })
+}
+
+/** An agent that prints `text` on stdout and exits with `exitCode`: the events the command harness would report. */
+export const scriptedRun = (text: string, exitCode = 0): ReadonlyArray<HarnessEvent> => [
+  HarnessEvent.Output({ stream: "stdout", text }),
+  HarnessEvent.Display({ text }),
+  HarnessEvent.AgentText({ text }),
+  HarnessEvent.Exited({ exitCode, signal: null })
+]
