@@ -87,3 +87,27 @@ export const CommitInfo = Schema.Struct({
   date: Schema.String
 })
 export type CommitInfo = typeof CommitInfo.Type
+
+/** The loop settings a run is started with, validated once at the edge. */
+export const LoopOptions = Schema.Struct({
+  minIterations: Schema.Int.pipe(Schema.positive({ message: () => "--min-iterations must be a positive whole number" })),
+  maxIterations: Schema.Int.pipe(Schema.positive({ message: () => "--max-iterations must be a positive whole number" })),
+  completionPromise: Schema.Trim.pipe(
+    Schema.nonEmptyString({ message: () => "--completion-promise must not be empty" }),
+    Schema.filter((s) => !/[<>]/.test(s), { message: () => "--completion-promise must not contain '<' or '>'" })
+  ),
+  stream: Schema.Boolean,
+  failFast: Schema.Boolean,
+  commit: Schema.Boolean,
+  /** Milliseconds of harness silence before it is killed. */
+  inactivityTimeoutMs: Schema.Int.pipe(Schema.positive()),
+  /** Commits shown in the prompt's `Recent commits` section; 0 leaves the section out. */
+  historyCount: Schema.Int.pipe(Schema.nonNegative()),
+  includeMerges: Schema.Boolean
+}).pipe(
+  Schema.filter((o) =>
+    o.minIterations <= o.maxIterations ||
+    `--min-iterations (${o.minIterations}) must not be above --max-iterations (${o.maxIterations})`
+  )
+)
+export type LoopOptions = typeof LoopOptions.Type

@@ -1,0 +1,46 @@
+import type { CommitInfo, IterationRecord } from "./Domain.js"
+
+/** `1h02m`, `3m12s`, `12.3s`, `450ms`. */
+export const formatDuration = (ms: number): string => {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
+  const totalSeconds = Math.round(ms / 1000)
+  const hours = Math.floor(totalSeconds / 3600)
+  const minutes = Math.floor((totalSeconds % 3600) / 60)
+  const seconds = totalSeconds % 60
+  return hours > 0
+    ? `${hours}h${String(minutes).padStart(2, "0")}m`
+    : `${minutes}m${String(seconds).padStart(2, "0")}s`
+}
+
+export const formatBanner = (iteration: number, maxIterations: number, elapsedMs: number) =>
+  `=== spool ralph: iteration ${iteration}/${maxIterations} (elapsed ${formatDuration(elapsedMs)}) ===`
+
+const describeExit = (record: IterationRecord) =>
+  record.outcome === "timeout"
+    ? "timed out"
+    : record.outcome === "interrupted"
+    ? "interrupted"
+    : record.signal !== null
+    ? `killed by ${record.signal}`
+    : `exit ${record.exitCode}`
+
+const describeChanges = (record: IterationRecord) =>
+  record.git === null
+    ? "changes: n/a"
+    : `${record.git.changedFiles} file${record.git.changedFiles === 1 ? "" : "s"} changed`
+
+/** The one line printed after every iteration. */
+export const formatSummary = (record: IterationRecord) =>
+  [
+    `--- iteration ${record.iteration}: ${describeExit(record)}`,
+    formatDuration(record.durationMs),
+    `promise ${record.completionDetected ? "found" : "not found"}`,
+    describeChanges(record),
+    ...(record.commit === null ? [] : [`commit ${record.commit.slice(0, 12)}`]),
+    ...(record.usage === null ? [] : [`${record.usage.inputTokens + record.usage.outputTokens} tokens`]),
+    `-> ${record.outcome}`
+  ].join(" | ")
+
+export const formatCommits = (commits: ReadonlyArray<CommitInfo>) =>
+  commits.map((c) => `- ${c.hash} ${c.date} ${c.author}: ${c.subject}`).join("\n")

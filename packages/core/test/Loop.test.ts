@@ -1,0 +1,254 @@
+import { NodeFileSystem } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Option, Stream } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ContextStore } from "../src/ContextStore.js"
+import { ChangeId, type LoopOptions } from "../src/Domain.js"
+import { GitSummary } from "../src/GitSummary.js"
+import { HarnessEvent, type HarnessRequest, HarnessService, scriptedRun } from "../src/HarnessService.js"
+import { HistoryStore } from "../src/HistoryStore.js"
+import { runLoop } from "../src/Loop.js"
+import { LoopReporter } from "../src/LoopReporter.js"
+import { CONTEXT_HEADING, PromptBuilder } from "../src/PromptBuilder.js"
+import type { Change } from "../src/Workspace.js"
+
+const changeId = ChangeId.make("002-01_add-ralph-loop")
+
+const makeChange = (): Change => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "spool-loop-"))
+  fs.writeFileSync(path.join(dir, "proposal.md"), "# Proposal\nAdd the loop.\n")
+  fs.writeFileSync(path.join(dir, "module.md"), "# Module\n")
+  return {
+    id: changeId,
+    moduleId: null,
+    dir,
+    proposalPath: path.join(dir, "proposal.md"),
+    tasksPath: path.join(dir, "tasks.md"),
+    modulePath: path.join(dir, "module.md")
+  }
+}
+
+const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
+  minIterations: 1,
+  maxIterations: 5,
+  completionPromise: "COMPLETE",
+  stream: true,
+  failFast: false,
+  commit: true,
+  inactivityTimeoutMs: 60_000,
+  historyCount: 10,
+  includeMerges: false,
+  ...overrides
+})
+
+const done = "all good\n<promise>COMPLETE</promise>\n"
+
+/** Runs the loop against in-memory stores and a harness that plays `script`, returning what it saw. */
+const runWith = (
+  script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Effect.Effect<ReadonlyArray<HarnessEvent>, never, ContextStore>,
+  loopOptions: Partial<LoopOptions> = {},
+  git: Layer.Layer<GitSummary> = GitSummary.layerTest()
+) =>
+  Effect.gen(function*() {
+    const prompts: Array<HarnessRequest> = []
+    const output: Array<string> = []
+    const harness = Layer.effect(
+      HarnessService,
+      Effect.map(ContextStore, (contexts) => ({
+        name: "test",
+        preflight: Effect.void,
+        run: (request: HarnessRequest) =>
+          Stream.unwrap(Effect.suspend(() => {
+            prompts.push(request)
+            const events = script(request)
+            return Effect.isEffect(events)
+              ? Effect.map(Effect.provideService(events, ContextStore, contexts), Stream.fromIterable)
+              : Effect.succeed(Stream.fromIterable(events))
+          }))
+      }))
+    )
+    const stores = Layer.mergeAll(ContextStore.layerMemory, HistoryStore.layerMemory)
+    const layer = Layer.mergeAll(
+      harness,
+      git,
+      PromptBuilder.layer,
+      LoopReporter.layerTest(output),
+      NodeFileSystem.layer
+    ).pipe(Layer.provideMerge(stores))
+    return yield* Effect.gen(function*() {
+      const exit = yield* Effect.exit(
+        runLoop({ change: makeChange(), userPrompt: "Build it.", options: options(loopOptions), cwd: "/tmp", pid: 42 })
+      )
+      const history = yield* HistoryStore
+      const { records } = yield* history.recent(changeId, 100)
+      const state = yield* history.readState(changeId)
+      return { exit, prompts, output: output.join(""), records, state: Option.getOrNull(state) }
+    }).pipe(Effect.provide(layer))
+  })
+
+describe("the loop", () => {
+  it.effect("stops at the first iteration whose agent prints the promise", () =>
+    Effect.gen(function*() {
+      const { exit, records, state } = yield* runWith((r) => scriptedRun(r.iteration === 2 ? done : "working\n"))
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations]), Exit.succeed(["complete", 2] as const))
+      assert.deepStrictEqual(records.map((r) => r.outcome), ["continue", "complete"])
+      assert.strictEqual(state?.status, "complete")
+      assert.strictEqual(state?.iteration, 2)
+    }))
+
+  it.effect("reloads context written between iterations into the next prompt", () =>
+    Effect.gen(function*() {
+      const { prompts } = yield* runWith((r) =>
+        r.iteration === 1
+          ? Effect.as(Effect.flatMap(ContextStore, (c) => c.append(changeId, "Use port 8080.")).pipe(Effect.orDie), scriptedRun("one\n"))
+          : scriptedRun(done)
+      )
+      assert.strictEqual(prompts.length, 2)
+      assert.notInclude(prompts[0]!.prompt, CONTEXT_HEADING)
+      assert.include(prompts[1]!.prompt, `${CONTEXT_HEADING}\n\nUse port 8080.\n\n---`)
+    }))
+
+  it.effect("drops the context section once the context is cleared mid-loop", () =>
+    Effect.gen(function*() {
+      const { prompts } = yield* runWith((r) =>
+        Effect.flatMap(ContextStore, (c) =>
+          (r.iteration === 1 ? c.append(changeId, "temporary hint") : r.iteration === 2 ? c.clear(changeId) : Effect.void)
+            .pipe(Effect.orDie, Effect.as(scriptedRun(r.iteration === 3 ? done : "…\n"))))
+      )
+      assert.notInclude(prompts[0]!.prompt, CONTEXT_HEADING)
+      assert.include(prompts[1]!.prompt, "temporary hint")
+      assert.notInclude(prompts[2]!.prompt, CONTEXT_HEADING)
+      assert.notInclude(prompts[2]!.prompt, "temporary hint")
+    }))
+
+  it.effect("accepts a promise with whitespace and newlines inside the tags", () =>
+    Effect.gen(function*() {
+      const { exit } = yield* runWith(() => scriptedRun("finished\n<promise>\nCOMPLETE\n</promise>\n"))
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
+    }))
+
+  it.effect("detects a promise split across two output chunks", () =>
+    Effect.gen(function*() {
+      const { exit, records } = yield* runWith(() => [
+        HarnessEvent.AgentText({ text: "done\n<promise>COMP" }),
+        HarnessEvent.AgentText({ text: "LETE</promise>" }),
+        HarnessEvent.Exited({ exitCode: 0, signal: null })
+      ])
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.iterations), Exit.succeed(1))
+      assert.isTrue(records[0]!.completionDetected)
+    }))
+
+  it.effect("does not complete on a promise printed on stderr or quoted mid-line", () =>
+    Effect.gen(function*() {
+      const { exit, records } = yield* runWith(() => [
+        HarnessEvent.Output({ stream: "stderr", text: "<promise>COMPLETE</promise>\n" }),
+        HarnessEvent.AgentText({ text: "the rules say: print <promise>COMPLETE</promise>\n" }),
+        HarnessEvent.Exited({ exitCode: 0, signal: null })
+      ], { maxIterations: 2 })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("max-iterations" as const))
+      assert.isFalse(records.some((r) => r.completionDetected))
+    }))
+
+  it.effect("keeps going until --min-iterations even when the promise comes earlier", () =>
+    Effect.gen(function*() {
+      const { exit, records, output } = yield* runWith(() => scriptedRun(done), { minIterations: 3 })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.iterations), Exit.succeed(3))
+      assert.deepStrictEqual(records.map((r) => r.outcome), ["continue", "continue", "complete"])
+      assert.isTrue(records.every((r) => r.completionDetected))
+      assert.include(output, "--min-iterations is 3")
+    }))
+
+  it.effect("stops after --max-iterations without the promise", () =>
+    Effect.gen(function*() {
+      const { exit, records, state } = yield* runWith(() => scriptedRun("not yet\n"), { maxIterations: 3 })
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations]), Exit.succeed(["max-iterations", 3] as const))
+      assert.strictEqual(records.length, 3)
+      assert.strictEqual(state?.status, "max-iterations")
+    }))
+
+  it.effect("records a failed iteration and goes on to the next one", () =>
+    Effect.gen(function*() {
+      const { exit, records } = yield* runWith((r) => r.iteration === 1 ? scriptedRun("boom\n", 2) : scriptedRun(done))
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
+      assert.deepStrictEqual(records.map((r) => [r.outcome, r.exitCode]), [["failed", 2], ["complete", 0]])
+    }))
+
+  it.effect("with --fail-fast stops on the first failed iteration with a LoopFailedError", () =>
+    Effect.gen(function*() {
+      const { exit, records, state } = yield* runWith(() => scriptedRun("boom\n", 7), { failFast: true })
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.isFailure(exit) ? exit.cause : null
+      assert.include(String(error), "LoopFailedError")
+      assert.strictEqual(records.length, 1)
+      assert.strictEqual(records[0]!.exitCode, 7)
+      assert.strictEqual(state?.status, "failed")
+    }))
+
+  it.effect("treats an agent killed by a signal as a failed iteration", () =>
+    Effect.gen(function*() {
+      const { records } = yield* runWith(() => [HarnessEvent.Exited({ exitCode: null, signal: "SIGKILL" })], { maxIterations: 1 })
+      assert.deepStrictEqual([records[0]!.outcome, records[0]!.signal], ["failed", "SIGKILL"])
+    }))
+
+  it.effect("with --no-stream shows no agent output but still detects the promise", () =>
+    Effect.gen(function*() {
+      const { exit, output } = yield* runWith(() => scriptedRun("SECRET-LIVE-OUTPUT\n<promise>COMPLETE</promise>\n"), { stream: false })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
+      assert.notInclude(output, "SECRET-LIVE-OUTPUT")
+      assert.include(output, "iteration 1: exit 0")
+    }))
+
+  it.effect("streams agent output live by default, between the banner and the summary", () =>
+    Effect.gen(function*() {
+      const { output } = yield* runWith(() => scriptedRun("LIVE-LINE\n<promise>COMPLETE</promise>\n"))
+      const banner = output.indexOf("=== spool ralph: iteration 1/5")
+      const live = output.indexOf("LIVE-LINE")
+      const summary = output.indexOf("--- iteration 1: exit 0")
+      assert.isTrue(banner >= 0 && banner < live && live < summary, output)
+    }))
+
+  it.effect("records git changes and the auto-commit hash of each iteration", () =>
+    Effect.gen(function*() {
+      const git = GitSummary.layerTest({
+        changes: [{ changedFiles: 2, files: ["a.ts", "b.ts"], insertions: 10, deletions: 1 }, { changedFiles: 0, files: [], insertions: 0, deletions: 0 }]
+      })
+      const { records } = yield* runWith((r) => scriptedRun(r.iteration === 2 ? done : "x\n"), {}, git)
+      assert.deepStrictEqual(records.map((r) => [r.git?.changedFiles, r.commit]), [[2, "c0ffee1"], [0, null]])
+    }))
+
+  it.effect("does not commit with --no-commit", () =>
+    Effect.gen(function*() {
+      const git = GitSummary.layerTest({ changes: [{ changedFiles: 1, files: ["a"], insertions: 1, deletions: 0 }] })
+      const { records } = yield* runWith(() => scriptedRun(done), { commit: false }, git)
+      assert.deepStrictEqual([records[0]!.git?.changedFiles, records[0]!.commit], [1, null])
+    }))
+
+  it.effect("gives every record of a run the same run id and numbers iterations from 1", () =>
+    Effect.gen(function*() {
+      const { records } = yield* runWith((r) => scriptedRun(r.iteration === 3 ? done : "x\n"))
+      assert.deepStrictEqual(records.map((r) => r.iteration), [1, 2, 3])
+      assert.strictEqual(new Set(records.map((r) => r.run)).size, 1)
+    }))
+
+  it.effect("records usage and warnings the harness reports", () =>
+    Effect.gen(function*() {
+      const usage = { inputTokens: 100, outputTokens: 20, reasoningTokens: 0, cacheReadTokens: 5, cacheWriteTokens: 0, cost: 0.01 }
+      const { records } = yield* runWith(() => [
+        HarnessEvent.Usage({ usage }),
+        HarnessEvent.Usage({ usage }),
+        HarnessEvent.Warning({ message: "permissions were rejected; try --allow-all" }),
+        ...scriptedRun(done)
+      ])
+      assert.deepStrictEqual(records[0]!.usage, { ...usage, inputTokens: 200, outputTokens: 40, cacheReadTokens: 10, cost: 0.02 })
+      assert.deepStrictEqual(records[0]!.warnings, ["permissions were rejected; try --allow-all"])
+    }))
+
+  it.effect("includes recent commits in the prompt", () =>
+    Effect.gen(function*() {
+      const git = GitSummary.layerTest({ commits: [{ hash: "abc1234", subject: "add parser", author: "Ada", date: "2026-11-01T10:00:00Z" }] })
+      const { prompts } = yield* runWith(() => scriptedRun(done), {}, git)
+      assert.include(prompts[0]!.prompt, "## Recent commits\n\n- abc1234 2026-11-01T10:00:00Z Ada: add parser")
+    }))
+})
