@@ -1,0 +1,3 @@
+import { GitSummary } from "@spool/core"
+
+export const gitLayer = (_root: string) => GitSummary.layerNone

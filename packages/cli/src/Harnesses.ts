@@ -1,0 +1,35 @@
+import { CommandHarness, splitArgs } from "@spool/core"
+import { Effect } from "effect"
+import { UsageError } from "./UsageError.js"
+
+export interface HarnessSettings {
+  readonly model: string | null
+  readonly allowAll: boolean
+  readonly harnessCommand: string | null
+}
+
+/** The harnesses `--harness` can name, each described by how its layer is made from the settings. */
+export const harnesses = {
+  command: (settings: HarnessSettings) =>
+    Effect.gen(function*() {
+      if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {
+        return yield* new UsageError({
+          message: "--harness command needs --harness-command \"<program> <args>\" naming the agent to run"
+        })
+      }
+      const argv = splitArgs(settings.harnessCommand)
+      if (argv === null || argv.length === 0) {
+        return yield* new UsageError({ message: "--harness-command has an unterminated quote; close it and try again" })
+      }
+      const [program, ...args] = argv
+      return CommandHarness.layer({ argv: [program!, ...args], pathEnv: process.env.PATH })
+    })
+} as const
+
+export type HarnessName = keyof typeof harnesses
+export const harnessNames = Object.keys(harnesses) as ReadonlyArray<HarnessName>
+
+export const harnessLayer = (name: string, settings: HarnessSettings) =>
+  Object.hasOwn(harnesses, name)
+    ? harnesses[name as HarnessName](settings)
+    : Effect.fail(new UsageError({ message: `unknown harness '${name}'; known harnesses: ${harnessNames.join(", ")}` }))

@@ -1,0 +1,92 @@
+import { type ChangeId, formatDuration, HistoryStore, type IterationRecord, type LoopState } from "@spool/core"
+import { Effect, Option } from "effect"
+
+const RECENT = 10
+
+export interface StatusReport {
+  readonly changeId: ChangeId
+  readonly state: LoopState | null
+  readonly history: ReadonlyArray<IterationRecord>
+  readonly skipped: number
+}
+
+export const loadStatus = (changeId: ChangeId) =>
+  Effect.gen(function*() {
+    const store = yield* HistoryStore
+    const state = Option.getOrNull(yield* store.readState(changeId))
+    const { records, skipped } = yield* store.recent(changeId, RECENT)
+    return { changeId, state, history: records, skipped } satisfies StatusReport
+  })
+
+const totals = (records: ReadonlyArray<IterationRecord>) => {
+  const used = records.filter((r) => r.usage !== null)
+  if (used.length === 0) return null
+  return {
+    tokens: used.reduce((n, r) => n + r.usage!.inputTokens + r.usage!.outputTokens + r.usage!.reasoningTokens, 0),
+    cost: used.reduce((n, r) => n + r.usage!.cost, 0)
+  }
+}
+
+export const statusJson = (report: StatusReport) => ({
+  changeId: report.changeId,
+  run: report.state?.run ?? null,
+  iteration: report.state?.iteration ?? 0,
+  status: report.state?.status ?? "none",
+  minIterations: report.state?.minIterations ?? null,
+  maxIterations: report.state?.maxIterations ?? null,
+  startedAt: report.state?.startedAt ?? null,
+  updatedAt: report.state?.updatedAt ?? null,
+  usage: totals(report.history),
+  history: report.history.map((r) => ({
+    run: r.run,
+    iteration: r.iteration,
+    startedAt: r.startedAt,
+    durationMs: r.durationMs,
+    exitCode: r.exitCode,
+    signal: r.signal,
+    completionDetected: r.completionDetected,
+    outcome: r.outcome,
+    git: r.git,
+    commit: r.commit,
+    usage: r.usage,
+    warnings: r.warnings
+  }))
+})
+
+const pad = (text: string, width: number) => text.padEnd(width)
+
+export const statusText = (report: StatusReport): string => {
+  const lines: Array<string> = [`change:    ${report.changeId}`]
+  const { state } = report
+  if (state === null) {
+    lines.push("status:    no loop has run for this change yet")
+  } else {
+    lines.push(
+      `status:    ${state.status}`,
+      `iteration: ${state.iteration} of at most ${state.maxIterations} (at least ${state.minIterations})`,
+      `run:       ${state.run}, started ${state.startedAt}, updated ${state.updatedAt}`
+    )
+  }
+  const sum = totals(report.history)
+  if (sum !== null) lines.push(`usage:     ${sum.tokens} tokens, $${sum.cost.toFixed(4)} over the iterations below`)
+  if (report.history.length > 0) {
+    lines.push("", `recent iterations (last ${report.history.length}):`)
+    lines.push(
+      `  ${pad("iter", 5)}${pad("started", 22)}${pad("duration", 10)}${pad("exit", 9)}${pad("promise", 9)}${pad("changed", 9)}${pad("commit", 9)}outcome`
+    )
+    for (const r of report.history) {
+      const exit = r.signal !== null ? r.signal : r.exitCode === null ? "-" : String(r.exitCode)
+      lines.push(
+        `  ${pad(String(r.iteration), 5)}${pad(r.startedAt.replace(/\.\d+Z$/, "Z"), 22)}${pad(formatDuration(r.durationMs), 10)}${
+          pad(exit, 9)
+        }${pad(r.completionDetected ? "found" : "-", 9)}${pad(r.git === null ? "n/a" : String(r.git.changedFiles), 9)}${
+          pad(r.commit === null ? "-" : r.commit.slice(0, 7), 9)
+        }${r.outcome}`
+      )
+    }
+  }
+  if (report.skipped > 0) {
+    lines.push(`(${report.skipped} damaged history line${report.skipped === 1 ? "" : "s"} skipped)`)
+  }
+  return lines.join("\n")
+}
