@@ -1,0 +1,78 @@
+import { describe, expect, it } from "@effect/vitest"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { addChange, git, makeWorkspace, spool, stateFiles } from "./support.js"
+
+interface Case {
+  readonly name: string
+  readonly args: (root: string) => ReadonlyArray<string>
+  readonly setup?: (root: string) => void
+  readonly env?: Record<string, string>
+  /** Run outside any spool workspace. */
+  readonly outside?: boolean
+  readonly message: string | RegExp
+  readonly code: number
+}
+
+const run = ["--harness", "command", "--harness-command", "node -e 0", "--no-interactive"]
+
+const cases: ReadonlyArray<Case> = [
+  { name: "unknown change", args: () => ["go", "--change", "999-99_nope", ...run], message: "unknown change '999-99_nope'; active changes: 001-01_greeting-cli", code: 2 },
+  { name: "change without proposal.md", setup: (r) => void addChange(r, "001-02_empty", null), args: () => ["go", "--change", "001-02_empty", ...run], message: "change '001-02_empty' has no proposal.md", code: 2 },
+  { name: "ambiguous prefix", setup: (r) => void addChange(r, "001-02_other"), args: () => ["go", "--change", "001-0", ...run], message: "change '001-0' is ambiguous; it matches: 001-01_greeting-cli, 001-02_other", code: 2 },
+  { name: "change id with a slash", args: () => ["go", "--change", "../001-01_greeting-cli", ...run], message: "invalid change id '../001-01_greeting-cli'", code: 2 },
+  { name: "change id with a backslash", args: () => ["go", "--change", "001-01\\x", ...run], message: "invalid change id", code: 2 },
+  { name: "change id with ..", args: () => ["go", "--change", "001..01", ...run], message: "invalid change id '001..01'", code: 2 },
+  { name: "absolute path as change id", args: () => ["go", "--change", "/etc/passwd", ...run], message: "invalid change id '/etc/passwd'", code: 2 },
+  { name: "no .spool/ found", outside: true, args: () => ["go", "--change", "001-01", ...run], message: /no \.spool\/ directory found in .* or any parent directory/, code: 2 },
+  { name: "prompt given twice", setup: (r) => writeFileSync(join(r, "p.txt"), "do it"), args: (r) => ["go", "--prompt-file", join(r, "p.txt"), "--change", "001-01", ...run], message: "give the prompt either as arguments or with --prompt-file, not both", code: 2 },
+  { name: "missing prompt file", args: (r) => ["--prompt-file", join(r, "missing.txt"), "--change", "001-01", ...run], message: /cannot read --prompt-file .*missing\.txt: NotFound/, code: 2 },
+  { name: "prompt file is a directory", setup: (r) => mkdirSync(join(r, "adir")), args: (r) => ["--prompt-file", join(r, "adir"), "--change", "001-01", ...run], message: /cannot read --prompt-file .*adir/, code: 2 },
+  { name: "empty prompt file", setup: (r) => writeFileSync(join(r, "empty.txt"), " \n"), args: (r) => ["--prompt-file", join(r, "empty.txt"), "--change", "001-01", ...run], message: /--prompt-file .*empty\.txt is empty/, code: 2 },
+  { name: "non-numeric --max-iterations", args: () => ["go", "--change", "001-01", "--max-iterations", "ten", ...run], message: "--max-iterations must be a whole number, got 'ten'", code: 2 },
+  { name: "zero --max-iterations", args: () => ["go", "--change", "001-01", "--max-iterations", "0", ...run], message: "--max-iterations must be a positive whole number", code: 2 },
+  { name: "zero --min-iterations", args: () => ["go", "--change", "001-01", "--min-iterations", "0", ...run], message: "--min-iterations must be a positive whole number", code: 2 },
+  { name: "fractional --min-iterations", args: () => ["go", "--change", "001-01", "--min-iterations", "1.5", ...run], message: "--min-iterations must be a whole number, got '1.5'", code: 2 },
+  { name: "--min-iterations above --max-iterations", args: () => ["go", "--change", "001-01", "--min-iterations", "5", "--max-iterations", "3", ...run], message: "--min-iterations (5) must not be above --max-iterations (3)", code: 2 },
+  { name: "unknown harness", args: () => ["go", "--change", "001-01", "--harness", "claude", "--no-interactive"], message: "unknown harness 'claude'; known harnesses: command, opencode", code: 2 },
+  { name: "empty --completion-promise", args: () => ["go", "--change", "001-01", "--completion-promise", "", ...run], message: "--completion-promise must not be empty", code: 2 },
+  { name: "blank --completion-promise", args: () => ["go", "--change", "001-01", "--completion-promise", "   ", ...run], message: "--completion-promise must not be empty", code: 2 },
+  { name: "--completion-promise with a tag character", args: () => ["go", "--change", "001-01", "--completion-promise", "</promise>", ...run], message: "--completion-promise must not contain '<' or '>'", code: 2 },
+  { name: "--add-context with empty text", args: () => ["--add-context", "", "--change", "001-01"], message: "--add-context needs some text", code: 2 },
+  { name: "--add-context with blank text", args: () => ["--add-context", "  \n ", "--change", "001-01"], message: "--add-context needs some text", code: 2 },
+  { name: "no --change without a terminal", args: () => ["go", ...run], message: "--change is required here (no terminal to ask on); active changes: 001-01_greeting-cli", code: 2 },
+  { name: "no --change under CI", env: { CI: "true" }, args: () => ["go", "--harness", "command", "--harness-command", "node -e 0"], message: "--change is required here", code: 2 },
+  { name: "unknown option", args: () => ["go", "--change", "001-01", "--max-iteration", "3", ...run], message: "unknown option '--max-iteration'", code: 2 },
+  { name: "option missing its value", args: () => ["--change"], message: "--change needs a value", code: 2 },
+  { name: "command harness without a command", args: () => ["go", "--change", "001-01", "--harness", "command", "--no-interactive"], message: "--harness command needs --harness-command", code: 2 },
+  { name: "harness command with an open quote", args: () => ["go", "--change", "001-01", "--harness", "command", "--harness-command", "node 'x", "--no-interactive"], message: "--harness-command has an unterminated quote", code: 2 },
+  { name: "bad --inactivity-timeout", args: () => ["go", "--change", "001-01", "--inactivity-timeout", "5 minutes", ...run], message: "--inactivity-timeout must be a duration like 30s, 5m or 1h30m, got '5 minutes'", code: 2 },
+  { name: "bad --history-commits", args: () => ["go", "--change", "001-01", "--history-commits", "-"], message: "--history-commits must be a whole number", code: 2 },
+  { name: "--json without --status", args: () => ["--json", "--change", "001-01"], message: "--json goes with --status", code: 2 },
+  { name: "two modes at once", args: () => ["--status", "--clear-context", "--change", "001-01"], message: "use only one of --status, --add-context and --clear-context at a time", code: 2 },
+  { name: "--module that does not own the change", args: () => ["go", "--change", "001-01", "--module", "002", ...run], message: "change 001-01_greeting-cli belongs to module 001, not 002", code: 2 },
+  { name: "--module with no active changes", args: () => ["go", "--module", "007", ...run], message: "module 007 has no active changes; active changes: 001-01_greeting-cli", code: 2 },
+  { name: "--status with no state anywhere", args: () => ["--status"], message: "no change has loop state yet; name one with --change", code: 2 },
+  { name: "missing harness program", args: () => ["go", "--change", "001-01", "--harness", "command", "--harness-command", "definitely-not-a-program-xyz", "--no-interactive"], message: "command harness cannot start: 'definitely-not-a-program-xyz' was not found on PATH", code: 1 }
+]
+
+describe("bad input: one clear line, a failing exit code, nothing written", () => {
+  it.each(cases)("$name", (testCase) => {
+    const root = testCase.outside ? mkdtempSync(join(tmpdir(), "spool-outside-")) : makeWorkspace()
+    testCase.setup?.(root)
+    const before = testCase.outside ? "" : git(root, "status", "--porcelain")
+    const result = spool(["ralph", ...testCase.args(root)], { cwd: root, ...(testCase.env ? { env: testCase.env } : {}) })
+
+    expect(result.code).toBe(testCase.code)
+    const lines = result.stderr.split("\n").filter((line) => line.trim() !== "")
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^spool: /)
+    if (typeof testCase.message === "string") expect(lines[0]).toContain(testCase.message)
+    else expect(lines[0]).toMatch(testCase.message)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+    expect(result.stdout).toBe("")
+    expect(stateFiles(root)).toEqual([])
+    if (!testCase.outside) expect(git(root, "status", "--porcelain")).toBe(before)
+  })
+})

@@ -1,0 +1,167 @@
+import { describe, expect, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { agentScript, makeWorkspace, scriptedAgent, spool, spawnSpool, stateDir } from "./support.js"
+
+const change = "001-01_greeting-cli"
+const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
+
+/** An agent that logs its prompt to `log` and behaves per iteration as `body` says (JS, with `it` and `prompt`). */
+const agent = (body: string) =>
+  agentScript(`
+import { appendFileSync, readFileSync } from "node:fs"
+const prompt = readFileSync(0, "utf8")
+const it = Number(process.env.SPOOL_ITERATION)
+if (process.env.PROMPT_LOG) appendFileSync(process.env.PROMPT_LOG, JSON.stringify({ it, prompt }) + "\\n")
+${body}
+`)
+
+const promptsOf = (file: string): Array<{ it: number; prompt: string }> =>
+  readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+
+const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", change], { cwd: root }).stdout)
+
+describe("spool ralph end to end (built binary, temporary git repositories)", () => {
+  it("runs the scripted agent to completion: one task per iteration, a failure, then the promise", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "Do the tasks.", "--change", "001-01", ...harness(`node ${scriptedAgent}`)], { cwd: root })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("=== spool ralph: iteration 1/20")
+    expect(result.stdout).toContain("[agent] task 1.1 done")
+    expect(result.stdout).toMatch(/--- iteration 2: exit 1 \|.*-> failed/)
+    expect(result.stdout).toContain("complete: the promise was accepted at iteration 4")
+    expect(readFileSync(join(root, "src", "hello.js"), "utf8")).toContain("greet")
+    const status = statusJson(root)
+    expect(status.status).toBe("complete")
+    expect(status.iteration).toBe(4)
+    expect(status.history.map((r: { outcome: string }) => r.outcome)).toEqual(["continue", "failed", "continue", "complete"])
+  })
+
+  it("`spool loop` is the same command as `spool ralph`", () => {
+    const root = makeWorkspace()
+    const result = spool(["loop", "Do the tasks.", "--change", "001-01", ...harness(`node ${scriptedAgent}`)], { cwd: root })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("complete: the promise was accepted at iteration 4")
+    const ralphHelp = spool(["ralph", "--help"], { cwd: root }).stdout
+    const loopHelp = spool(["loop", "--help"], { cwd: root }).stdout
+    const options = (help: string) => help.slice(help.indexOf("OPTIONS"))
+    expect(options(loopHelp)).toBe(options(ralphHelp))
+  })
+
+  it("exits 3 when --max-iterations is reached without the promise", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "x", "--change", "001-01", "--max-iterations", "2", ...harness(agent("console.log('still working')"))], { cwd: root })
+    expect(result.code).toBe(3)
+    expect(result.stdout).toContain("stopped: --max-iterations (2) reached without the completion promise")
+    expect(statusJson(root)).toMatchObject({ status: "max-iterations", iteration: 2 })
+  })
+
+  it("with --fail-fast stops at the first failure and exits 1", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "x", "--change", "001-01", "--fail-fast", ...harness(agent("process.exit(5)"))], { cwd: root })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain("iteration 1 failed (the harness exited with code 5) and --fail-fast is set")
+    expect(statusJson(root)).toMatchObject({ status: "failed", iteration: 1 })
+  })
+
+  it("goes on after a failed iteration without --fail-fast", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agent("if (it === 1) process.exit(9); console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    expect(result.code).toBe(0)
+    const { history } = statusJson(root)
+    expect(history.map((r: { exitCode: number }) => r.exitCode)).toEqual([9, 0])
+  })
+
+  it("honours --min-iterations after an early promise", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "x", "--change", "001-01", "--min-iterations", "3", ...harness(agent("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    expect(result.code).toBe(0)
+    expect(statusJson(root)).toMatchObject({ status: "complete", iteration: 3 })
+  })
+
+  it("reads the prompt from --prompt-file", () => {
+    const root = makeWorkspace()
+    const log = join(root, "..", `prompts-${Date.now()}.jsonl`)
+    const file = join(root, "..", `prompt-${Date.now()}.md`)
+    writeFileSync(file, "PROMPT-FROM-FILE: build the greeter\n")
+    const result = spool(["ralph", "--prompt-file", file, "--change", "001-01", ...harness(agent("console.log('<promise>COMPLETE</promise>')"))], { cwd: root, env: { PROMPT_LOG: log } })
+    expect(result.code).toBe(0)
+    expect(promptsOf(log)[0]!.prompt).toContain("## Your Task\n\nPROMPT-FROM-FILE: build the greeter")
+  })
+
+  it("with --no-stream shows no agent output live but still detects the promise and logs everything", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "x", "--change", "001-01", "--no-stream", ...harness(agent("console.log('LIVE-MARKER'); console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    expect(result.code).toBe(0)
+    expect(result.stdout).not.toContain("LIVE-MARKER")
+    expect(result.stdout).toContain("promise found")
+    const logs = spool(["ralph", "--status", "--json", "--change", change], { cwd: root })
+    expect(JSON.parse(logs.stdout).history[0].completionDetected).toBe(true)
+    const logDir = join(stateDir(root, change), "logs")
+    const [logFile] = readdirSync(logDir)
+    expect(readFileSync(join(logDir, logFile!), "utf8")).toContain("LIVE-MARKER")
+  })
+
+  it("puts the proposal and the module in the prompt, the module inferred from the change id", () => {
+    const root = makeWorkspace()
+    const log = join(root, "..", `prompts-${Date.now()}-m.jsonl`)
+    spool(["ralph", "x", "--change", "001-01", ...harness(agent("console.log('<promise>COMPLETE</promise>')"))], { cwd: root, env: { PROMPT_LOG: log } })
+    const { prompt } = promptsOf(log)[0]!
+    expect(prompt).toContain("# Add a greeting command")
+    expect(prompt).toContain("### Module (`001`)")
+    expect(prompt).toContain("# Module 001: greeting")
+  })
+
+  it("adds context from another terminal while the loop runs, and the next iteration sees it; clearing removes it", async () => {
+    const root = makeWorkspace()
+    const log = join(root, "..", `prompts-${Date.now()}-c.jsonl`)
+    const signal = join(root, "..", `go-${Date.now()}`)
+    // Iteration 1 waits until the test has added context; iteration 2 until it has cleared it.
+    const wait = `const { existsSync } = await import("node:fs"); const until = (f) => new Promise((r) => { const t = setInterval(() => { if (existsSync(f)) { clearInterval(t); r() } }, 20) })`
+    const command = agent(`${wait}\nconsole.log("iteration " + it + " running"); if (it === 1) await until(${JSON.stringify(`${signal}-1`)}); if (it === 2) await until(${JSON.stringify(`${signal}-2`)}); if (it === 3) console.log("<promise>COMPLETE</promise>")`)
+    const child = spawnSpool(["ralph", "x", "--change", "001-01", ...harness(command)], { cwd: root, env: { PROMPT_LOG: log } })
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    const waitFor = async (text: string) => {
+      while (!out.includes(text)) await new Promise((r) => setTimeout(r, 20))
+    }
+    await waitFor("iteration 1 running")
+    const added = spool(["ralph", "--add-context", "Prefer small commits.", "--change", "001-01"], { cwd: root })
+    expect(added.code).toBe(0)
+    expect(added.stdout).toContain("added context for 001-01_greeting-cli")
+    writeFileSync(`${signal}-1`, "")
+    await waitFor("iteration 2 running")
+    const cleared = spool(["ralph", "--clear-context", "--change", "001-01"], { cwd: root })
+    expect(cleared.stdout).toContain("cleared context for 001-01_greeting-cli")
+    writeFileSync(`${signal}-2`, "")
+    const code = await new Promise((resolve) => child.on("close", resolve))
+    expect(code).toBe(0)
+    const prompts = promptsOf(log)
+    expect(prompts.map((p) => p.prompt.includes("## Additional Context (added by user mid-loop)\n\nPrefer small commits.\n\n---"))).toEqual([false, true, false])
+  })
+
+  it("--status prints the iteration count and recent iterations with duration, promise and exit code", () => {
+    const root = makeWorkspace()
+    spool(["ralph", "x", "--change", "001-01", ...harness(agent("if (it === 2) process.exit(3); if (it === 3) console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    const text = spool(["ralph", "--status", "--change", "001-01"], { cwd: root })
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain("status:    complete")
+    expect(text.stdout).toContain("iteration: 3 of at most 20")
+    expect(text.stdout).toMatch(/iter\s+started\s+duration\s+exit\s+promise\s+changed\s+commit\s+outcome/)
+    expect(text.stdout).toMatch(/\n\s+2\s+\S+Z\s+\S+\s+3\s+-\s+/)
+    expect(text.stdout).toMatch(/\n\s+3\s+\S+Z\s+\S+\s+0\s+found\s+/)
+    const json = statusJson(root)
+    expect(Object.keys(json)).toEqual(expect.arrayContaining(["changeId", "iteration", "status", "history"]))
+    expect(Object.keys(json.history[0])).toEqual(expect.arrayContaining(["run", "iteration", "startedAt", "durationMs", "exitCode", "completionDetected", "outcome", "git", "commit"]))
+    // --status without --change finds the one change with state.
+    expect(JSON.parse(spool(["ralph", "--status", "--json"], { cwd: root }).stdout).changeId).toBe(change)
+  })
+
+  it("keeps loop state out of git: .spool/.state/ is ignored", () => {
+    const root = makeWorkspace()
+    spool(["ralph", "x", "--change", "001-01", ...harness(agent("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: root, encoding: "utf8" }).stdout
+    expect(status).not.toContain(".spool/.state")
+  })
+})

@@ -1,0 +1,87 @@
+import { spawn, spawnSync } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = dirname(fileURLToPath(import.meta.url))
+export const spoolBin = join(here, "..", "dist", "spool.js")
+export const examples = join(here, "..", "..", "..", "examples")
+export const scriptedAgent = join(examples, "agent", "scripted-agent.mjs")
+
+export interface SpoolResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Environment for spool under test: no CI marker leaking in, no TTY. */
+export const baseEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...extra }
+  delete env.CI
+  return env
+}
+
+/** Runs the built `spool` binary to completion. */
+export const spool = (
+  args: ReadonlyArray<string>,
+  options: { cwd: string; env?: Record<string, string>; input?: string } = { cwd: process.cwd() }
+): SpoolResult => {
+  const result = spawnSync(process.execPath, [spoolBin, ...args], {
+    cwd: options.cwd,
+    env: baseEnv(options.env),
+    input: options.input ?? "",
+    encoding: "utf8",
+    timeout: 120_000
+  })
+  return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr }
+}
+
+/** Starts the built `spool` binary and returns the child, for tests that signal or talk to it. */
+export const spawnSpool = (args: ReadonlyArray<string>, options: { cwd: string; env?: Record<string, string> }) =>
+  spawn(process.execPath, [spoolBin, ...args], { cwd: options.cwd, env: baseEnv(options.env), stdio: ["ignore", "pipe", "pipe"] })
+
+export const git = (cwd: string, ...args: Array<string>) => {
+  const result = spawnSync("git", args, { cwd, encoding: "utf8" })
+  if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`)
+  return result.stdout.trim()
+}
+
+/** A copy of the example workspace in a fresh temporary directory, optionally a git repository with one commit. */
+export const makeWorkspace = (options: { git?: boolean } = {}) => {
+  const dir = mkdtempSync(join(tmpdir(), "spool-test-"))
+  cpSync(join(examples, "workspace"), dir, { recursive: true })
+  if (options.git !== false) {
+    git(dir, "init", "-q", "-b", "main")
+    git(dir, "config", "user.name", "Test")
+    git(dir, "config", "user.email", "test@example.invalid")
+    git(dir, "add", "-A")
+    git(dir, "commit", "-qm", "initial")
+  }
+  return dir
+}
+
+/** Adds a change directory (with a proposal unless `proposal` is null). */
+export const addChange = (root: string, id: string, proposal: string | null = `# ${id}\n`) => {
+  const dir = join(root, ".spool", "changes", id)
+  mkdirSync(dir, { recursive: true })
+  if (proposal !== null) writeFileSync(join(dir, "proposal.md"), proposal)
+  return dir
+}
+
+/** Writes an agent script outside the repository and returns the `--harness-command` that runs it. */
+export const agentScript = (source: string) => {
+  const file = join(mkdtempSync(join(tmpdir(), "spool-agent-")), "agent.mjs")
+  writeFileSync(file, source)
+  return `node ${file}`
+}
+
+export const stateDir = (root: string, changeId: string) => join(root, ".spool", ".state", "ralph", changeId)
+
+/** Every file under `.spool/.state/`, relative: "nothing was written" means this stays empty. */
+export const stateFiles = (root: string): Array<string> => {
+  const base = join(root, ".spool", ".state")
+  if (!existsSync(base)) return []
+  return readdirSync(base, { recursive: true, encoding: "utf8" }).sort()
+}
