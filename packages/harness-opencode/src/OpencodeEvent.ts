@@ -1,0 +1,83 @@
+import { Either, Option, Schema } from "effect"
+
+/*
+ * The events `opencode run --format json` (1.18) prints, one JSON object per line. Only the fields
+ * spool uses are declared; anything else in a line is ignored, and a missing number counts as 0.
+ */
+
+const count = Schema.optionalWith(Schema.Number, { default: () => 0 })
+
+/** One model request finished: its own tokens and cost (not a running total). */
+export const StepFinish = Schema.Struct({
+  type: Schema.Literal("step_finish"),
+  part: Schema.Struct({
+    tokens: Schema.optionalWith(
+      Schema.Struct({
+        input: count,
+        output: count,
+        reasoning: count,
+        cache: Schema.optionalWith(Schema.Struct({ read: count, write: count }), { default: () => ({ read: 0, write: 0 }) })
+      }),
+      { default: () => ({ input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }) }
+    ),
+    cost: count
+  })
+})
+
+/** A finished text part of the assistant's reply: `text` is the whole part, not a delta. */
+export const TextPart = Schema.Struct({
+  type: Schema.Literal("text"),
+  part: Schema.Struct({ id: Schema.String, text: Schema.String })
+})
+
+/** A tool call that finished (`completed`) or failed (`error`, e.g. a rejected permission). */
+export const ToolUse = Schema.Struct({
+  type: Schema.Literal("tool_use"),
+  part: Schema.Struct({
+    tool: Schema.String,
+    state: Schema.Struct({
+      status: Schema.String,
+      input: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+      title: Schema.optional(Schema.String),
+      error: Schema.optional(Schema.String)
+    })
+  })
+})
+
+/** The session failed (model error, bad config): opencode exits 1 after it. */
+export const SessionError = Schema.Struct({
+  type: Schema.Literal("error"),
+  error: Schema.Struct({
+    name: Schema.optional(Schema.String),
+    data: Schema.optional(Schema.Struct({ message: Schema.optional(Schema.String) }))
+  })
+})
+
+export const OpencodeEvent = Schema.Union(StepFinish, TextPart, ToolUse, SessionError)
+export type OpencodeEvent = typeof OpencodeEvent.Type
+
+/**
+ * What a stdout line is:
+ * - `Event`: an event spool understands
+ * - `Ignored`: a JSON event of another type (`step_start`, `reasoning`, ...) or an unexpected shape
+ * - `Plain`: not a JSON event at all; shown as it is
+ */
+export type DecodedLine =
+  | { readonly _tag: "Event"; readonly event: OpencodeEvent }
+  | { readonly _tag: "Ignored" }
+  | { readonly _tag: "Plain"; readonly text: string }
+
+const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
+const decodeEvent = Schema.decodeUnknownOption(OpencodeEvent)
+
+const isEventObject = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string"
+
+export const decodeLine = (line: string): DecodedLine => {
+  const json = parseJson(line)
+  if (Either.isLeft(json) || !isEventObject(json.right)) return { _tag: "Plain", text: line }
+  return Option.match(decodeEvent(json.right), {
+    onNone: () => ({ _tag: "Ignored" }),
+    onSome: (event) => ({ _tag: "Event", event })
+  })
+}

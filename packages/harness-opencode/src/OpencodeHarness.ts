@@ -1,0 +1,89 @@
+import { CommandExecutor, FileSystem } from "@effect/platform"
+import { HarnessError, type HarnessRequest, HarnessService, resolveProgram, runProcess } from "@spool/core"
+import { Effect, Layer, Stream } from "effect"
+import { makeOpencodeOutput } from "./OpencodeOutput.js"
+
+export const name = "opencode"
+
+export interface OpencodeHarnessOptions {
+  /** `provider/model`; null leaves the choice to opencode's own configuration. */
+  readonly model: string | null
+  /** Approve every permission opencode would ask about (`--auto`); rules that deny still apply. */
+  readonly allowAll: boolean
+  /** An explicit path to the opencode binary (SPOOL_OPENCODE_BIN); null looks for `opencode` on PATH. */
+  readonly binary: string | null
+  readonly pathEnv: string | undefined
+  /** Extra environment for opencode (tests point it at a fake model server). */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+export const installHint = "install it with `npm install -g opencode-ai`, or set SPOOL_OPENCODE_BIN to its path"
+
+/**
+ * The arguments of one iteration. The prompt is not among them: it goes to stdin, which opencode
+ * appends to the (empty) message verbatim, whereas argv words get quoted and one argument is
+ * limited to 128 KiB. The title is given so opencode makes no extra model request to invent one.
+ */
+export const commandArgs = (
+  options: Pick<OpencodeHarnessOptions, "model" | "allowAll">,
+  request: Pick<HarnessRequest, "changeId" | "iteration">
+): Array<string> => [
+  "run",
+  "--format",
+  "json",
+  "--title",
+  `spool ralph ${request.changeId} #${request.iteration}`,
+  ...(options.model === null ? [] : ["--model", options.model]),
+  ...(options.allowAll ? ["--auto"] : [])
+]
+
+const findBinary = (options: OpencodeHarnessOptions) =>
+  resolveProgram(options.binary ?? "opencode", options.pathEnv, name).pipe(
+    Effect.catchTag("HarnessError", (error) =>
+      Effect.fail(
+        error.reason !== "NotFound"
+          ? error
+          : new HarnessError({
+            harness: name,
+            reason: "NotFound",
+            detail: options.binary === null
+              ? `'opencode' was not found on PATH; ${installHint}`
+              : `SPOOL_OPENCODE_BIN is '${options.binary}', which does not exist; ${installHint}`
+          })
+      ))
+  )
+
+/** Runs each iteration as one `opencode run --format json`, prompt on stdin. */
+export const layer = (options: OpencodeHarnessOptions): Layer.Layer<
+  HarnessService,
+  never,
+  CommandExecutor.CommandExecutor | FileSystem.FileSystem
+> =>
+  Layer.effect(
+    HarnessService,
+    Effect.gen(function*() {
+      const executor = yield* CommandExecutor.CommandExecutor
+      const fs = yield* FileSystem.FileSystem
+      const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+      return {
+        name,
+        preflight: Effect.asVoid(resolve),
+        run: (request) =>
+          Stream.unwrap(Effect.map(resolve, (command) => {
+            const output = makeOpencodeOutput({ cwd: request.cwd })
+            return runProcess(executor, {
+              harness: name,
+              command,
+              args: commandArgs(options, request),
+              cwd: request.cwd,
+              env: {
+                ...options.env,
+                SPOOL_CHANGE: request.changeId,
+                SPOOL_ITERATION: String(request.iteration)
+              },
+              stdin: request.prompt
+            }).pipe(Stream.mapConcat(output.feed))
+          }))
+      }
+    })
+  )

@@ -1,0 +1,156 @@
+import { HarnessEvent, type HarnessUsage } from "@spool/core"
+import { type BufferedLine, makeLineBuffer, MAX_LINE_LENGTH } from "./LineBuffer.js"
+import { decodeLine, type OpencodeEvent } from "./OpencodeEvent.js"
+
+export interface OpencodeOutputOptions {
+  /** The agent's working directory: file paths under it are shown relative to it. */
+  readonly cwd: string
+  readonly maxLineLength?: number
+}
+
+/** Turns the raw output of one `opencode run --format json` into spool's harness events. */
+export interface OpencodeOutput {
+  /** Takes one event of `runProcess` and returns it followed by what it means. */
+  readonly feed: (event: HarnessEvent) => Array<HarnessEvent>
+}
+
+export const permissionWarning = (detail: string) =>
+  `opencode auto-rejected a permission request (${detail}), so the agent could not do it; ` +
+  `rerun with --allow-all to approve the agent's tool calls without asking`
+
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
+const PERMISSION_REJECTED = /permission requested: (.*); auto-rejecting/
+const REJECTED_TOOL_CALL = /rejected permission/i
+
+const oneLine = (text: string, max = 160) => {
+  const first = text.trim().split("\n", 1)[0] ?? ""
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first
+}
+
+/**
+ * Text written into one column (the live view, or the agent's text) from several blocks: a new
+ * block starts on a new line, so a promise opening a text part also opens a line; a block that
+ * continues is appended as it is.
+ */
+const makeColumn = () => {
+  let atLineStart = true
+  let lastBlock: unknown = null
+  return (text: string, block: unknown): string => {
+    const separated = !atLineStart && block !== lastBlock ? `\n${text}` : text
+    if (text !== "") atLineStart = text.endsWith("\n")
+    lastBlock = block
+    return separated
+  }
+}
+
+const toUsage = (part: Extract<OpencodeEvent, { type: "step_finish" }>["part"]): HarnessUsage => ({
+  inputTokens: part.tokens.input,
+  outputTokens: part.tokens.output,
+  reasoningTokens: part.tokens.reasoning,
+  cacheReadTokens: part.tokens.cache.read,
+  cacheWriteTokens: part.tokens.cache.write,
+  cost: part.cost
+})
+
+/**
+ * Mapping, per run:
+ * - every raw chunk is passed on as `Output` first
+ * - a text part: `AgentText` and `Display`, once per part (a repeated part only adds what is new)
+ * - a tool call: one `Display` line (`→ write src/a.ts`, or `✗ ... : error`)
+ * - `step_finish`: one `Usage` per model request, with that request's tokens and cost; sum them
+ * - `error` events, non-JSON stdout lines and stderr lines: `Display`
+ * - a rejected permission (stderr notice or rejected tool call): one `Warning` per run
+ */
+export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutput => {
+  const maxLineLength = options.maxLineLength ?? MAX_LINE_LENGTH
+  const lines = { stdout: makeLineBuffer(maxLineLength), stderr: makeLineBuffer(maxLineLength) }
+  const display = makeColumn()
+  const agent = makeColumn()
+  const texts = new Map<string, string>()
+  let warned = false
+
+  const relative = (file: string) => file.startsWith(`${options.cwd}/`) ? file.slice(options.cwd.length + 1) : file
+
+  const showLine = (out: Array<HarnessEvent>, text: string) =>
+    out.push(HarnessEvent.Display({ text: display(`${text}\n`, Symbol()) }))
+
+  const warnPermission = (out: Array<HarnessEvent>, detail: string) => {
+    if (warned) return
+    warned = true
+    out.push(HarnessEvent.Warning({ message: permissionWarning(detail) }))
+  }
+
+  const onText = (out: Array<HarnessEvent>, id: string, text: string) => {
+    const before = texts.get(id)
+    const added = before === undefined
+      ? text
+      : text.length > before.length && text.startsWith(before)
+      ? text.slice(before.length)
+      : ""
+    if (added === "") return
+    texts.set(id, text)
+    out.push(HarnessEvent.AgentText({ text: agent(added, id) }))
+    out.push(HarnessEvent.Display({ text: display(added, id) }))
+  }
+
+  const toolTarget = (input: Readonly<Record<string, unknown>> | undefined, title: string | undefined) => {
+    for (const key of ["filePath", "path", "command", "pattern", "url", "description"]) {
+      const value = input?.[key]
+      if (typeof value === "string" && value !== "") return oneLine(relative(value), 120)
+    }
+    return title === undefined ? "" : oneLine(title, 120)
+  }
+
+  const onEvent = (out: Array<HarnessEvent>, event: OpencodeEvent) => {
+    switch (event.type) {
+      case "text":
+        return onText(out, event.part.id, event.part.text)
+      case "step_finish":
+        return void out.push(HarnessEvent.Usage({ usage: toUsage(event.part) }))
+      case "tool_use": {
+        const { state, tool } = event.part
+        const call = `${tool} ${toolTarget(state.input, state.title)}`.trimEnd()
+        if (state.status !== "error") return showLine(out, `→ ${call}`)
+        const error = state.error ?? "failed"
+        showLine(out, `✗ ${call}: ${oneLine(error)}`)
+        if (REJECTED_TOOL_CALL.test(error)) warnPermission(out, call)
+        return
+      }
+      case "error":
+        return showLine(out, `✗ opencode error: ${oneLine(event.error.data?.message ?? event.error.name ?? "unknown error", 500)}`)
+    }
+  }
+
+  const onLine = (out: Array<HarnessEvent>, stream: "stdout" | "stderr", line: BufferedLine) => {
+    if (line._tag === "TooLong") {
+      return showLine(out, `(opencode printed a ${line.length}-character line on ${stream}; it is only in the log)`)
+    }
+    const text = line.text.replace(/\r$/, "")
+    if (stream === "stderr") {
+      const plain = text.replace(ANSI, "")
+      const rejected = PERMISSION_REJECTED.exec(plain)
+      if (rejected !== null) warnPermission(out, rejected[1]!)
+      return plain.trim() === "" ? undefined : showLine(out, plain)
+    }
+    const decoded = decodeLine(text)
+    if (decoded._tag === "Event") return onEvent(out, decoded.event)
+    if (decoded._tag === "Plain" && decoded.text.trim() !== "") return showLine(out, decoded.text)
+  }
+
+  return {
+    feed: (event) => {
+      const out: Array<HarnessEvent> = []
+      if (event._tag === "Output") {
+        out.push(event)
+        for (const line of lines[event.stream].push(event.text)) onLine(out, event.stream, line)
+      } else if (event._tag === "Exited") {
+        for (const line of lines.stdout.flush()) onLine(out, "stdout", line)
+        for (const line of lines.stderr.flush()) onLine(out, "stderr", line)
+        out.push(event)
+      } else {
+        out.push(event)
+      }
+      return out
+    }
+  }
+}

@@ -1,0 +1,4 @@
+export * as LineBuffer from "./LineBuffer.js"
+export * as OpencodeEvent from "./OpencodeEvent.js"
+export * as OpencodeHarness from "./OpencodeHarness.js"
+export * as OpencodeOutput from "./OpencodeOutput.js"

@@ -1,0 +1,191 @@
+import { assert, describe, it } from "@effect/vitest"
+import { detectCompletion, HarnessEvent } from "@spool/core"
+import { makeLineBuffer } from "../src/LineBuffer.js"
+import { decodeLine } from "../src/OpencodeEvent.js"
+import { makeOpencodeOutput } from "../src/OpencodeOutput.js"
+
+const cwd = "/repo"
+const stdout = (text: string) => HarnessEvent.Output({ stream: "stdout", text })
+const stderr = (text: string) => HarnessEvent.Output({ stream: "stderr", text })
+const exited = HarnessEvent.Exited({ exitCode: 0, signal: null })
+
+const line = (event: object) => `${JSON.stringify(event)}\n`
+const text = (id: string, body: string) => line({ type: "text", sessionID: "s", part: { id, type: "text", text: body } })
+const stepFinish = (input: number, output: number, cost: number) =>
+  line({
+    type: "step_finish",
+    part: { type: "step-finish", reason: "stop", tokens: { total: input + output, input, output, reasoning: 1, cache: { read: 2, write: 3 } }, cost }
+  })
+const toolUse = (tool: string, state: object) => line({ type: "tool_use", part: { type: "tool", tool, callID: "c", state } })
+
+/** Feeds the chunks, then `Exited`, and returns every event except the raw `Output`. */
+const translate = (chunks: ReadonlyArray<HarnessEvent>) => {
+  const output = makeOpencodeOutput({ cwd })
+  const events = [...chunks, exited].flatMap(output.feed)
+  const of = <T extends HarnessEvent["_tag"]>(tag: T) => events.filter((e): e is Extract<HarnessEvent, { _tag: T }> => e._tag === tag)
+  return {
+    events,
+    outputs: of("Output"),
+    agentText: of("AgentText").map((e) => e.text).join(""),
+    display: of("Display").map((e) => e.text).join(""),
+    usage: of("Usage").map((e) => e.usage),
+    warnings: of("Warning").map((e) => e.message)
+  }
+}
+
+describe("opencode JSON output", () => {
+  it("passes every raw chunk on as Output, in order, and ends with Exited", () => {
+    const chunks = [stdout(text("p1", "hi")), stderr("some log\n")]
+    const result = translate(chunks)
+    assert.deepStrictEqual(result.outputs, chunks)
+    assert.deepStrictEqual(result.events.at(-1), exited)
+  })
+
+  it("reassembles an event line split across chunks", () => {
+    const whole = text("p1", "Done.\n<promise>COMPLETE</promise>")
+    const result = translate([stdout(whole.slice(0, 10)), stdout(whole.slice(10, 40)), stdout(whole.slice(40))])
+    assert.strictEqual(result.agentText, "Done.\n<promise>COMPLETE</promise>")
+    assert.strictEqual(result.display, "Done.\n<promise>COMPLETE</promise>")
+  })
+
+  it("reads a last line that has no newline when the process exits", () => {
+    const result = translate([stdout(text("p1", "the end").trimEnd())])
+    assert.strictEqual(result.agentText, "the end")
+    assert.strictEqual(result.events.at(-1)?._tag, "Exited")
+  })
+
+  it("reports a text part once, and only what is new when the same part grows", () => {
+    const result = translate([stdout(text("p1", "Hello")), stdout(text("p1", "Hello")), stdout(text("p1", "Hello world"))])
+    assert.strictEqual(result.agentText, "Hello world")
+    assert.strictEqual(result.display, "Hello world")
+  })
+
+  it("starts each text part on a new line, so a promise opening a later part is found once", () => {
+    const result = translate([stdout(text("p1", "Writing the file.")), stdout(text("p2", "<promise>COMPLETE</promise>"))])
+    assert.strictEqual(result.agentText, "Writing the file.\n<promise>COMPLETE</promise>")
+    assert.isTrue(detectCompletion(result.agentText, "COMPLETE"))
+    assert.strictEqual(result.agentText.split("<promise>COMPLETE</promise>").length, 2)
+  })
+
+  it("shows one line per tool call, paths relative to the working directory, and never takes tool data as agent text", () => {
+    const result = translate([
+      stdout(text("p1", "Let me write it.")),
+      stdout(toolUse("write", {
+        status: "completed",
+        input: { filePath: "/repo/src/a.ts", content: "<promise>COMPLETE</promise>" },
+        output: "<promise>COMPLETE</promise>"
+      })),
+      stdout(toolUse("bash", { status: "completed", input: { command: "npm test\necho more", description: "Run tests" }, output: "ok" })),
+      stdout(toolUse("read", { status: "error", input: { filePath: "/elsewhere/b.ts" }, error: "File not found" }))
+    ])
+    assert.strictEqual(result.display, "Let me write it.\n→ write src/a.ts\n→ bash npm test\n✗ read /elsewhere/b.ts: File not found\n")
+    assert.strictEqual(result.agentText, "Let me write it.")
+  })
+
+  it("reports each step's tokens and cost as one Usage", () => {
+    const result = translate([stdout(stepFinish(100, 20, 0.5)), stdout(stepFinish(7, 3, 0.25))])
+    assert.deepStrictEqual(result.usage, [
+      { inputTokens: 100, outputTokens: 20, reasoningTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3, cost: 0.5 },
+      { inputTokens: 7, outputTokens: 3, reasoningTokens: 1, cacheReadTokens: 2, cacheWriteTokens: 3, cost: 0.25 }
+    ])
+  })
+
+  it("counts missing token fields as zero", () => {
+    const result = translate([stdout(line({ type: "step_finish", part: { tokens: { input: 5 } } }))])
+    assert.deepStrictEqual(result.usage, [
+      { inputTokens: 5, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0 }
+    ])
+  })
+
+  it("shows lines that are not JSON events, and ignores unknown or malformed events", () => {
+    const result = translate([
+      stdout("plain words from a plugin\n42\n\n"),
+      stdout(line({ type: "step_start", part: { type: "step-start" } })),
+      stdout(line({ type: "something_new", part: { text: "<promise>COMPLETE</promise>" } })),
+      stdout(line({ type: "text", part: { text: "no id" } })),
+      stdout("{ broken json\n")
+    ])
+    assert.strictEqual(result.display, "plain words from a plugin\n42\n{ broken json\n")
+    assert.strictEqual(result.agentText, "")
+    assert.deepStrictEqual(result.usage, [])
+  })
+
+  it("shows an error event", () => {
+    const result = translate([
+      stdout(line({ type: "error", error: { name: "APIError", data: { message: "bad request", statusCode: 400 } } }))
+    ])
+    assert.strictEqual(result.display, "✗ opencode error: bad request\n")
+  })
+
+  it("warns once, suggesting --allow-all, when opencode auto-rejects permission requests", () => {
+    const result = translate([
+      stderr("\x1b[93m\x1b[1m! \x1b[0mpermission requested: edit (src/a.ts); auto-rej"),
+      stderr("ecting\n"),
+      stdout(toolUse("write", { status: "error", input: { filePath: "/repo/src/a.ts" }, error: "The user rejected permission to use this specific tool call." })),
+      stderr("! permission requested: bash (rm -rf x); auto-rejecting\n")
+    ])
+    assert.strictEqual(result.warnings.length, 1)
+    assert.include(result.warnings[0], "edit (src/a.ts)")
+    assert.include(result.warnings[0], "--allow-all")
+    assert.include(result.display, "! permission requested: edit (src/a.ts); auto-rejecting\n")
+    assert.notInclude(result.display, "\x1b[")
+  })
+
+  it("warns on a rejected tool call even without the stderr notice", () => {
+    const result = translate([
+      stdout(toolUse("write", { status: "error", input: { filePath: "/repo/a.txt" }, error: "The user rejected permission to use this specific tool call." }))
+    ])
+    assert.strictEqual(result.warnings.length, 1)
+    assert.include(result.warnings[0], "write a.txt")
+  })
+
+  it("does not warn about other tool errors or ordinary stderr", () => {
+    const result = translate([
+      stdout(toolUse("bash", { status: "error", input: { command: "false" }, error: "exit code 1" })),
+      stderr("INFO something\n")
+    ])
+    assert.deepStrictEqual(result.warnings, [])
+  })
+
+  it("drops an over-long line, says so, and goes on with the next one", () => {
+    const output = makeOpencodeOutput({ cwd, maxLineLength: 100 })
+    const events = [
+      stdout(`{"type":"text","part":{"id":"big","text":"${"x".repeat(80)}`),
+      stdout(`${"x".repeat(80)}<promise>COMPLETE</promise>"}}\n`),
+      stdout(text("p2", "after")),
+      exited
+    ].flatMap(output.feed)
+    const agentText = events.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join("")
+    const display = events.flatMap((e) => (e._tag === "Display" ? [e.text] : [])).join("")
+    assert.strictEqual(agentText, "after")
+    assert.match(display, /opencode printed a \d+-character line on stdout; it is only in the log/)
+  })
+})
+
+describe("line buffer", () => {
+  it("splits chunks into lines and keeps the unterminated rest until flushed", () => {
+    const buffer = makeLineBuffer(100)
+    assert.deepStrictEqual(buffer.push("a\nb"), [{ _tag: "Line", text: "a" }])
+    assert.deepStrictEqual(buffer.push("c\r\n\nd"), [{ _tag: "Line", text: "bc\r" }, { _tag: "Line", text: "" }])
+    assert.deepStrictEqual(buffer.flush(), [{ _tag: "Line", text: "d" }])
+    assert.deepStrictEqual(buffer.flush(), [])
+  })
+
+  it("reports a line longer than the limit as TooLong without keeping it", () => {
+    const buffer = makeLineBuffer(10)
+    assert.deepStrictEqual(buffer.push("12345678"), [])
+    assert.deepStrictEqual(buffer.push("9012345"), [])
+    assert.deepStrictEqual(buffer.push("67\nok\n"), [{ _tag: "TooLong", length: 17 }, { _tag: "Line", text: "ok" }])
+    assert.deepStrictEqual(buffer.push("x".repeat(11)), [])
+    assert.deepStrictEqual(buffer.flush(), [{ _tag: "TooLong", length: 11 }])
+  })
+})
+
+describe("decodeLine", () => {
+  it("tells events, ignored JSON and plain lines apart", () => {
+    assert.strictEqual(decodeLine(text("p", "x").trimEnd())._tag, "Event")
+    assert.strictEqual(decodeLine(`{"type":"step_start"}`)._tag, "Ignored")
+    assert.deepStrictEqual(decodeLine(`["type"]`), { _tag: "Plain", text: `["type"]` })
+    assert.deepStrictEqual(decodeLine("hello"), { _tag: "Plain", text: "hello" })
+  })
+})
