@@ -1,4 +1,5 @@
 import { CommandHarness, splitArgs } from "@spool/core"
+import { OpencodeHarness } from "@spool/harness-opencode"
 import { Effect } from "effect"
 import { UsageError } from "./UsageError.js"
 
@@ -10,6 +11,13 @@ export interface HarnessSettings {
 
 /** The harnesses `--harness` can name, each described by how its layer is made from the settings. */
 export const harnesses = {
+  opencode: (settings: HarnessSettings) =>
+    Effect.succeed(OpencodeHarness.layer({
+      model: settings.model,
+      allowAll: settings.allowAll,
+      binary: process.env.SPOOL_OPENCODE_BIN?.trim() || null,
+      pathEnv: process.env.PATH
+    })),
   command: (settings: HarnessSettings) =>
     Effect.gen(function*() {
       if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {
