@@ -85,3 +85,17 @@ export const stateFiles = (root: string): Array<string> => {
   if (!existsSync(base)) return []
   return readdirSync(base, { recursive: true, encoding: "utf8" }).sort()
 }
+
+/** Runs the built `spool` binary without blocking this process (servers in the test keep answering). */
+export const spoolAsync = (
+  args: ReadonlyArray<string>,
+  options: { cwd: string; env?: Record<string, string> }
+): Promise<SpoolResult> =>
+  new Promise((resolve) => {
+    const child = spawnSpool(args, options)
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+  })
