@@ -166,7 +166,7 @@ const targetChange = (args: Parsed) =>
     const interactive = !args.noInteractive && process.stdin.isTTY === true && !process.env.CI
     if (!interactive) {
       return yield* usage(
-        `--change is required here (no terminal to ask on); active changes: ${candidates.join(", ") || "none"}`
+        `--change is required when spool cannot ask (no terminal, --no-interactive or CI); active changes: ${candidates.join(", ") || "none"}`
       )
     }
     if (candidates.length === 0) return yield* usage("there are no active changes under .spool/changes/ to work on")

@@ -1,0 +1,122 @@
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ContextStore } from "../src/ContextStore.js"
+import { ChangeId, type IterationRecord, type LoopState } from "../src/Domain.js"
+import { HistoryStore } from "../src/HistoryStore.js"
+import { Workspace } from "../src/Workspace.js"
+
+const changeId = ChangeId.make("001-01_x")
+
+const setup = () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "spool-history-"))
+  fs.mkdirSync(path.join(root, ".spool/changes/001-01_x"), { recursive: true })
+  const layer = Layer.mergeAll(HistoryStore.layer, ContextStore.layer).pipe(
+    Layer.provideMerge(Workspace.layer(root)),
+    Layer.provideMerge(NodeContext.layer)
+  )
+  return { root, dir: path.join(root, ".spool/.state/ralph/001-01_x"), layer }
+}
+
+const record = (iteration: number): IterationRecord => ({
+  run: "r1",
+  iteration,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  durationMs: 10,
+  exitCode: 0,
+  signal: null,
+  completionDetected: false,
+  outcome: "continue",
+  git: null,
+  commit: null,
+  usage: null,
+  warnings: []
+})
+
+const state: LoopState = {
+  changeId: "001-01_x",
+  run: "r1",
+  status: "running",
+  iteration: 2,
+  minIterations: 1,
+  maxIterations: 5,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  updatedAt: "2026-11-22T00:00:01.000Z",
+  pid: 1
+}
+
+describe("HistoryStore and ContextStore on disk", () => {
+  it.effect("appends records and reads back the last N in order, however long the history", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      for (let i = 1; i <= 3000; i++) yield* store.append(changeId, record(i))
+      const tail = yield* store.recent(changeId, 5)
+      assert.deepStrictEqual(tail.records.map((r) => r.iteration), [2996, 2997, 2998, 2999, 3000])
+      assert.strictEqual(tail.skipped, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("skips a history line cut short by a crash, and counts it", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.append(changeId, record(1))
+      fs.appendFileSync(path.join(dir, "history.jsonl"), "{\"run\":\"r1\",\"itera")
+      fs.appendFileSync(path.join(dir, "history.jsonl"), "\n")
+      yield* store.append(changeId, record(2))
+      const tail = yield* store.recent(changeId, 10)
+      assert.deepStrictEqual(tail.records.map((r) => r.iteration), [1, 2])
+      assert.strictEqual(tail.skipped, 1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("has no history and no state for a change that never ran", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      assert.deepStrictEqual(yield* store.recent(changeId, 10), { records: [], skipped: 0 })
+      assert.isTrue(Option.isNone(yield* store.readState(changeId)))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("writes the state file atomically and reads it back", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, state)
+      yield* store.writeState(changeId, { ...state, iteration: 3 })
+      assert.deepStrictEqual(Option.getOrNull(yield* store.readState(changeId))?.iteration, 3)
+      assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.endsWith(".tmp")), [])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("names the file when the state file is damaged", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      fs.mkdirSync(dir, { recursive: true })
+      fs.writeFileSync(path.join(dir, "state.json"), "{\"changeId\": \"001-01_x\", \"run\":")
+      const error = yield* Effect.flip((yield* HistoryStore).readState(changeId))
+      assert.strictEqual(error.reason, "Decode")
+      assert.include(error.message, path.join(dir, "state.json"))
+      assert.notInclude(error.message, "\n")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("appends to, reads and clears the context file", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const contexts = yield* ContextStore
+      assert.strictEqual(yield* contexts.load(changeId), "")
+      yield* contexts.append(changeId, "first")
+      yield* contexts.append(changeId, "  second  ")
+      assert.strictEqual(yield* contexts.load(changeId), "first\nsecond")
+      assert.strictEqual(fs.readFileSync(path.join(dir, "context.txt"), "utf8"), "first\nsecond\n")
+      yield* contexts.clear(changeId)
+      assert.strictEqual(yield* contexts.load(changeId), "")
+    }).pipe(Effect.provide(layer))
+  })
+})
