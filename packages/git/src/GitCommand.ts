@@ -1,0 +1,126 @@
+import { GitError } from "@spool/core"
+import { Effect } from "effect"
+import { GitError as SimpleGitError, simpleGit, type SimpleGit, type SimpleGitOptions } from "simple-git"
+
+/**
+ * A git process that exited non-zero; simple-git's default ignores a non-zero exit with a silent stderr.
+ * It extends simple-git's error class because simple-git wraps any other error into a bare string.
+ */
+class GitExit extends SimpleGitError {
+  constructor(readonly exitCode: number, readonly output: string) {
+    super(undefined, output)
+  }
+}
+
+interface Outcome {
+  readonly exitCode: number
+  readonly output: string
+}
+
+/** Runs git commands (argv arrays, never a shell) in one directory. */
+export interface GitCommand {
+  /** The standard output of a command that must exit 0. */
+  readonly run: (operation: string, args: ReadonlyArray<string>) => Effect.Effect<string, GitError>
+  /** Like `run`, but git's "no" (exit 1: unborn HEAD, a diff that differs) is null instead of an error. */
+  readonly runOrNull: (operation: string, args: ReadonlyArray<string>) => Effect.Effect<string | null, GitError>
+  /** The same commands against another index file, leaving the real index alone. */
+  readonly withIndexFile: (indexFile: string) => GitCommand
+}
+
+/**
+ * Passing `GIT_INDEX_FILE` means handing simple-git a whole environment, and it then vets the user's own
+ * variables (EDITOR, GIT_CONFIG_GLOBAL, ...) as if they were injected; ours are fixed argv, so trust it.
+ */
+const trustInheritedEnvironment: Required<Omit<NonNullable<SimpleGitOptions["unsafe"]>, "allowUnsafeCustomBinary">> = {
+  allowUnsafeAlias: true,
+  allowUnsafeAskPass: true,
+  allowUnsafeConfigPaths: true,
+  allowUnsafeConfigEnvCount: true,
+  allowUnsafeCredentialHelper: true,
+  allowUnsafeEditor: true,
+  allowUnsafeMergeDriver: true,
+  allowUnsafePager: true,
+  allowUnsafeProtocolOverride: true,
+  allowUnsafePack: true,
+  allowUnsafeSshCommand: true,
+  allowUnsafeGitProxy: true,
+  allowUnsafeHooksPath: true,
+  allowUnsafeDiffExternal: true,
+  allowUnsafeDiffTextConv: true,
+  allowUnsafeFilter: true,
+  allowUnsafeFsMonitor: true,
+  allowUnsafeGpgProgram: true,
+  allowUnsafeTemplateDir: true
+}
+
+const makeClient = (cwd: string, indexFile: string | null): SimpleGit => {
+  const client = simpleGit({
+    baseDir: cwd,
+    errors: (error, result) =>
+      result.exitCode === 0
+        ? error
+        : new GitExit(result.exitCode, Buffer.concat([...result.stdErr, ...result.stdOut]).toString("utf8")),
+    ...(indexFile === null ? {} : { unsafe: trustInheritedEnvironment })
+  })
+  return indexFile === null ? client : client.env({ ...process.env, GIT_INDEX_FILE: indexFile })
+}
+
+/** Git's own words, shortened to what fits in a warning line. */
+const describeOutput = (output: string): string => {
+  const lines = output.split("\n").map((line) => line.trim()).filter((line) => line.length > 0)
+  const text = lines.slice(-12).join(" / ")
+  return text.length > 1000 ? `...${text.slice(-1000)}` : text
+}
+
+const failure = (operation: string, args: ReadonlyArray<string>, outcome: Outcome) =>
+  new GitError({
+    operation,
+    // The subcommand alone: a commit message or a list of paths would drown git's own words.
+    detail: `\`git ${args[0] ?? ""}\` exited with code ${outcome.exitCode}` +
+      (outcome.output.trim() === "" ? "" : `: ${describeOutput(outcome.output)}`)
+  })
+
+const makeCommand = (cwd: string, indexFile: string | null): GitCommand => {
+  const client = makeClient(cwd, indexFile)
+
+  const execute = (operation: string, args: ReadonlyArray<string>) =>
+    Effect.tryPromise({
+      try: () =>
+        client.raw([...args]).then(
+          (output): Outcome => ({ exitCode: 0, output }),
+          (cause: unknown): Outcome => {
+            if (cause instanceof GitExit) return { exitCode: cause.exitCode, output: cause.output }
+            throw cause
+          }
+        ),
+      catch: (cause) =>
+        new GitError({
+          operation,
+          detail: `could not run \`git ${args.join(" ")}\` in ${cwd}: ${
+            cause instanceof Error ? cause.message : String(cause)
+          }`
+        })
+    })
+
+  return {
+    run: (operation, args) =>
+      Effect.flatMap(execute(operation, args), (outcome) =>
+        outcome.exitCode === 0 ? Effect.succeed(outcome.output) : Effect.fail(failure(operation, args, outcome))),
+    runOrNull: (operation, args) =>
+      Effect.flatMap(execute(operation, args), (outcome) =>
+        outcome.exitCode === 0
+          ? Effect.succeed(outcome.output)
+          : outcome.exitCode === 1
+          ? Effect.succeed(null)
+          : Effect.fail(failure(operation, args, outcome))),
+    withIndexFile: (file) => makeCommand(cwd, file)
+  }
+}
+
+/** Fails (rather than throwing) when `cwd` is not a directory. */
+export const make = (cwd: string): Effect.Effect<GitCommand, GitError> =>
+  Effect.try({
+    try: () => makeCommand(cwd, null),
+    catch: (cause) =>
+      new GitError({ operation: "open", detail: `${cwd} is not a directory git can run in: ${String(cause)}` })
+  })

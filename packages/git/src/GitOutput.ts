@@ -1,0 +1,51 @@
+import type { CommitInfo, GitChangeSummary } from "@spool/core"
+
+/** More paths than this are counted but not listed, so an iteration record stays small. */
+export const MAX_LISTED_FILES = 200
+
+const FIELD = "\x1f"
+const RECORD = "\x1e"
+
+/** `git log --format` for `parseLog`: unit separators, so a subject may hold any printable character. */
+export const LOG_FORMAT = `--format=%h%x1f%s%x1f%an%x1f%aI%x1e`
+
+const NUMSTAT = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/
+
+/**
+ * Parses `git diff-tree -r -M --numstat -z`: `added\tdeleted\tpath\0`, or for a rename
+ * `added\tdeleted\t\0old\0new\0`; binary files show `-` for both counts.
+ */
+export const parseNumstat = (output: string): GitChangeSummary => {
+  const tokens = output.split("\0")
+  const files: Array<string> = []
+  let changedFiles = 0
+  let insertions = 0
+  let deletions = 0
+  for (let i = 0; i < tokens.length; i++) {
+    const match = NUMSTAT.exec(tokens[i]!)
+    if (match === null) continue
+    const [, added, deleted, path] = match
+    let file = path!
+    if (file === "") {
+      // A rename is one changed file, known by its new path.
+      file = tokens[i + 2] ?? ""
+      i += 2
+    }
+    changedFiles++
+    if (files.length < MAX_LISTED_FILES) files.push(file)
+    if (added !== "-") insertions += Number(added)
+    if (deleted !== "-") deletions += Number(deleted)
+  }
+  return { changedFiles, files, insertions, deletions }
+}
+
+/** Parses `git log` output written with `LOG_FORMAT`. */
+export const parseLog = (output: string): ReadonlyArray<CommitInfo> =>
+  output
+    .split(RECORD)
+    .map((record) => record.replace(/^\n/, ""))
+    .filter((record) => record.length > 0)
+    .map((record) => {
+      const [hash = "", subject = "", author = "", date = ""] = record.split(FIELD)
+      return { hash, subject, author, date }
+    })

@@ -1,0 +1,147 @@
+import { GitError, GitSummary, type GitSnapshot } from "@spool/core"
+import { type Context, Effect, Layer } from "effect"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as GitCommand from "./GitCommand.js"
+import { LOG_FORMAT, parseLog, parseNumstat } from "./GitOutput.js"
+
+/**
+ * Everything in the work tree except the loop's own state. `:/` reaches the whole work tree even
+ * from a subdirectory; the exclusion is relative to `cwd`, where `.spool/` lives.
+ */
+const WORK_TREE = ["--", ":/", ":(exclude).spool/.state"] as const
+
+interface Repository {
+  readonly git: GitCommand.GitCommand
+  /** The real index, as git resolves it (a linked worktree keeps its own under `.git/worktrees/`). */
+  readonly indexFile: string
+}
+
+/** The repository around `cwd`, or null when `cwd` is not inside a work tree (or git cannot run). */
+const findRepository = (cwd: string): Effect.Effect<Repository | null> =>
+  Effect.gen(function*() {
+    const git = yield* GitCommand.make(cwd)
+    const output = yield* git.run("rev-parse", ["rev-parse", "--is-inside-work-tree", "--git-path", "index"])
+    const [inside, indexPath] = output.split("\n")
+    if (inside !== "true" || indexPath === undefined || indexPath === "") return null
+    return { git, indexFile: Path.resolve(cwd, indexPath) }
+  }).pipe(Effect.orElseSucceed(() => null))
+
+const fileSystem = <A>(operation: string, what: string, run: () => Promise<A>) =>
+  Effect.tryPromise({
+    try: run,
+    catch: (cause) =>
+      new GitError({ operation, detail: `${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
+  })
+
+/** A private copy of the real index: `add -A` into it reuses git's stat cache without touching the real one. */
+const scratchIndex = (indexFile: string) =>
+  Effect.gen(function*() {
+    const directory = yield* Effect.acquireRelease(
+      fileSystem("snapshot", "could not create a temporary index directory", () =>
+        Fs.mkdtemp(Path.join(Os.tmpdir(), "spool-git-"))),
+      (directory) => Effect.promise(() => Fs.rm(directory, { recursive: true, force: true }).catch(() => undefined))
+    )
+    const scratch = Path.join(directory, "index")
+    yield* fileSystem("snapshot", `could not copy the index ${indexFile}`, async () => {
+      const stat = await Fs.stat(indexFile).catch((cause: NodeJS.ErrnoException) => {
+        // No index yet (a fresh `git init`): git starts the temporary one empty.
+        if (cause.code === "ENOENT") return null
+        throw cause
+      })
+      if (stat === null) return
+      await Fs.copyFile(indexFile, scratch)
+      // Git trusts cached stats only for files older than the index file; a fresh mtime would hide
+      // an edit made in the same clock tick as the last `git add` (the "racy git" problem).
+      await Fs.utimes(scratch, stat.atime, new Date(Math.floor(stat.mtimeMs) - 1))
+    })
+    return scratch
+  })
+
+const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSummary> => {
+  const head = git.runOrNull("rev-parse", ["rev-parse", "--verify", "-q", "HEAD"]).pipe(
+    Effect.map((output) => (output === null ? null : output.trim()))
+  )
+
+  const snapshot: Effect.Effect<GitSnapshot, GitError> = Effect.scoped(
+    Effect.gen(function*() {
+      const scratch = git.withIndexFile(yield* scratchIndex(indexFile))
+      yield* scratch.run("snapshot", ["add", "-A", ...WORK_TREE])
+      const tree = (yield* scratch.run("snapshot", ["write-tree"])).trim()
+      return { tree, head: yield* head }
+    })
+  )
+
+  const changesSince = (before: GitSnapshot | null) =>
+    before === null
+      ? Effect.succeed(null)
+      : Effect.gen(function*() {
+        const after = yield* snapshot
+        if (after.tree === before.tree) return parseNumstat("")
+        // Both sides are work-tree snapshots, so commits made in between are counted and old dirt is not.
+        const output = yield* git.run("diff", [
+          "diff-tree",
+          "-r",
+          "-M",
+          "--numstat",
+          "-z",
+          before.tree,
+          after.tree,
+          // State files someone force-added are tracked, so a commit made meanwhile could carry them.
+          ...WORK_TREE
+        ])
+        return parseNumstat(output)
+      })
+
+  const commitAll = (message: string) =>
+    Effect.gen(function*() {
+      yield* git.run("add", ["add", "-A", ...WORK_TREE])
+      // `--quiet` exits 0 when nothing is staged (compared with the empty tree on an unborn branch).
+      const nothingStaged = yield* git.runOrNull("commit", ["diff", "--cached", "--quiet", "--no-ext-diff"])
+      if (nothingStaged !== null) return null
+      yield* git.run("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
+      return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
+    })
+
+  const recentCommits: Context.Tag.Service<GitSummary>["recentCommits"] = ({ count, includeMerges }) =>
+    Effect.gen(function*() {
+      const limit = Math.floor(count)
+      // An unborn branch has no history, which is not an error.
+      if (limit <= 0 || (yield* head) === null) return []
+      const output = yield* git.run("log", [
+        "log",
+        `--max-count=${limit}`,
+        "--no-show-signature",
+        LOG_FORMAT,
+        ...(includeMerges ? [] : ["--no-merges"]),
+        "HEAD",
+        "--"
+      ])
+      return parseLog(output)
+    })
+
+  return { repository: true, snapshot, changesSince, commitAll, recentCommits }
+}
+
+const explainCommitFailure = (error: GitError): GitError =>
+  /Please tell me who you are|auto-detect email|empty ident name|no (name|email) was given/i.test(error.detail)
+    ? new GitError({
+      operation: "commit",
+      detail: "no author identity is configured; set one with `git config user.name \"Your Name\"` and " +
+        "`git config user.email you@example.com` in this repository, or globally with --global"
+    })
+    : new GitError({
+      operation: "commit",
+      detail: `the commit was refused, so the changes stay staged but uncommitted (a hook may have rejected it): ${error.detail}`
+    })
+
+/**
+ * `GitSummary` for the repository around `cwd`, decided once when the layer is built:
+ * outside a git work tree it is `GitSummary.layerNone`.
+ */
+export const layer = (cwd: string): Layer.Layer<GitSummary> =>
+  Layer.unwrapEffect(
+    Effect.map(findRepository(cwd), (repository) =>
+      repository === null ? GitSummary.layerNone : Layer.succeed(GitSummary, makeService(repository)))
+  )

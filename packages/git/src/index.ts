@@ -1,0 +1,1 @@
+export * as GitSummaryLive from "./GitSummaryLive.js"
