@@ -1,3 +1,4 @@
-import { GitSummary } from "@spool/core"
+import { GitSummaryLive } from "@spool/git"
 
-export const gitLayer = (_root: string) => GitSummary.layerNone
+/** Git for the repository holding `.spool/`; outside a git work tree, a GitSummary that records nothing. */
+export const gitLayer = (root: string) => GitSummaryLive.layer(root)

@@ -92,7 +92,7 @@ describe("the loop", () => {
   it.effect("stops at the first iteration whose agent prints the promise", () =>
     Effect.gen(function*() {
       const { exit, records, state } = yield* runWith((r) => scriptedRun(r.iteration === 2 ? done : "working\n"))
-      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations]), Exit.succeed(["complete", 2] as const))
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 2] as const))
       assert.deepStrictEqual(records.map((r) => r.outcome), ["continue", "complete"])
       assert.strictEqual(state?.status, "complete")
       assert.strictEqual(state?.iteration, 2)
@@ -163,7 +163,7 @@ describe("the loop", () => {
   it.effect("stops after --max-iterations without the promise", () =>
     Effect.gen(function*() {
       const { exit, records, state } = yield* runWith(() => scriptedRun("not yet\n"), { maxIterations: 3 })
-      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations]), Exit.succeed(["max-iterations", 3] as const))
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["max-iterations", 3] as const))
       assert.strictEqual(records.length, 3)
       assert.strictEqual(state?.status, "max-iterations")
     }))

@@ -31,6 +31,11 @@ const standard = () =>
 const withWorkspace = <A, E>(cwd: string, f: (ws: Workspace["Type"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(Workspace, f).pipe(Effect.provide(Workspace.layer(cwd)), Effect.provide(NodeContext.layer))
 
+const resolveError = (cwd: string, input: string) =>
+  Effect.flip(withWorkspace(cwd, (ws) => ws.resolveChange(input))).pipe(
+    Effect.flatMap((error) => (error._tag === "ChangeError" ? Effect.succeed(error) : Effect.die(error)))
+  )
+
 describe("Workspace: finding .spool/ and resolving changes", () => {
   it.effect("resolves an exact change id with its proposal and its module inferred from the id", () =>
     Effect.gen(function*() {
@@ -65,7 +70,7 @@ describe("Workspace: finding .spool/ and resolving changes", () => {
 
   it.effect("rejects an ambiguous prefix, listing the matches", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(withWorkspace(standard(), (ws) => ws.resolveChange("002-0")))
+      const error = yield* resolveError(standard(), "002-0")
       assert.strictEqual(error.reason, "Ambiguous")
       assert.deepStrictEqual(error.candidates, ["002-01_add-ralph-loop", "002-02_add-status"])
       assert.include(error.message, "002-01_add-ralph-loop, 002-02_add-status")
@@ -73,30 +78,30 @@ describe("Workspace: finding .spool/ and resolving changes", () => {
 
   it.effect("rejects an unknown change, listing the active ones", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(withWorkspace(standard(), (ws) => ws.resolveChange("009-01")))
+      const error = yield* resolveError(standard(), "009-01")
       assert.strictEqual(error.reason, "NotFound")
       assert.deepStrictEqual(error.candidates, ["002-01_add-ralph-loop", "002-02_add-status", "003-01_no-module"])
     }))
 
   it.effect("rejects a change without proposal.md", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(withWorkspace(standard(), (ws) => ws.resolveChange("004-01_draft")))
+      const error = yield* resolveError(standard(), "004-01_draft")
       assert.strictEqual(error.reason, "MissingProposal")
     }))
 
   it.effect("rejects ids that could leave .spool/changes/", () =>
     Effect.gen(function*() {
       for (const input of ["../x", "a/b", "a\\b", "..", "002..01", "/etc", "", " "]) {
-        const error = yield* Effect.flip(withWorkspace(standard(), (ws) => ws.resolveChange(input)))
+        const error = yield* resolveError(standard(), input)
         assert.strictEqual(error.reason, "InvalidId", input)
       }
     }))
 
   it.effect("never resolves archived or hidden changes", () =>
     Effect.gen(function*() {
-      const archived = yield* Effect.flip(withWorkspace(standard(), (ws) => ws.resolveChange("archive")))
+      const archived = yield* resolveError(standard(), "archive")
       assert.strictEqual(archived.reason, "NotFound")
-      const hidden = yield* Effect.flip(withWorkspace(standard(), (ws) => ws.resolveChange(".hidden")))
+      const hidden = yield* resolveError(standard(), ".hidden")
       assert.strictEqual(hidden.reason, "InvalidId")
     }))
 
@@ -110,7 +115,7 @@ describe("Workspace: finding .spool/ and resolving changes", () => {
   it.effect("lists active changes sorted, without archive/, dot-directories or changes lacking a proposal", () =>
     Effect.gen(function*() {
       const active = yield* withWorkspace(standard(), (ws) => ws.activeChanges)
-      assert.deepStrictEqual(active, ["002-01_add-ralph-loop", "002-02_add-status", "003-01_no-module"])
+      assert.deepStrictEqual<ReadonlyArray<string>>(active, ["002-01_add-ralph-loop", "002-02_add-status", "003-01_no-module"])
     }))
 
   it.effect("creates the state directory with a .gitignore that keeps state out of commits", () =>
