@@ -1,4 +1,15 @@
-import { type ChangeId, formatDuration, HistoryStore, type IterationRecord, type LoopState } from "@spool/core"
+import { FileSystem, Path } from "@effect/platform"
+import {
+  type ChangeId,
+  formatDuration,
+  formatProgress,
+  HistoryStore,
+  type IterationRecord,
+  type LoopState,
+  parseTasks,
+  type TaskList,
+  Workspace
+} from "@spool/core"
 import { Effect, Option } from "effect"
 
 const RECENT = 10
@@ -8,6 +19,7 @@ export interface StatusReport {
   readonly state: LoopState | null
   readonly history: ReadonlyArray<IterationRecord>
   readonly skipped: number
+  readonly tasks: TaskList
 }
 
 export const loadStatus = (changeId: ChangeId) =>
@@ -15,7 +27,12 @@ export const loadStatus = (changeId: ChangeId) =>
     const store = yield* HistoryStore
     const state = Option.getOrNull(yield* store.readState(changeId))
     const { records, skipped } = yield* store.recent(changeId, RECENT)
-    return { changeId, state, history: records, skipped } satisfies StatusReport
+    const workspace = yield* Workspace
+    const path = yield* Path.Path
+    const tasksText = yield* (yield* FileSystem.FileSystem)
+      .readFileString(path.join(workspace.spoolDir, "changes", changeId, "tasks.md"))
+      .pipe(Effect.orElseSucceed(() => null))
+    return { changeId, state, history: records, skipped, tasks: parseTasks(tasksText) } satisfies StatusReport
   })
 
 const totals = (records: ReadonlyArray<IterationRecord>) => {
@@ -37,6 +54,11 @@ export const statusJson = (report: StatusReport) => ({
   startedAt: report.state?.startedAt ?? null,
   updatedAt: report.state?.updatedAt ?? null,
   usage: totals(report.history),
+  tasks: {
+    total: report.tasks.tasks.length,
+    complete: report.tasks.tasks.filter((t) => t.status === "complete").length,
+    shelved: report.tasks.tasks.filter((t) => t.status === "shelved").length
+  },
   history: report.history.map((r) => ({
     run: r.run,
     iteration: r.iteration,
@@ -67,6 +89,7 @@ export const statusText = (report: StatusReport): string => {
       `run:       ${state.run}, started ${state.startedAt}, updated ${state.updatedAt}`
     )
   }
+  if (report.tasks.tasks.length > 0) lines.push(`tasks:     ${formatProgress(report.tasks)}`)
   const sum = totals(report.history)
   if (sum !== null) lines.push(`usage:     ${sum.tokens} tokens, $${sum.cost.toFixed(4)} over the iterations below`)
   if (report.history.length > 0) {

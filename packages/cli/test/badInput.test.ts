@@ -49,6 +49,7 @@ const cases: ReadonlyArray<Case> = [
   { name: "harness command with an open quote", args: () => ["go", "--change", "001-01", "--harness", "command", "--harness-command", "node 'x", "--no-interactive"], message: "--harness-command has an unterminated quote", code: 2 },
   { name: "bad --inactivity-timeout", args: () => ["go", "--change", "001-01", "--inactivity-timeout", "5 minutes", ...run], message: "--inactivity-timeout must be a duration like 30s, 5m or 1h30m, got '5 minutes'", code: 2 },
   { name: "bad --history-commits", args: () => ["go", "--change", "001-01", "--history-commits", "-"], message: "--history-commits must be a whole number", code: 2 },
+  { name: "bad --error-history", args: () => ["go", "--change", "001-01", "--error-history", "some", ...run], message: "--error-history must be a whole number, got 'some'", code: 2 },
   { name: "--json without --status", args: () => ["--json", "--change", "001-01"], message: "--json goes with --status", code: 2 },
   { name: "two modes at once", args: () => ["--status", "--clear-context", "--change", "001-01"], message: "use only one of --status, --add-context and --clear-context at a time", code: 2 },
   { name: "--module that does not own the change", args: () => ["go", "--change", "001-01", "--module", "002", ...run], message: "change 001-01_greeting-cli belongs to module 001, not 002", code: 2 },

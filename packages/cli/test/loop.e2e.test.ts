@@ -164,4 +164,41 @@ describe("spool ralph end to end (built binary, temporary git repositories)", ()
     const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: root, encoding: "utf8" }).stdout
     expect(status).not.toContain(".spool/.state")
   })
+
+  it("journals failed iterations in errors.md across runs, and archives it when every task is done", () => {
+    const root = makeWorkspace()
+    const errors = join(stateDir(root, change), "errors.md")
+    const failing = harness(agent("console.error('FAILURE-OF-RUN-' + process.env.SPOOL_ITERATION); process.exit(7)"))
+    expect(spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", ...failing], { cwd: root }).code).toBe(3)
+    expect(spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", ...failing], { cwd: root }).code).toBe(3)
+    const journal = readFileSync(errors, "utf8")
+    expect(journal.match(/<!-- spool:error-entry -->/g)).toHaveLength(2)
+    expect(new Set(journal.match(/^- run: .*$/gm)).size).toBe(2)
+    expect(journal).toContain("- exit: code 7")
+    expect(journal).toContain("- task: 1.1")
+    expect(journal).toContain("FAILURE-OF-RUN-1")
+
+    const done = spool(["ralph", "Do the tasks.", "--change", "001-01", ...harness(`node ${scriptedAgent}`)], { cwd: root })
+    expect(done.code).toBe(0)
+    expect(done.stdout).toMatch(/error journal archived to .*errors-\d{8}T\d{6}Z\.md; errors\.md is now empty/)
+    expect(readFileSync(errors, "utf8")).toBe("")
+    const archived = readdirSync(stateDir(root, change)).filter((f) => /^errors-.*\.md$/.test(f))
+    expect(archived).toHaveLength(1)
+    // Two entries from the failing runs, one from the scripted agent's failure at iteration 2.
+    expect(readFileSync(join(stateDir(root, change), archived[0]!), "utf8").match(/<!-- spool:error-entry -->/g)).toHaveLength(3)
+    expect(spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout).toContain("tasks:     3/3 complete")
+  })
+
+  it("never writes a secret from the environment into the log or the journal", () => {
+    const root = makeWorkspace()
+    const secret = "sk-live-0123456789abcdef0123"
+    const result = spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", ...harness(agent("console.log('token is ' + process.env.MY_SERVICE_TOKEN); console.error('auth ' + process.env.MY_SERVICE_TOKEN); process.exit(1)"))], { cwd: root, env: { MY_SERVICE_TOKEN: secret } })
+    expect(result.code).toBe(3)
+    const dir = stateDir(root, change)
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).map((f) => join(dir, f)).filter((f) => !f.endsWith("logs"))
+    const written = files.map((f) => readFileSync(f, "utf8")).join("\n")
+    expect(written).toContain("token is [REDACTED]")
+    expect(written).toContain("auth [REDACTED]")
+    expect(written).not.toContain(secret)
+  })
 })

@@ -103,7 +103,13 @@ export const LoopOptions = Schema.Struct({
   inactivityTimeoutMs: Schema.Int.pipe(Schema.positive()),
   /** Commits shown in the prompt's `Recent commits` section; 0 leaves the section out. */
   historyCount: Schema.Int.pipe(Schema.nonNegative()),
-  includeMerges: Schema.Boolean
+  includeMerges: Schema.Boolean,
+  /** Refuse the promise while `tasks.md` has open tasks. */
+  requireTasks: Schema.Boolean,
+  /** Keep `errors.md` when the change completes, instead of archiving it. */
+  keepErrors: Schema.Boolean,
+  /** Journal entries of earlier runs shown in the prompt (the current run's are always shown). */
+  errorHistory: Schema.Int.pipe(Schema.nonNegative())
 }).pipe(
   Schema.filter((o) =>
     o.minIterations <= o.maxIterations ||

@@ -49,6 +49,8 @@ export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary
   static readonly layerTest = (options: {
     readonly changes?: ReadonlyArray<GitChangeSummary>
     readonly commits?: ReadonlyArray<CommitInfo>
+    /** Receives the options of every `recentCommits` call. */
+    readonly historyCalls?: Array<RecentCommitsOptions>
   } = {}) =>
     Layer.effect(
       GitSummary,
@@ -62,7 +64,11 @@ export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary
           changesSince: () =>
             Ref.modify(changes, ([next, ...rest]) => [next ?? empty, rest] as const),
           commitAll: () => Ref.updateAndGet(made, (n) => n + 1).pipe(Effect.map((n) => `c0ffee${n}`)),
-          recentCommits: ({ count }) => Effect.succeed((options.commits ?? []).slice(0, count))
+          recentCommits: (request) =>
+            Effect.sync(() => {
+              options.historyCalls?.push(request)
+              return (options.commits ?? []).slice(0, request.count)
+            })
         }
       })
     )

@@ -1,16 +1,19 @@
 import { FileSystem } from "@effect/platform"
-import { Clock, Data, Duration, Effect, Ref, Schema, Stream } from "effect"
+import { Clock, Data, Effect, Ref, Schema } from "effect"
 import { readFileOrNull } from "./AtomicFile.js"
-import { makeCompletionDetector } from "./CompletionDetector.js"
 import { ContextStore } from "./ContextStore.js"
-import type { HarnessUsage, IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
-import { type GitError, GitSummary } from "./GitSummary.js"
+import type { IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
+import { ErrorJournal } from "./ErrorJournal.js"
+import { GitSummary } from "./GitSummary.js"
+import { makeCapture, runHarness } from "./HarnessCapture.js"
 import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
+import { type JournalEntry, previousErrorsSection } from "./JournalEntry.js"
 import { formatBanner, formatCommits, formatSummary } from "./LoopFormat.js"
 import { LoopReporter } from "./LoopReporter.js"
 import { PromptBuilder, type PromptSection } from "./PromptBuilder.js"
 import { StateError } from "./StateError.js"
+import { currentTask, openTaskCount, parseTasks, taskSection } from "./Tasks.js"
 import type { Change } from "./Workspace.js"
 
 /** `--fail-fast` was set and an iteration failed. */
@@ -33,8 +36,6 @@ export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("Loop
 /** An iteration whose harness exited non-zero, was killed or timed out. Already recorded; the policy decides what follows. */
 class IterationFailure extends Data.TaggedError("IterationFailure")<{ readonly record: IterationRecord }> {}
 
-class InactivityTimeout extends Data.TaggedError("InactivityTimeout") {}
-
 export interface LoopRun {
   readonly change: Change
   readonly userPrompt: string
@@ -43,6 +44,8 @@ export interface LoopRun {
   readonly cwd: string
   /** This process, recorded in the state file. */
   readonly pid: number
+  /** Applied to everything written to logs and the error journal. */
+  readonly redact: (text: string) => string
 }
 
 export interface LoopResult {
@@ -69,18 +72,7 @@ const failurePolicy = (failFast: boolean) =>
       )
       : Effect.succeed(record))
 
-const newRunId = (now: number) =>
-  `${new Date(now).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${Math.random().toString(36).slice(2, 6)}`
-
-const addUsage = (total: HarnessUsage | null, next: HarnessUsage): HarnessUsage =>
-  total === null ? next : {
-    inputTokens: total.inputTokens + next.inputTokens,
-    outputTokens: total.outputTokens + next.outputTokens,
-    reasoningTokens: total.reasoningTokens + next.reasoningTokens,
-    cacheReadTokens: total.cacheReadTokens + next.cacheReadTokens,
-    cacheWriteTokens: total.cacheWriteTokens + next.cacheWriteTokens,
-    cost: total.cost + next.cost
-  }
+const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
 /** Runs iterations until the promise is accepted or `maxIterations` have run. */
 export const runLoop = (input: LoopRun) =>
@@ -88,6 +80,7 @@ export const runLoop = (input: LoopRun) =>
     const fs = yield* FileSystem.FileSystem
     const contexts = yield* ContextStore
     const history = yield* HistoryStore
+    const journal = yield* ErrorJournal
     const git = yield* GitSummary
     const harness = yield* HarnessService
     const builder = yield* PromptBuilder
@@ -96,7 +89,7 @@ export const runLoop = (input: LoopRun) =>
     const changeId = change.id
 
     const loopStartedAt = yield* Clock.currentTimeMillis
-    const run = newRunId(loopStartedAt)
+    const run = `${compactStamp(loopStartedAt)}-${Math.random().toString(36).slice(2, 6)}`
     const state = yield* Ref.make<LoopState>({
       changeId,
       run,
@@ -115,13 +108,10 @@ export const runLoop = (input: LoopRun) =>
         yield* history.writeState(changeId, next)
       })
 
-    const gitWarned = yield* Ref.make(false)
-    const gitOrWarn = <A>(effect: Effect.Effect<A, GitError>, fallback: A) =>
-      Effect.catchTag(effect, "GitError", (error) =>
-        Ref.getAndSet(gitWarned, true).pipe(
-          Effect.flatMap((warned) => (warned ? Effect.void : reporter.warn(error.message))),
-          Effect.as(fallback)
-        ))
+    let gitWarned = false
+    const gitOrWarn = <A>(effect: Effect.Effect<A, { readonly message: string }>, fallback: A) =>
+      Effect.catchAll(effect, (error) =>
+        Effect.as(gitWarned ? Effect.void : Effect.zipRight(Effect.sync(() => (gitWarned = true)), reporter.warn(error.message)), fallback))
 
     const readDocument = (path: string) =>
       readFileOrNull(fs, path).pipe(
@@ -129,18 +119,28 @@ export const runLoop = (input: LoopRun) =>
           text === null ? Effect.fail(new StateError({ reason: "Read", path, detail: "the file is missing" })) : Effect.succeed(text)
         )
       )
+    const readTasks = readFileOrNull(fs, change.tasksPath).pipe(Effect.map(parseTasks))
 
-    const promptSections = Effect.gen(function*() {
-      const sections: Array<PromptSection> = []
-      if (options.historyCount > 0 && git.repository) {
-        const commits = yield* gitOrWarn(
-          git.recentCommits({ count: options.historyCount, includeMerges: options.includeMerges }),
-          []
-        )
-        if (commits.length > 0) sections.push({ title: "Recent commits", body: formatCommits(commits) })
-      }
-      return sections
-    })
+    // Earlier runs' failures are read once; this run's are kept as they are journaled.
+    const earlierErrors = options.errorHistory === 0 ? [] : (yield* journal.read(changeId)).slice(-options.errorHistory)
+    const runErrors: Array<JournalEntry> = []
+
+    const promptSections = (tasks: ReturnType<typeof parseTasks>) =>
+      Effect.gen(function*() {
+        const sections: Array<PromptSection> = []
+        const taskBody = taskSection(tasks)
+        if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
+        const errors = previousErrorsSection([...earlierErrors, ...runErrors])
+        if (errors !== null) sections.push({ title: "Previous errors", body: errors })
+        if (options.historyCount > 0 && git.repository) {
+          const commits = yield* gitOrWarn(
+            git.recentCommits({ count: options.historyCount, includeMerges: options.includeMerges }),
+            []
+          )
+          if (commits.length > 0) sections.push({ title: "Recent commits", body: formatCommits(commits) })
+        }
+        return sections
+      })
 
     const runIteration = (iteration: number) =>
       Effect.gen(function*() {
@@ -148,6 +148,8 @@ export const runLoop = (input: LoopRun) =>
         const context = yield* contexts.load(changeId)
         const proposal = yield* readDocument(change.proposalPath)
         const module = change.modulePath === null ? null : yield* readDocument(change.modulePath)
+        const tasks = yield* readTasks
+        const task = currentTask(tasks)
         const prompt = builder.build({
           iteration,
           minIterations: options.minIterations,
@@ -159,103 +161,108 @@ export const runLoop = (input: LoopRun) =>
           userPrompt: input.userPrompt,
           proposal,
           module,
-          sections: yield* promptSections
+          sections: yield* promptSections(tasks)
         })
 
         const startedAt = yield* Clock.currentTimeMillis
         yield* saveState({ iteration })
         yield* reporter.line(formatBanner(iteration, options.maxIterations, startedAt - loopStartedAt))
         const before = yield* gitOrWarn(git.snapshot, null)
+        const capture = makeCapture(options.completionPromise)
+        let logPath = ""
 
-        const detector = makeCompletionDetector(options.completionPromise)
-        const exit = { exitCode: null as number | null, signal: null as string | null, timedOut: false }
-        let usage: HarnessUsage | null = null
-        const warnings: Array<string> = []
-        let displayAtLineStart = true
-
-        const finish = (outcome: IterationOutcome | null) =>
+        const finish = (interrupted: boolean) =>
           Effect.gen(function*() {
-            const durationMs = (yield* Clock.currentTimeMillis) - startedAt
-            const failed = exit.timedOut || exit.signal !== null || exit.exitCode !== 0
-            const accepted = detector.detected() && iteration >= options.minIterations
-            const decided: IterationOutcome = outcome ??
-              (accepted ? "complete" : exit.timedOut ? "timeout" : failed ? "failed" : "continue")
-            const summary = outcome === "interrupted" ? null : yield* gitOrWarn(git.changesSince(before), null)
+            const now = yield* Clock.currentTimeMillis
+            const failed = capture.timedOut || capture.signal !== null || capture.exitCode !== 0
+            let accepted = capture.detector.detected() && iteration >= options.minIterations
+            const notes: Array<string> = []
+            if (capture.detector.detected() && !accepted) {
+              notes.push(`completion promise seen, but --min-iterations is ${options.minIterations}: going on`)
+            }
+            if (accepted && !interrupted) {
+              const open = openTaskCount(yield* readTasks)
+              if (open > 0 && options.requireTasks) {
+                accepted = false
+                notes.push(`completion refused: tasks.md still has ${open} open task${open === 1 ? "" : "s"} (--require-tasks)`)
+              } else if (open > 0) {
+                capture.warnings.push(`the agent claims completion, but tasks.md still has ${open} open task${open === 1 ? "" : "s"}`)
+              }
+            }
+            const outcome: IterationOutcome = interrupted
+              ? "interrupted"
+              : accepted
+              ? "complete"
+              : capture.timedOut
+              ? "timeout"
+              : failed
+              ? "failed"
+              : "continue"
+            const summary = interrupted ? null : yield* gitOrWarn(git.changesSince(before), null)
             let commit: string | null = null
             if (options.commit && summary !== null && summary.changedFiles > 0) {
               commit = yield* git.commitAll(`spool ralph: ${changeId} iteration ${iteration}`).pipe(
                 Effect.catchTag("GitError", (error) =>
-                  Effect.as(Effect.sync(() => warnings.push(`auto-commit failed: ${error.detail}`)), null))
+                  Effect.as(Effect.sync(() => capture.warnings.push(`auto-commit failed: ${error.detail}`)), null))
               )
             }
             const record: IterationRecord = {
               run,
               iteration,
               startedAt: new Date(startedAt).toISOString(),
-              durationMs,
-              exitCode: exit.exitCode,
-              signal: exit.signal,
-              completionDetected: detector.detected(),
-              outcome: decided,
+              durationMs: now - startedAt,
+              exitCode: capture.exitCode,
+              signal: capture.signal,
+              completionDetected: capture.detector.detected(),
+              outcome,
               git: summary,
               commit,
-              usage,
-              warnings
+              usage: capture.usage,
+              warnings: capture.warnings
             }
-            if (!displayAtLineStart) yield* reporter.write("\n")
+            if (!capture.displayAtLineStart) yield* reporter.write("\n")
             yield* history.append(changeId, record)
-            yield* reporter.line(formatSummary(record))
-            for (const warning of warnings) yield* reporter.warn(warning)
-            if (detector.detected() && !accepted) {
-              yield* reporter.line(
-                `completion promise seen, but --min-iterations is ${options.minIterations}: going on`
-              )
+            // Every harness failure is journaled, even one whose promise was accepted.
+            if (failed && !interrupted) {
+              const entry: JournalEntry = {
+                timestamp: new Date(now).toISOString(),
+                run,
+                iteration,
+                exitCode: capture.exitCode,
+                signal: capture.signal,
+                timedOut: capture.timedOut,
+                taskId: task?.id ?? null,
+                taskDescription: task?.description ?? null,
+                stderr: input.redact(capture.stderr.text(logPath)),
+                stdout: input.redact(capture.stdout.text(logPath))
+              }
+              yield* journal.append(changeId, entry)
+              runErrors.push(entry)
             }
+            yield* reporter.line(formatSummary(record))
+            for (const warning of capture.warnings) yield* reporter.warn(warning)
+            for (const note of notes) yield* reporter.line(note)
             return record
           })
 
-        const consume = Effect.scoped(
+        yield* Effect.scoped(
           Effect.gen(function*() {
             const log = yield* history.openLog(changeId, run, iteration)
-            yield* log.write(`=== prompt (iteration ${iteration}) ===\n${prompt}\n=== output ===\n`)
-            yield* harness.run({ prompt, changeId, iteration, cwd: input.cwd }).pipe(
-              Stream.timeoutFail(() => new InactivityTimeout(), Duration.millis(options.inactivityTimeoutMs)),
-              Stream.runForEach((event) => {
-                switch (event._tag) {
-                  case "Output":
-                    return log.write(event.stream === "stderr" ? prefixLines(event.text, "[stderr] ") : event.text)
-                  case "Display":
-                    if (!options.stream || event.text === "") return Effect.void
-                    displayAtLineStart = event.text.endsWith("\n")
-                    return reporter.write(event.text)
-                  case "AgentText":
-                    return Effect.sync(() => void detector.feed(event.text))
-                  case "Usage":
-                    return Effect.sync(() => void (usage = addUsage(usage, event.usage)))
-                  case "Warning":
-                    return Effect.sync(() => void warnings.push(event.message))
-                  case "Exited":
-                    return Effect.sync(() => {
-                      exit.exitCode = event.exitCode
-                      exit.signal = event.signal
-                    })
-                }
-              }),
-              Effect.catchTag("InactivityTimeout", () =>
-                Effect.sync(() => {
-                  exit.timedOut = true
-                  warnings.push(
-                    `the harness was silent for ${Duration.format(Duration.millis(options.inactivityTimeoutMs))} and was stopped`
-                  )
-                }))
-            )
+            logPath = log.path
+            yield* log.write(input.redact(`=== prompt (iteration ${iteration}) ===\n${prompt}\n=== output ===\n`))
+            yield* runHarness({
+              harness,
+              request: { prompt, changeId, iteration, cwd: input.cwd },
+              capture,
+              log,
+              reporter,
+              stream: options.stream,
+              inactivityTimeoutMs: options.inactivityTimeoutMs,
+              redact: input.redact
+            })
           })
-        )
-
-        yield* consume.pipe(
-          Effect.onInterrupt(() => finish("interrupted").pipe(Effect.ignore))
-        )
-        const record = yield* finish(null)
+        ).pipe(Effect.onInterrupt(() => finish(true).pipe(Effect.ignore)))
+        const record = yield* finish(false)
         if (record.outcome === "failed" || record.outcome === "timeout") {
           return yield* new IterationFailure({ record })
         }
@@ -271,23 +278,27 @@ export const runLoop = (input: LoopRun) =>
     const loop = Effect.gen(function*() {
       for (let iteration = 1;; iteration++) {
         const record = yield* policy(runIteration(iteration))
-        if (record.outcome === "complete") return { run, status: "complete", iterations: iteration } as const
-        if (iteration >= options.maxIterations) return { run, status: "max-iterations", iterations: iteration } as const
+        if (record.outcome === "complete") return { result: { run, status: "complete", iterations: iteration }, record } as const
+        if (iteration >= options.maxIterations) {
+          return { result: { run, status: "max-iterations", iterations: iteration }, record } as const
+        }
       }
     })
 
-    const result: LoopResult = yield* loop.pipe(
+    const { record: last, result } = yield* loop.pipe(
       Effect.tapErrorTag("LoopFailedError", () => saveState({ status: "failed" }).pipe(Effect.ignore)),
       Effect.onInterrupt(() => saveState({ status: "interrupted" }).pipe(Effect.ignore))
     )
     yield* saveState({ status: result.status })
-    yield* reporter.line(
-      result.status === "complete"
-        ? `complete: the promise was accepted at iteration ${result.iterations}`
-        : `stopped: --max-iterations (${options.maxIterations}) reached without the completion promise`
-    )
-    return result
+    if (result.status === "complete") {
+      yield* reporter.line(`complete: the promise was accepted at iteration ${result.iterations}`)
+      const open = openTaskCount(yield* readTasks)
+      if (!options.keepErrors && last.exitCode === 0 && open === 0) {
+        const archived = yield* journal.archive(changeId, compactStamp(yield* Clock.currentTimeMillis))
+        if (archived !== null) yield* reporter.line(`error journal archived to ${archived}; errors.md is now empty`)
+      }
+    } else {
+      yield* reporter.line(`stopped: --max-iterations (${options.maxIterations}) reached without the completion promise`)
+    }
+    return result satisfies LoopResult
   })
-
-const prefixLines = (text: string, prefix: string) =>
-  text.replace(/^(?=.)/gm, prefix)

@@ -6,6 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ContextStore } from "../src/ContextStore.js"
 import { ChangeId, type LoopOptions } from "../src/Domain.js"
+import { ErrorJournal } from "../src/ErrorJournal.js"
 import { GitSummary } from "../src/GitSummary.js"
 import { HarnessEvent, type HarnessRequest, HarnessService, scriptedRun } from "../src/HarnessService.js"
 import { HistoryStore } from "../src/HistoryStore.js"
@@ -16,9 +17,10 @@ import type { Change } from "../src/Workspace.js"
 
 const changeId = ChangeId.make("002-01_add-ralph-loop")
 
-const makeChange = (): Change => {
+const makeChange = (tasks?: string): Change => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "spool-loop-"))
   fs.writeFileSync(path.join(dir, "proposal.md"), "# Proposal\nAdd the loop.\n")
+  if (tasks !== undefined) fs.writeFileSync(path.join(dir, "tasks.md"), tasks)
   fs.writeFileSync(path.join(dir, "module.md"), "# Module\n")
   return {
     id: changeId,
@@ -40,6 +42,9 @@ const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
   inactivityTimeoutMs: 60_000,
   historyCount: 10,
   includeMerges: false,
+  requireTasks: false,
+  keepErrors: false,
+  errorHistory: 3,
   ...overrides
 })
 
@@ -49,7 +54,8 @@ const done = "all good\n<promise>COMPLETE</promise>\n"
 const runWith = (
   script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Effect.Effect<ReadonlyArray<HarnessEvent>, never, ContextStore>,
   loopOptions: Partial<LoopOptions> = {},
-  git: Layer.Layer<GitSummary> = GitSummary.layerTest()
+  git: Layer.Layer<GitSummary> = GitSummary.layerTest(),
+  extras: { readonly tasks?: string; readonly setup?: Effect.Effect<void, never, ErrorJournal> } = {}
 ) =>
   Effect.gen(function*() {
     const prompts: Array<HarnessRequest> = []
@@ -69,7 +75,7 @@ const runWith = (
           }))
       }))
     )
-    const stores = Layer.mergeAll(ContextStore.layerMemory, HistoryStore.layerMemory)
+    const stores = Layer.mergeAll(ContextStore.layerMemory, HistoryStore.layerMemory, ErrorJournal.layerMemory)
     const layer = Layer.mergeAll(
       harness,
       git,
@@ -77,14 +83,17 @@ const runWith = (
       LoopReporter.layerTest(output),
       NodeFileSystem.layer
     ).pipe(Layer.provideMerge(stores))
+    const change = makeChange(extras.tasks)
     return yield* Effect.gen(function*() {
+      if (extras.setup) yield* extras.setup
       const exit = yield* Effect.exit(
-        runLoop({ change: makeChange(), userPrompt: "Build it.", options: options(loopOptions), cwd: "/tmp", pid: 42 })
+        runLoop({ change, userPrompt: "Build it.", options: options(loopOptions), cwd: "/tmp", pid: 42, redact: (text) => text })
       )
       const history = yield* HistoryStore
       const { records } = yield* history.recent(changeId, 100)
       const state = yield* history.readState(changeId)
-      return { exit, prompts, output: output.join(""), records, state: Option.getOrNull(state) }
+      const journal = yield* (yield* ErrorJournal).read(changeId)
+      return { exit, prompts, output: output.join(""), records, state: Option.getOrNull(state), journal, change }
     }).pipe(Effect.provide(layer))
   })
 
@@ -250,5 +259,107 @@ describe("the loop", () => {
       const git = GitSummary.layerTest({ commits: [{ hash: "abc1234", subject: "add parser", author: "Ada", date: "2026-11-01T10:00:00Z" }] })
       const { prompts } = yield* runWith(() => scriptedRun(done), {}, git)
       assert.include(prompts[0]!.prompt, "## Recent commits\n\n- abc1234 2026-11-01T10:00:00Z Ada: add parser")
+    }))
+
+  it.effect("journals a failed iteration with its task and output, and the next prompt shows it under Previous errors", () =>
+    Effect.gen(function*() {
+      const { journal, prompts } = yield* runWith((r) =>
+        r.iteration === 1
+          ? [HarnessEvent.Output({ stream: "stderr", text: "Error: cannot find module './greet'\n" }), HarnessEvent.Output({ stream: "stdout", text: "npm test\n" }), HarnessEvent.Exited({ exitCode: 2, signal: null })]
+          : scriptedRun(done), {}, undefined, { tasks: "- [x] 1.1 a\n- [ ] 1.2 Add the entry point\n" })
+      assert.strictEqual(journal.length, 1)
+      assert.deepInclude(journal[0], { iteration: 1, exitCode: 2, taskId: "1.2", taskDescription: "Add the entry point", stdout: "npm test\n" })
+      assert.include(journal[0]!.stderr, "cannot find module")
+      assert.notInclude(prompts[0]!.prompt, "## Previous errors")
+      assert.include(prompts[1]!.prompt, "## Previous errors")
+      assert.include(prompts[1]!.prompt, "Error: cannot find module './greet'")
+    }))
+
+  it.effect("shows this run's failures and only the most recent --error-history ones of earlier runs", () =>
+    Effect.gen(function*() {
+      const old = (i: number) => ({ timestamp: "2026-11-01T00:00:00.000Z", run: "old-run", iteration: i, exitCode: 1, signal: null, timedOut: false, taskId: null, taskDescription: null, stderr: `OLD-FAILURE-${i}\n`, stdout: "" })
+      const setup = Effect.flatMap(ErrorJournal, (j) => Effect.forEach([1, 2, 3, 4, 5], (i) => j.append(changeId, old(i)))).pipe(Effect.orDie, Effect.asVoid)
+      const { prompts } = yield* runWith((r) => r.iteration === 1 ? scriptedRun("x\n", 1) : scriptedRun(done), { errorHistory: 2 }, undefined, { setup })
+      const second = prompts[1]!.prompt
+      assert.deepStrictEqual([1, 2, 3, 4, 5].map((i) => second.includes(`OLD-FAILURE-${i}`)), [false, false, false, true, true])
+      assert.include(second, "iteration 1: code 1")
+    }))
+
+  it.effect("puts task progress and the current task in the prompt", () =>
+    Effect.gen(function*() {
+      const { prompts } = yield* runWith(() => scriptedRun(done), {}, undefined, { tasks: "- [x] 1.1 a\n- [ ] 1.2 Write the docs\n- [ ] 1.3 c\n" })
+      assert.include(prompts[0]!.prompt, "## Tasks\n\nProgress: 1/3 complete")
+      assert.include(prompts[0]!.prompt, "Current task: 1.2: Write the docs")
+    }))
+
+  it.effect("archives the journal when the change completes with every task done and a clean last iteration", () =>
+    Effect.gen(function*() {
+      const { journal, output } = yield* runWith((r) => r.iteration === 1 ? scriptedRun("x\n", 1) : scriptedRun(done), {}, undefined, { tasks: "- [x] 1.1 a\n- [-] 1.2 b\n" })
+      assert.strictEqual(journal.length, 0)
+      assert.match(output, /error journal archived to .*errors-\d{8}T\d{6}Z\.md; errors.md is now empty/)
+    }))
+
+  it.effect("keeps the journal when tasks remain open at completion, and warns about them", () =>
+    Effect.gen(function*() {
+      const { journal, output, exit } = yield* runWith((r) => r.iteration === 1 ? scriptedRun("x\n", 1) : scriptedRun(done), {}, undefined, { tasks: "- [x] 1.1 a\n- [ ] 1.2 b\n- [ ] 1.3 c\n" })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
+      assert.strictEqual(journal.length, 1)
+      assert.include(output, "warning: the agent claims completion, but tasks.md still has 2 open tasks")
+      assert.notInclude(output, "archived")
+    }))
+
+  it.effect("journals a non-zero exit even when its promise is accepted, and then keeps the journal", () =>
+    Effect.gen(function*() {
+      const { journal, exit, output } = yield* runWith(() => scriptedRun(done, 1), {}, undefined, { tasks: "- [x] 1.1 a\n" })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
+      assert.deepStrictEqual(journal.map((e) => [e.iteration, e.exitCode]), [[1, 1]])
+      assert.notInclude(output, "archived")
+    }))
+
+  it.effect("keeps the journal with --keep-errors", () =>
+    Effect.gen(function*() {
+      const { journal } = yield* runWith((r) => r.iteration === 1 ? scriptedRun("x\n", 1) : scriptedRun(done), { keepErrors: true }, undefined, { tasks: "- [x] 1.1 a\n" })
+      assert.strictEqual(journal.length, 1)
+    }))
+
+  it.effect("with --require-tasks refuses the promise while tasks are open, and goes on", () =>
+    Effect.gen(function*() {
+      const { records, output, exit } = yield* runWith(() => scriptedRun(done), { requireTasks: true, maxIterations: 2 }, undefined, { tasks: "- [ ] 1.1 a\n" })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("max-iterations" as const))
+      assert.deepStrictEqual(records.map((r) => [r.completionDetected, r.outcome]), [[true, "continue"], [true, "continue"]])
+      assert.include(output, "completion refused: tasks.md still has 1 open task (--require-tasks)")
+    }))
+
+  it.effect("with --require-tasks accepts the promise once the agent has closed every task", () =>
+    Effect.gen(function*() {
+      const { exit } = yield* runWith(() => scriptedRun(done), { requireTasks: true }, undefined, { tasks: "- [x] 1.1 a\n- [-] 1.2 b\n" })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.iterations), Exit.succeed(1))
+    }))
+
+  it.effect("cuts a huge stream in the journal, keeping head and tail and naming the full log", () =>
+    Effect.gen(function*() {
+      const big = "y".repeat(64 * 1024)
+      const { journal } = yield* runWith((r) =>
+        r.iteration === 1
+          ? [HarnessEvent.Output({ stream: "stderr", text: "FIRST-LINE\n" }), ...Array.from({ length: 16 }, () => HarnessEvent.Output({ stream: "stderr", text: big })), HarnessEvent.Output({ stream: "stderr", text: "LAST-LINE\n" }), HarnessEvent.Exited({ exitCode: 1, signal: null })]
+          : scriptedRun(done), { keepErrors: true })
+      const stderr = journal[0]!.stderr
+      assert.isTrue(stderr.startsWith("FIRST-LINE"))
+      assert.isTrue(stderr.trimEnd().endsWith("LAST-LINE"))
+      assert.match(stderr, /\[\.\.\. \d+ characters cut here; the full output is in memory:.*\.\.\.\]/)
+      assert.isBelow(stderr.length, 300 * 1024)
+    }))
+
+  it.effect("lists the configured number of recent commits, asking for merges only when told", () =>
+    Effect.gen(function*() {
+      const commits = Array.from({ length: 8 }, (_, i) => ({ hash: `h${i}`, subject: `commit ${i}`, author: "Ada", date: "2026-11-01T10:00:00Z" }))
+      const calls: Array<{ count: number; includeMerges: boolean }> = []
+      const { prompts } = yield* runWith(() => scriptedRun(done), { historyCount: 3 }, GitSummary.layerTest({ commits, historyCalls: calls }))
+      yield* runWith(() => scriptedRun(done), { historyCount: 5, includeMerges: true }, GitSummary.layerTest({ commits, historyCalls: calls }))
+      assert.deepStrictEqual(calls, [{ count: 3, includeMerges: false }, { count: 5, includeMerges: true }])
+      assert.include(prompts[0]!.prompt, "- h2 2026-11-01T10:00:00Z Ada: commit 2")
+      assert.notInclude(prompts[0]!.prompt, "commit 3")
+      const none = yield* runWith(() => scriptedRun(done), { historyCount: 0 }, GitSummary.layerTest({ commits }))
+      assert.notInclude(none.prompts[0]!.prompt, "## Recent commits")
     }))
 })

@@ -3,9 +3,11 @@ import { FileSystem } from "@effect/platform"
 import {
   type Change,
   ContextStore,
+  ErrorJournal,
   HarnessService,
   HistoryStore,
   LoopOptions,
+  makeRedactor,
   PromptBuilder,
   runLoop,
   Workspace
@@ -110,6 +112,17 @@ const options = {
   ),
   historyMerges: Options.boolean("history-merges").pipe(
     Options.withDescription("Include merge commits in the prompt's recent commits (default: off)")
+  ),
+  errorHistory: Options.text("error-history").pipe(
+    Options.withPseudoName("n"),
+    Options.withDescription("Failures of earlier runs shown in each prompt, from errors.md; this run's are always shown (default: 3)"),
+    Options.withDefault("3")
+  ),
+  keepErrors: Options.boolean("keep-errors").pipe(
+    Options.withDescription("Keep errors.md when the change completes instead of archiving it (default: off)")
+  ),
+  requireTasks: Options.boolean("require-tasks").pipe(
+    Options.withDescription("Refuse the completion promise while tasks.md has open tasks (default: off)")
   )
 }
 
@@ -118,7 +131,7 @@ const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}
 const valueFlags = new Set([
   "c",
   "m",
-  ...["change", "module", "harness", "harnessCommand", "model", "minIterations", "maxIterations", "completionPromise", "addContext", "promptFile", "inactivityTimeout", "historyCommits"].map(kebab)
+  ...["change", "module", "harness", "harnessCommand", "model", "minIterations", "maxIterations", "completionPromise", "addContext", "promptFile", "inactivityTimeout", "historyCommits", "errorHistory"].map(kebab)
 ])
 
 type Parsed = Command.Command.ParseConfig<typeof options & { readonly prompt: typeof prompt }>
@@ -219,7 +232,10 @@ const runMode = (args: Parsed, change: Change) =>
       commit: !args.noCommit,
       inactivityTimeoutMs: yield* parseDuration("--inactivity-timeout", args.inactivityTimeout),
       historyCount: yield* parseCount("--history-commits", args.historyCommits),
-      includeMerges: args.historyMerges
+      includeMerges: args.historyMerges,
+      requireTasks: args.requireTasks,
+      keepErrors: args.keepErrors,
+      errorHistory: yield* parseCount("--error-history", args.errorHistory)
     })
     const harness = yield* harnessLayer(args.harness.trim(), {
       model: Option.getOrNull(args.model),
@@ -233,7 +249,8 @@ const runMode = (args: Parsed, change: Change) =>
         userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
         options,
         cwd: workspace.root,
-        pid: process.pid
+        pid: process.pid,
+        redact: makeRedactor(process.env)
       })
       yield* setExitCode(result.status === "complete" ? 0 : 3)
     })
@@ -283,7 +300,9 @@ const handler = (args: Parsed) =>
     yield* runMode(args, change)
   }).pipe(
     Effect.provide(
-      Layer.mergeAll(ContextStore.layer, HistoryStore.layer).pipe(Layer.provideMerge(Workspace.layer(process.cwd())))
+      Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer).pipe(
+        Layer.provideMerge(Workspace.layer(process.cwd()))
+      )
     )
   )
 

@@ -1,0 +1,124 @@
+import { Duration, Effect, Stream } from "effect"
+import { makeCompletionDetector } from "./CompletionDetector.js"
+import type { HarnessUsage } from "./Domain.js"
+import type { HarnessError, HarnessRequest, HarnessService } from "./HarnessService.js"
+import type { IterationLog } from "./HistoryStore.js"
+import { makeHeadTail } from "./JournalEntry.js"
+import type { LoopReporter } from "./LoopReporter.js"
+import type { StateError } from "./StateError.js"
+
+/** How much of each stream an error journal entry keeps: this much from the start and from the end. */
+export const JOURNAL_STREAM_HALF = 128 * 1024
+
+const addUsage = (total: HarnessUsage | null, next: HarnessUsage): HarnessUsage =>
+  total === null ? next : {
+    inputTokens: total.inputTokens + next.inputTokens,
+    outputTokens: total.outputTokens + next.outputTokens,
+    reasoningTokens: total.reasoningTokens + next.reasoningTokens,
+    cacheReadTokens: total.cacheReadTokens + next.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + next.cacheWriteTokens,
+    cost: total.cost + next.cost
+  }
+
+/** Redacts whole lines only, so a secret split across two chunks is still caught; a line is cut at 64 KiB. */
+const makeLineRedactor = (redact: (text: string) => string) => {
+  let partial = ""
+  return {
+    push: (text: string) => {
+      const joined = partial + text
+      const cut = joined.lastIndexOf("\n")
+      if (cut === -1 && joined.length < 64 * 1024) {
+        partial = joined
+        return ""
+      }
+      const end = cut === -1 ? joined.length : cut + 1
+      partial = joined.slice(end)
+      return redact(joined.slice(0, end))
+    },
+    flush: () => {
+      const rest = partial
+      partial = ""
+      return rest === "" ? "" : redact(rest)
+    }
+  }
+}
+
+/** Everything one harness run reported, gathered as it streams, in bounded memory. */
+export const makeCapture = (completionPromise: string) => {
+  const detector = makeCompletionDetector(completionPromise)
+  return {
+    detector,
+    exitCode: null as number | null,
+    signal: null as string | null,
+    timedOut: false,
+    usage: null as HarnessUsage | null,
+    warnings: [] as Array<string>,
+    stdout: makeHeadTail(JOURNAL_STREAM_HALF),
+    stderr: makeHeadTail(JOURNAL_STREAM_HALF),
+    displayAtLineStart: true
+  }
+}
+export type Capture = ReturnType<typeof makeCapture>
+
+class InactivityTimeout {
+  readonly _tag = "InactivityTimeout"
+}
+
+/**
+ * Runs the harness once, feeding `capture`: the log gets every byte (redacted line by line), the
+ * terminal the live view (unless streaming is off), the detector the agent's own text.
+ */
+export const runHarness = (options: {
+  readonly harness: HarnessService["Type"]
+  readonly request: HarnessRequest
+  readonly capture: Capture
+  readonly log: IterationLog
+  readonly reporter: LoopReporter["Type"]
+  readonly stream: boolean
+  readonly inactivityTimeoutMs: number
+  readonly redact: (text: string) => string
+}): Effect.Effect<void, HarnessError | StateError> => {
+  const { capture, log, reporter } = options
+  const logOut = makeLineRedactor(options.redact)
+  const logErr = makeLineRedactor(options.redact)
+  const timeout = Duration.millis(options.inactivityTimeoutMs)
+  return options.harness.run(options.request).pipe(
+    Stream.timeoutFail(() => new InactivityTimeout(), timeout),
+    Stream.runForEach((event) => {
+      switch (event._tag) {
+        case "Output": {
+          const isErr = event.stream === "stderr"
+          ;(isErr ? capture.stderr : capture.stdout).append(event.text)
+          const text = (isErr ? logErr : logOut).push(event.text)
+          return text === "" ? Effect.void : log.write(isErr ? text.replace(/^(?=.)/gm, "[stderr] ") : text)
+        }
+        case "Display":
+          if (!options.stream || event.text === "") return Effect.void
+          capture.displayAtLineStart = event.text.endsWith("\n")
+          return reporter.write(event.text)
+        case "AgentText":
+          return Effect.sync(() => void capture.detector.feed(event.text))
+        case "Usage":
+          return Effect.sync(() => void (capture.usage = addUsage(capture.usage, event.usage)))
+        case "Warning":
+          return Effect.sync(() => void capture.warnings.push(event.message))
+        case "Exited":
+          return Effect.sync(() => {
+            capture.exitCode = event.exitCode
+            capture.signal = event.signal
+          })
+      }
+    }),
+    Effect.catchIf((error): error is InactivityTimeout => error instanceof InactivityTimeout, () =>
+      Effect.sync(() => {
+        capture.timedOut = true
+        capture.warnings.push(`the harness printed nothing for ${Duration.format(timeout)} and was stopped`)
+      })),
+    Effect.ensuring(
+      Effect.suspend(() => {
+        const rest = logOut.flush() + logErr.flush().replace(/^(?=.)/gm, "[stderr] ")
+        return rest === "" ? Effect.void : log.write(rest).pipe(Effect.ignore)
+      })
+    )
+  )
+}

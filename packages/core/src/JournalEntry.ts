@@ -1,0 +1,171 @@
+/** One failed iteration in `errors.md`. */
+export interface JournalEntry {
+  /** ISO 8601. */
+  readonly timestamp: string
+  readonly run: string
+  readonly iteration: number
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly timedOut: boolean
+  readonly taskId: string | null
+  readonly taskDescription: string | null
+  readonly stderr: string
+  readonly stdout: string
+}
+
+/** The line that starts every entry. */
+export const ENTRY_DELIMITER = "<!-- spool:error-entry -->"
+
+const describeExit = (entry: Pick<JournalEntry, "exitCode" | "signal" | "timedOut">) =>
+  entry.timedOut ? "timed out" : entry.signal !== null ? `signal ${entry.signal}` : `code ${entry.exitCode}`
+
+/** A fence longer than any run of backticks in the text, so the block always closes where it should. */
+const fenceFor = (text: string) => {
+  const longest = Math.max(0, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length))
+  return "`".repeat(Math.max(3, longest + 1))
+}
+
+const block = (label: string, text: string) => {
+  const fence = fenceFor(text)
+  return `### ${label}\n\n${fence}text\n${text.endsWith("\n") ? text : `${text}\n`}${fence}\n`
+}
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+
+export const formatEntry = (entry: JournalEntry): string => {
+  const parts = [
+    `${ENTRY_DELIMITER}\n## Iteration ${entry.iteration} failed (${describeExit(entry)})\n`,
+    [
+      `- time: ${entry.timestamp}`,
+      `- run: ${entry.run}`,
+      `- iteration: ${entry.iteration}`,
+      `- exit: ${describeExit(entry)}`,
+      `- task: ${entry.taskId === null ? "none" : oneLine(entry.taskId)}`,
+      `- description: ${entry.taskDescription === null ? "none" : oneLine(entry.taskDescription)}`
+    ].join("\n") + "\n"
+  ]
+  if (entry.stderr !== "") parts.push(block("stderr", entry.stderr))
+  if (entry.stdout !== "") parts.push(block("stdout", entry.stdout))
+  return `${parts.join("\n")}\n`
+}
+
+const field = (fields: Map<string, string>, key: string) => {
+  const value = fields.get(key)
+  return value === undefined || value === "none" ? null : value
+}
+
+/** Reads `errors.md` back; text that is not a well-formed entry is skipped. */
+export const parseEntries = (text: string): Array<JournalEntry> => {
+  const entries: Array<JournalEntry> = []
+  const lines = text.split("\n")
+  let i = 0
+  while (i < lines.length) {
+    if (lines[i] !== ENTRY_DELIMITER) {
+      i++
+      continue
+    }
+    i++
+    const fields = new Map<string, string>()
+    const blocks = new Map<string, string>()
+    while (i < lines.length && lines[i] !== ENTRY_DELIMITER) {
+      const line = lines[i]!
+      const kv = /^- (\w+): (.*)$/.exec(line)
+      const heading = /^### (stderr|stdout)$/.exec(line)
+      if (kv !== null && blocks.size === 0) {
+        fields.set(kv[1]!, kv[2]!)
+        i++
+      } else if (heading !== null) {
+        i++
+        while (i < lines.length && lines[i] === "") i++
+        const fence = /^(`{3,})text$/.exec(lines[i] ?? "")?.[1]
+        if (fence === undefined) continue
+        const start = ++i
+        while (i < lines.length && lines[i] !== fence) i++
+        blocks.set(heading[1]!, lines.slice(start, i).join("\n") + "\n")
+        i++
+      } else {
+        i++
+      }
+    }
+    const exit = fields.get("exit") ?? ""
+    const iteration = Number(fields.get("iteration"))
+    if (!fields.has("time") || !fields.has("run") || !Number.isInteger(iteration)) continue
+    entries.push({
+      timestamp: fields.get("time")!,
+      run: fields.get("run")!,
+      iteration,
+      exitCode: /^code (-?\d+)$/.exec(exit) ? Number(/^code (-?\d+)$/.exec(exit)![1]) : null,
+      signal: /^signal (\S+)$/.exec(exit)?.[1] ?? null,
+      timedOut: exit === "timed out",
+      taskId: field(fields, "task"),
+      taskDescription: field(fields, "description"),
+      stderr: blocks.get("stderr") ?? "",
+      stdout: blocks.get("stdout") ?? ""
+    })
+  }
+  return entries
+}
+
+/** Keeps the first and last `half` characters of a stream, however long it grows, and counts the rest. */
+export const makeHeadTail = (half: number) => {
+  let head = ""
+  let tail: Array<string> = []
+  let tailLength = 0
+  let total = 0
+  return {
+    append: (text: string) => {
+      total += text.length
+      if (head.length < half) {
+        const room = half - head.length
+        head += text.slice(0, room)
+        text = text.slice(room)
+      }
+      if (text === "") return
+      tail.push(text)
+      tailLength += text.length
+      while (tail.length > 1 && tailLength - tail[0]!.length >= half) tailLength -= tail.shift()!.length
+      if (tail.length > 64) tail = [tail.join("")]
+    },
+    /** The whole stream if it fit, else head, a marker saying how much was cut (and where to find it all), and tail. */
+    text: (whereFull: string) => {
+      const rest = tail.join("")
+      const kept = rest.slice(Math.max(0, rest.length - half))
+      const cut = total - head.length - kept.length
+      if (cut <= 0) return head + kept
+      return `${head}\n[... ${cut} characters cut here; the full output is in ${whereFull} ...]\n${kept}`
+    }
+  }
+}
+
+/** An entry cut down to `budget` characters of output for a prompt: the end of each stream says most. */
+export const trimEntryForPrompt = (entry: JournalEntry, budget: number): JournalEntry => {
+  const keepEnd = (text: string, n: number) =>
+    text.length <= n ? text : `[... ${text.length - n} characters cut ...]\n${text.slice(text.length - n)}`
+  const half = Math.floor(budget / 2)
+  const stderrBudget = entry.stdout === "" ? budget : entry.stderr === "" ? 0 : Math.max(half, budget - entry.stdout.length)
+  return {
+    ...entry,
+    stderr: keepEnd(entry.stderr, stderrBudget),
+    stdout: keepEnd(entry.stdout, Math.max(0, budget - Math.min(entry.stderr.length, stderrBudget)))
+  }
+}
+
+/** Characters of output each entry may bring into a prompt. */
+export const PROMPT_ENTRY_BUDGET = 2000
+
+/** The body of the prompt's `Previous errors` section, or null when there are none. */
+export const previousErrorsSection = (entries: ReadonlyArray<JournalEntry>, budget = PROMPT_ENTRY_BUDGET): string | null => {
+  if (entries.length === 0) return null
+  const parts = [
+    "Earlier iterations failed as recorded below (newest last). Find the cause of each, fix it or avoid it, and do not repeat it."
+  ]
+  for (const original of entries) {
+    const entry = trimEntryForPrompt(original, budget)
+    const task = entry.taskId === null ? "" : `, task ${entry.taskId}${entry.taskDescription === null ? "" : `: ${entry.taskDescription}`}`
+    const lines = [`### Run ${entry.run}, iteration ${entry.iteration}: ${describeExit(entry)}${task}`]
+    if (entry.stderr !== "") lines.push(`stderr:\n${fenceFor(entry.stderr)}\n${entry.stderr.trimEnd()}\n${fenceFor(entry.stderr)}`)
+    if (entry.stdout !== "") lines.push(`stdout:\n${fenceFor(entry.stdout)}\n${entry.stdout.trimEnd()}\n${fenceFor(entry.stdout)}`)
+    parts.push(lines.join("\n"))
+  }
+  return parts.join("\n\n")
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  ENTRY_DELIMITER,
+  formatEntry,
+  type JournalEntry,
+  makeHeadTail,
+  parseEntries,
+  previousErrorsSection,
+  trimEntryForPrompt
+} from "../src/JournalEntry.js"
+
+const entry = (overrides: Partial<JournalEntry> = {}): JournalEntry => ({
+  timestamp: "2026-11-22T02:30:00.000Z",
+  run: "20261122T023000Z-abcd",
+  iteration: 2,
+  exitCode: 1,
+  signal: null,
+  timedOut: false,
+  taskId: "1.2",
+  taskDescription: "Add the entry point",
+  stderr: "TypeError: boom\n",
+  stdout: "running tests\n1 failed\n",
+  ...overrides
+})
+
+describe("error journal entries", () => {
+  it("writes a delimiter, a header with every field, then labelled stderr and stdout blocks", () => {
+    const text = formatEntry(entry())
+    const lines = text.split("\n")
+    expect(lines[0]).toBe(ENTRY_DELIMITER)
+    for (const field of ["- time: 2026-11-22T02:30:00.000Z", "- run: 20261122T023000Z-abcd", "- iteration: 2", "- exit: code 1", "- task: 1.2", "- description: Add the entry point"]) {
+      expect(lines).toContain(field)
+    }
+    expect(text.indexOf("### stderr")).toBeLessThan(text.indexOf("### stdout"))
+    expect(text).toContain("```text\nTypeError: boom\n```")
+  })
+
+  it("omits an empty stream's block", () => {
+    const text = formatEntry(entry({ stdout: "" }))
+    expect(text).toContain("### stderr")
+    expect(text).not.toContain("### stdout")
+  })
+
+  it("records a signal or a timeout instead of an exit code", () => {
+    expect(formatEntry(entry({ exitCode: null, signal: "SIGKILL" }))).toContain("- exit: signal SIGKILL")
+    expect(formatEntry(entry({ exitCode: null, timedOut: true }))).toContain("- exit: timed out")
+  })
+
+  it("reads entries back exactly, even when the output holds fences and delimiter lines", () => {
+    const tricky = entry({ stdout: `\`\`\`\n${ENTRY_DELIMITER}\n- run: fake\n### stderr\n\`\`\`\`\` five\n`, stderr: "" })
+    const entries = [entry(), tricky, entry({ iteration: 3, exitCode: null, signal: "SIGTERM", taskId: null, taskDescription: null })]
+    const parsed = parseEntries(entries.map(formatEntry).join(""))
+    expect(parsed).toEqual(entries)
+  })
+
+  it("skips text that is not a well-formed entry", () => {
+    expect(parseEntries(`junk\n${ENTRY_DELIMITER}\n- nothing useful\n${formatEntry(entry())}`)).toEqual([entry()])
+  })
+
+  it("keeps the head and the tail of a huge stream, with a marker saying how much was cut and where the full log is", () => {
+    const capture = makeHeadTail(1000)
+    capture.append("HEAD")
+    for (let i = 0; i < 5000; i++) capture.append("x".repeat(100))
+    capture.append("TAIL")
+    const text = capture.text("logs/run-002.log")
+    expect(text.startsWith("HEAD")).toBe(true)
+    expect(text.endsWith("TAIL")).toBe(true)
+    expect(text).toContain(`[... ${4 + 500_000 + 4 - 2000} characters cut here; the full output is in logs/run-002.log ...]`)
+    expect(text.length).toBeLessThan(2200)
+  })
+
+  it("keeps a stream that fits whole, with no marker", () => {
+    const capture = makeHeadTail(1000)
+    capture.append("a".repeat(700))
+    capture.append("b".repeat(1300))
+    expect(capture.text("x")).toBe("a".repeat(700) + "b".repeat(1300))
+  })
+
+  it("trims an entry to a budget for the prompt, keeping the end of each stream", () => {
+    const trimmed = trimEntryForPrompt(entry({ stderr: `${"e".repeat(5000)}LAST-ERR`, stdout: `${"o".repeat(5000)}LAST-OUT` }), 1000)
+    expect(trimmed.stderr.length + trimmed.stdout.length).toBeLessThan(1200)
+    expect(trimmed.stderr.endsWith("LAST-ERR")).toBe(true)
+    expect(trimmed.stdout.endsWith("LAST-OUT")).toBe(true)
+  })
+
+  it("frames previous errors so the agent fixes or avoids their cause", () => {
+    const body = previousErrorsSection([entry(), entry({ iteration: 3 })])!
+    expect(body).toMatch(/fix it or avoid it, and do not repeat it/)
+    expect(body).toContain("### Run 20261122T023000Z-abcd, iteration 2: code 1, task 1.2: Add the entry point")
+    expect(body).toContain("TypeError: boom")
+    expect(previousErrorsSection([])).toBeNull()
+  })
+})
