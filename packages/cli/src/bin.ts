@@ -1,10 +1,17 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit } from "effect"
+import { currentGracePeriod } from "@spool/core"
+import { Cause, Deferred, Duration, Effect, Exit, FiberId } from "effect"
 import { run } from "./Cli.js"
-import { describeFailure } from "./Failure.js"
 import { ExitCode } from "./ExitCode.js"
+import { describeFailure } from "./Failure.js"
 
 let signalled: NodeJS.Signals | null = null
+const exitCodeFor = (signal: NodeJS.Signals) => (signal === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted)
+
+// The first Ctrl-C (or SIGTERM) stops the loop gracefully: the agent gets SIGTERM and a grace
+// period. A second one ends the grace period at once, and the process soon after.
+const stopNow = Deferred.unsafeMake<void>(FiberId.none)
+const GRACE = Duration.seconds(5)
 
 const program = run(process.argv).pipe(
   Effect.catchAll((error) =>
@@ -14,13 +21,14 @@ const program = run(process.argv).pipe(
       process.exitCode = failure.exitCode
     })
   ),
+  Effect.locally(currentGracePeriod, Effect.raceFirst(Effect.sleep(GRACE), Deferred.await(stopNow))),
   Effect.provide(NodeContext.layer)
 )
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => {
-    if (signalled !== null) return onExit(signalled === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted)
+    if (signalled !== null) return onExit(exitCodeFor(signalled))
     if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
       process.stderr.write(`spool: unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}\n`)
       return onExit(ExitCode.Failed)
@@ -31,8 +39,12 @@ NodeRuntime.runMain(program, {
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.prependListener(signal, () => {
-    // A second signal means "stop now": runMain's own handler has started the graceful stop already.
-    if (signalled !== null) process.exit(signal === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted)
-    signalled = signal
+    if (signalled === null) {
+      signalled = signal
+      process.stderr.write(`\nspool: stopping (${signal}); again to stop at once\n`)
+      return
+    }
+    Deferred.unsafeDone(stopNow, Exit.void)
+    setTimeout(() => process.exit(exitCodeFor(signalled ?? signal)), 2000).unref()
   })
 }

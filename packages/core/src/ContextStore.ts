@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer, Ref } from "effect"
-import { appendFile, readFileOrNull, writeFileAtomic } from "./AtomicFile.js"
+import { appendFile, readTextFile, writeFileAtomic } from "./AtomicFile.js"
 import type { ChangeId } from "./Domain.js"
 import type { StateError } from "./StateError.js"
 import { Workspace } from "./Workspace.js"
@@ -22,7 +22,11 @@ export class ContextStore extends Context.Tag("@spool/core/ContextStore")<Contex
       const workspace = yield* Workspace
       const file = (changeId: ChangeId) => path.join(workspace.stateDir(changeId), ContextStore.fileName)
       return {
-        load: (changeId) => readFileOrNull(fs, file(changeId)).pipe(Effect.map((text) => (text ?? "").trim())),
+        load: (changeId) =>
+          readTextFile(fs, file(changeId), {
+            maxBytes: 1024 * 1024,
+            hint: "clear it with spool ralph --clear-context and add shorter context"
+          }).pipe(Effect.map((text) => (text ?? "").trim())),
         append: (changeId, text) =>
           workspace.ensureStateDir(changeId).pipe(
             Effect.zipRight(appendFile(fs, path, file(changeId), `${text.trim()}\n`))

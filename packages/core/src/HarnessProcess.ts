@@ -1,5 +1,5 @@
 import { Command, CommandExecutor, FileSystem } from "@effect/platform"
-import { Chunk, Duration, Effect, Option, Stream } from "effect"
+import { Chunk, Duration, Effect, FiberRef, Option, Stream } from "effect"
 import { HarnessError, HarnessEvent } from "./HarnessService.js"
 
 export interface ProcessSpec {
@@ -10,9 +10,13 @@ export interface ProcessSpec {
   readonly env?: Readonly<Record<string, string>>
   /** Written to the agent's stdin, which is then closed; null gives it an empty stdin. */
   readonly stdin: string | null
-  /** How long the agent gets to exit after SIGTERM before its process group is killed. */
-  readonly grace?: Duration.DurationInput
 }
+
+/**
+ * How long a stopped agent gets to exit after SIGTERM before its process group is killed: an
+ * effect that completes when the grace period is over. The CLI ends it early on a second Ctrl-C.
+ */
+export const currentGracePeriod = FiberRef.unsafeMake<Effect.Effect<void>>(Effect.sleep(Duration.seconds(5)))
 
 const signalOf = (message: string) => /signal:?\s*(SIG[A-Z0-9]+)/.exec(message)?.[1] ?? "SIGKILL"
 
@@ -47,8 +51,11 @@ export const runProcess = (
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
           if (yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false))) {
-            yield* proc.kill("SIGTERM").pipe(Effect.ignore, Effect.timeout(spec.grace ?? Duration.seconds(5)), Effect.ignore)
+            const grace = yield* FiberRef.get(currentGracePeriod)
+            // Finalizers run uninterruptibly; the race must be able to interrupt its loser.
+            yield* Effect.interruptible(Effect.raceFirst(proc.kill("SIGTERM").pipe(Effect.ignore), grace))
           }
+          // Whatever the agent left in its process group goes too.
           yield* proc.kill("SIGKILL").pipe(Effect.ignore, Effect.timeout(Duration.seconds(5)), Effect.ignore)
         })
       )

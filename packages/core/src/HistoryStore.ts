@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer, Option, Ref, Schema, type Scope } from "effect"
-import { appendFile, readFileOrNull, writeFileAtomic } from "./AtomicFile.js"
+import { appendLine, readFileOrNull, writeFileAtomic } from "./AtomicFile.js"
 import { type ChangeId, IterationRecord, LoopState } from "./Domain.js"
 import { StateError } from "./StateError.js"
 import { Workspace } from "./Workspace.js"
@@ -60,7 +60,7 @@ export class HistoryStore extends Context.Tag("@spool/core/HistoryStore")<Histor
 
       const append = (changeId: ChangeId, record: IterationRecord) =>
         workspace.ensureStateDir(changeId).pipe(
-          Effect.zipRight(appendFile(fs, path, historyFile(changeId), `${JSON.stringify(encodeRecord(record))}\n`))
+          Effect.zipRight(appendLine(fs, path, historyFile(changeId), JSON.stringify(encodeRecord(record))))
         )
 
       const recent = (changeId: ChangeId, limit: number) =>

@@ -1,6 +1,6 @@
 import { FileSystem } from "@effect/platform"
 import { Clock, Data, Effect, Ref, Schema } from "effect"
-import { readFileOrNull } from "./AtomicFile.js"
+import { readTextFile } from "./AtomicFile.js"
 import { ContextStore } from "./ContextStore.js"
 import type { IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
@@ -114,15 +114,24 @@ export const runLoop = (input: LoopRun) =>
         Effect.as(gitWarned ? Effect.void : Effect.zipRight(Effect.sync(() => (gitWarned = true)), reporter.warn(error.message)), fallback))
 
     const readDocument = (path: string) =>
-      readFileOrNull(fs, path).pipe(
+      readTextFile(fs, path, { maxBytes: 8 * 1024 * 1024, hint: "split it, or move detail into other files" }).pipe(
         Effect.flatMap((text) =>
           text === null ? Effect.fail(new StateError({ reason: "Read", path, detail: "the file is missing" })) : Effect.succeed(text)
         )
       )
-    const readTasks = readFileOrNull(fs, change.tasksPath).pipe(Effect.map(parseTasks))
+    // Tasks only steer the agent: a tasks.md that cannot be read is warned about once and treated as empty.
+    let tasksWarned = false
+    const readTasks = readTextFile(fs, change.tasksPath, { maxBytes: 4 * 1024 * 1024, hint: "it is ignored" }).pipe(
+      Effect.catchAll((error) =>
+        Effect.as(tasksWarned ? Effect.void : Effect.zipRight(Effect.sync(() => (tasksWarned = true)), reporter.warn(error.message)), null)
+      ),
+      Effect.map(parseTasks)
+    )
 
     // Earlier runs' failures are read once; this run's are kept as they are journaled.
-    const earlierErrors = options.errorHistory === 0 ? [] : (yield* journal.read(changeId)).slice(-options.errorHistory)
+    const earlierErrors = options.errorHistory === 0 ? [] : (yield* journal.read(changeId).pipe(
+      Effect.catchAll((error) => Effect.as(reporter.warn(`${error.message}; earlier errors are left out of the prompt`), []))
+    )).slice(-options.errorHistory)
     const runErrors: Array<JournalEntry> = []
 
     const promptSections = (tasks: ReturnType<typeof parseTasks>) =>
@@ -286,7 +295,7 @@ export const runLoop = (input: LoopRun) =>
     })
 
     const { record: last, result } = yield* loop.pipe(
-      Effect.tapErrorTag("LoopFailedError", () => saveState({ status: "failed" }).pipe(Effect.ignore)),
+      Effect.tapError(() => saveState({ status: "failed" }).pipe(Effect.ignore)),
       Effect.onInterrupt(() => saveState({ status: "interrupted" }).pipe(Effect.ignore))
     )
     yield* saveState({ status: result.status })

@@ -15,7 +15,7 @@ export class WorkspaceNotFoundError extends Schema.TaggedError<WorkspaceNotFound
 
 /** `--change` names no usable change. */
 export class ChangeError extends Schema.TaggedError<ChangeError>()("ChangeError", {
-  reason: Schema.Literal("InvalidId", "NotFound", "Ambiguous", "MissingProposal"),
+  reason: Schema.Literal("InvalidId", "NotFound", "Ambiguous", "MissingProposal", "Outside"),
   input: Schema.String,
   candidates: Schema.Array(Schema.String)
 }) {
@@ -28,6 +28,8 @@ export class ChangeError extends Schema.TaggedError<ChangeError>()("ChangeError"
         return `unknown change '${this.input}'; active changes: ${list(this.candidates)}`
       case "Ambiguous":
         return `change '${this.input}' is ambiguous; it matches: ${list(this.candidates)}; give more of the id`
+      case "Outside":
+        return `change '${this.input}' leads outside the repository (a symlink?); spool only works on changes inside it`
       case "MissingProposal":
         return `change '${this.input}' has no proposal.md; add .spool/changes/${this.input}/proposal.md or pick another change`
     }
@@ -68,7 +70,8 @@ export class Workspace extends Context.Tag("@spool/core/Workspace")<Workspace, {
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
         const root = yield* findRoot(fs, path, path.resolve(cwd))
-        return make(fs, path, root)
+        const realRoot = yield* fs.realPath(root).pipe(Effect.orElseSucceed(() => root))
+        return make(fs, path, root, realRoot)
       })
     )
 }
@@ -107,7 +110,7 @@ const listDirectories = (fs: FileSystem.FileSystem, path: Path.Path, dir: string
 
 const isChangeId = Schema.is(ChangeIdSchema)
 
-const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string): Workspace["Type"] => {
+const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot: string): Workspace["Type"] => {
   const spoolDir = path.join(root, ".spool")
   const changesDir = path.join(spoolDir, "changes")
   const modulesDir = path.join(spoolDir, "modules")
@@ -126,7 +129,25 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string): Workspa
       const dir = dirs.find((name) => name === moduleId || name.startsWith(`${moduleId}_`))
       if (dir === undefined) return null
       const file = path.join(modulesDir, dir, "module.md")
-      return (yield* isFile(fs, file)) ? file : null
+      return (yield* isFile(fs, file)) && !(yield* Effect.isFailure(checkInside(file))) ? file : null
+    })
+
+  // Symlinks may point anywhere: whatever spool reads or writes must really live under the root.
+  const isInside = (real: string, base: string) => real === base || real.startsWith(base.endsWith(path.sep) ? base : base + path.sep)
+  const checkInside = (target: string) =>
+    Effect.gen(function*() {
+      const base = realRoot
+      let probe = target
+      while (true) {
+        const real = yield* fs.realPath(probe).pipe(Effect.option)
+        if (real._tag === "Some") {
+          if (isInside(real.value, base)) return
+          return yield* new StateError({ reason: "Outside", path: target, detail: `it resolves to ${real.value}` })
+        }
+        const parent = path.dirname(probe)
+        if (parent === probe) return
+        probe = parent
+      }
     })
 
   const resolveChange = (input: string) =>
@@ -153,6 +174,9 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string): Workspa
       }
       const changeId = ChangeIdSchema.make(id)
       const dir = path.join(changesDir, id)
+      if (yield* Effect.isFailure(checkInside(dir))) {
+        return yield* new ChangeError({ reason: "Outside", input: id, candidates: [] })
+      }
       const proposalPath = path.join(dir, "proposal.md")
       if (!(yield* isFile(fs, proposalPath))) {
         return yield* new ChangeError({ reason: "MissingProposal", input: id, candidates: [] })
@@ -176,15 +200,20 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string): Workspa
   const stateRoot = path.join(spoolDir, ".state")
   const ignoreFile = path.join(stateRoot, ".gitignore")
 
+  const checked = new Set<string>()
   const ensureStateDir = (changeId: ChangeId) =>
     Effect.gen(function*() {
       const dir = stateDir(changeId)
+      if (checked.has(dir)) return dir
+      yield* checkInside(dir)
       yield* fs.makeDirectory(dir, { recursive: true }).pipe(
         Effect.mapError((cause) => new StateError({ reason: "Write", path: dir, detail: cause.message }))
       )
       if (!(yield* isFile(fs, ignoreFile))) {
         yield* writeFileAtomic(fs, path, ignoreFile, "# spool loop state: never committed\n*\n")
       }
+      yield* checkInside(dir)
+      checked.add(dir)
       return dir
     })
 

@@ -6,6 +6,7 @@ import {
   ErrorJournal,
   HarnessService,
   HistoryStore,
+  LoopLock,
   LoopOptions,
   makeRedactor,
   PromptBuilder,
@@ -21,6 +22,7 @@ import { loadStatus, statusJson, statusText } from "../Status.js"
 import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { setExitCode } from "../ExitCode.js"
+import { lockIdentity } from "../Process.js"
 
 const prompt = Args.text({ name: "prompt" }).pipe(
   Args.withDescription("What the agent should do (words are joined with spaces); or use --prompt-file"),
@@ -244,6 +246,14 @@ const runMode = (args: Parsed, change: Change) =>
     })
     const loop = Effect.gen(function*() {
       yield* (yield* HarnessService).preflight
+      const previous = yield* (yield* LoopLock).acquire(change.id)
+      if (Option.isSome(previous)) {
+        yield* Effect.sync(() =>
+          process.stderr.write(
+            `warning: took over the lock of a loop that is no longer running (pid ${previous.value.pid}, started ${previous.value.startedAt})\n`
+          )
+        )
+      }
       const result = yield* runLoop({
         change,
         userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
@@ -253,7 +263,7 @@ const runMode = (args: Parsed, change: Change) =>
         redact: makeRedactor(process.env)
       })
       yield* setExitCode(result.status === "complete" ? 0 : 3)
-    })
+    }).pipe(Effect.scoped)
     yield* loop.pipe(
       Effect.provide(Layer.mergeAll(harness, gitLayer(workspace.root), PromptBuilder.layer, TerminalReporter.layer))
     )
@@ -300,7 +310,7 @@ const handler = (args: Parsed) =>
     yield* runMode(args, change)
   }).pipe(
     Effect.provide(
-      Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer).pipe(
+      Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer, LoopLock.layer(lockIdentity)).pipe(
         Layer.provideMerge(Workspace.layer(process.cwd()))
       )
     )

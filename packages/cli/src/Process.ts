@@ -1,0 +1,15 @@
+import type { LockIdentity } from "@spool/core"
+import { hostname } from "node:os"
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, it is just not ours.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** This process, as the lock file records it. */
+export const lockIdentity: LockIdentity = { pid: process.pid, host: hostname(), isAlive }

@@ -1,0 +1,134 @@
+import { FileSystem, Path } from "@effect/platform"
+import { Context, Effect, Layer, Option, Ref, Schema, type Scope } from "effect"
+import { readFileOrNull } from "./AtomicFile.js"
+import type { ChangeId } from "./Domain.js"
+import { StateError } from "./StateError.js"
+import { Workspace } from "./Workspace.js"
+
+export const LockOwner = Schema.Struct({
+  pid: Schema.Int,
+  host: Schema.String,
+  startedAt: Schema.String
+})
+export type LockOwner = typeof LockOwner.Type
+
+/** Another loop holds the change. */
+export class LockError extends Schema.TaggedError<LockError>()("LockError", {
+  changeId: Schema.String,
+  owner: LockOwner,
+  path: Schema.String
+}) {
+  override get message() {
+    return `a loop is already running on ${this.changeId} (pid ${this.owner.pid} on ${this.owner.host}, since ${this.owner.startedAt}); see spool ralph --status --change ${this.changeId} (if no loop runs, delete ${this.path})`
+  }
+}
+
+/** Who this process is, and how to tell whether a process of this host still runs. */
+export interface LockIdentity {
+  readonly pid: number
+  readonly host: string
+  readonly isAlive: (pid: number) => boolean
+}
+
+/** One loop per change: a lock file in the change's state directory, taken atomically, released with the scope. */
+export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
+  /** Takes the lock for the scope; succeeds with the owner of a dead loop whose lock it took over, if any. */
+  readonly acquire: (changeId: ChangeId) => Effect.Effect<Option.Option<LockOwner>, LockError | StateError, Scope.Scope>
+}>() {
+  static readonly layer = (identity: LockIdentity) =>
+    Layer.effect(
+      LoopLock,
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const workspace = yield* Workspace
+        const decodeOwner = Schema.decodeUnknownOption(Schema.parseJson(LockOwner))
+
+        const acquire = (changeId: ChangeId) =>
+          Effect.gen(function*() {
+            const dir = yield* workspace.ensureStateDir(changeId)
+            const lock = path.join(dir, "lock")
+            const fail = (cause: { message: string }) => new StateError({ reason: "Write", path: lock, detail: cause.message })
+            const mine: LockOwner = { pid: identity.pid, host: identity.host, startedAt: new Date().toISOString() }
+            const content = JSON.stringify(mine)
+
+            // A complete file linked into place: the lock never exists half-written.
+            const tryLink = Effect.scoped(
+              Effect.gen(function*() {
+                const tmp = path.join(dir, `.lock.${identity.pid}.${Math.random().toString(36).slice(2)}`)
+                yield* Effect.addFinalizer(() => fs.remove(tmp).pipe(Effect.ignore))
+                yield* fs.writeFileString(tmp, content, { mode: 0o600 }).pipe(Effect.mapError(fail))
+                return yield* fs.link(tmp, lock).pipe(
+                  Effect.as(true),
+                  Effect.catchIf((e) => e._tag === "SystemError" && e.reason === "AlreadyExists", () => Effect.succeed(false)),
+                  Effect.mapError(fail)
+                )
+              })
+            )
+
+            let takenOver: Option.Option<LockOwner> = Option.none()
+            for (let attempt = 0; attempt < 3; attempt++) {
+              if (yield* tryLink) {
+                yield* Effect.addFinalizer(() =>
+                  // Only our own lock is removed: a takeover by another process is left alone.
+                  readFileOrNull(fs, lock).pipe(
+                    Effect.flatMap((text) => (text === content ? fs.remove(lock) : Effect.void)),
+                    Effect.ignore
+                  )
+                )
+                return takenOver
+              }
+              const text = yield* readFileOrNull(fs, lock)
+              if (text === null) continue
+              const owner = decodeOwner(text)
+              const stale = Option.match(owner, {
+                // Unreadable lock content cannot name a live owner.
+                onNone: () => true,
+                onSome: (o) => o.host === identity.host && !identity.isAlive(o.pid)
+              })
+              if (!stale) return yield* new LockError({ changeId, owner: Option.getOrThrow(owner), path: lock })
+              // Move the stale lock aside; if it changed meanwhile, someone else took it over first.
+              const aside = path.join(dir, `.lock.stale.${Math.random().toString(36).slice(2)}`)
+              const moved = yield* fs.rename(lock, aside).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+              if (moved) {
+                const movedText = yield* readFileOrNull(fs, aside).pipe(Effect.orElseSucceed(() => null))
+                yield* fs.remove(aside).pipe(Effect.ignore)
+                if (movedText !== text) continue
+                takenOver = Option.orElse(owner, () => Option.some({ pid: 0, host: "unknown", startedAt: "unknown" }))
+              }
+            }
+            const owner = decodeOwner((yield* readFileOrNull(fs, lock)) ?? "")
+            return yield* new LockError({
+              changeId,
+              owner: Option.getOrElse(owner, () => ({ pid: 0, host: "unknown", startedAt: "unknown" })),
+              path: lock
+            })
+          })
+
+        return { acquire }
+      })
+    )
+
+  /** Locks held in memory, for loop tests. */
+  static readonly layerMemory = Layer.effect(
+    LoopLock,
+    Effect.gen(function*() {
+      const held = yield* Ref.make(new Set<string>())
+      return {
+        acquire: (changeId) =>
+          Effect.gen(function*() {
+            const taken = yield* Ref.modify(held, (set) => (set.has(changeId) ? [false, set] : [true, new Set(set).add(changeId)]))
+            if (!taken) {
+              return yield* new LockError({
+                changeId,
+                owner: { pid: 0, host: "memory", startedAt: "unknown" },
+                path: `memory:${changeId}/lock`
+              })
+            }
+            yield* Effect.addFinalizer(() => Ref.update(held, (set) => new Set([...set].filter((id) => id !== changeId))))
+            return Option.none()
+          })
+      }
+    })
+  )
+}
