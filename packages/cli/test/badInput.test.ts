@@ -1,8 +1,34 @@
 import { describe, expect, it } from "@effect/vitest"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { addChange, git, makeWorkspace, spool, stateFiles } from "./support.js"
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { hostname, tmpdir } from "node:os"
+import { join, relative } from "node:path"
+import { addChange, git, makeWorkspace, spool, stateDir } from "./support.js"
+
+/** Every file below `root` (but .git) with its content: "nothing was written" means this does not change. */
+const snapshot = (root: string): Record<string, string> => {
+  const files: Record<string, string> = {}
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name)
+      if (name === ".git" && dir === root) continue
+      const info = statSync(full, { throwIfNoEntry: false })
+      if (info?.isDirectory()) walk(full)
+      else files[relative(root, full)] = info?.isFile() ? readFileSync(full, "latin1") : "(other)"
+    }
+  }
+  walk(root)
+  return files
+}
+
+/** The change's state directory as spool leaves it. */
+const changeState = (root: string) => {
+  const dir = stateDir(root, "001-01_greeting-cli")
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(root, ".spool", ".state", ".gitignore"), "# spool loop state: never committed\n*\n")
+  return dir
+}
+const proposal = (root: string) => join(root, ".spool", "changes", "001-01_greeting-cli", "proposal.md")
+const outsideDir = mkdtempSync(join(tmpdir(), "spool-outside-target-"))
 
 interface Case {
   readonly name: string
@@ -27,8 +53,8 @@ const cases: ReadonlyArray<Case> = [
   { name: "absolute path as change id", args: () => ["go", "--change", "/etc/passwd", ...run], message: "invalid change id '/etc/passwd'", code: 2 },
   { name: "no .spool/ found", outside: true, args: () => ["go", "--change", "001-01", ...run], message: /no \.spool\/ directory found in .* or any parent directory/, code: 2 },
   { name: "prompt given twice", setup: (r) => writeFileSync(join(r, "p.txt"), "do it"), args: (r) => ["go", "--prompt-file", join(r, "p.txt"), "--change", "001-01", ...run], message: "give the prompt either as arguments or with --prompt-file, not both", code: 2 },
-  { name: "missing prompt file", args: (r) => ["--prompt-file", join(r, "missing.txt"), "--change", "001-01", ...run], message: /cannot read --prompt-file .*missing\.txt: NotFound/, code: 2 },
-  { name: "prompt file is a directory", setup: (r) => mkdirSync(join(r, "adir")), args: (r) => ["--prompt-file", join(r, "adir"), "--change", "001-01", ...run], message: /cannot read --prompt-file .*adir/, code: 2 },
+  { name: "missing prompt file", args: (r) => ["--prompt-file", join(r, "missing.txt"), "--change", "001-01", ...run], message: /--prompt-file .*missing\.txt does not exist; check the path/, code: 2 },
+  { name: "prompt file is a directory", setup: (r) => mkdirSync(join(r, "adir")), args: (r) => ["--prompt-file", join(r, "adir"), "--change", "001-01", ...run], message: /--prompt-file: cannot read .*adir: it is a directory/, code: 2 },
   { name: "empty prompt file", setup: (r) => writeFileSync(join(r, "empty.txt"), " \n"), args: (r) => ["--prompt-file", join(r, "empty.txt"), "--change", "001-01", ...run], message: /--prompt-file .*empty\.txt is empty/, code: 2 },
   { name: "non-numeric --max-iterations", args: () => ["go", "--change", "001-01", "--max-iterations", "ten", ...run], message: "--max-iterations must be a whole number, got 'ten'", code: 2 },
   { name: "zero --max-iterations", args: () => ["go", "--change", "001-01", "--max-iterations", "0", ...run], message: "--max-iterations must be a positive whole number", code: 2 },
@@ -55,6 +81,20 @@ const cases: ReadonlyArray<Case> = [
   { name: "--module that does not own the change", args: () => ["go", "--change", "001-01", "--module", "002", ...run], message: "change 001-01_greeting-cli belongs to module 001, not 002", code: 2 },
   { name: "--module with no active changes", args: () => ["go", "--module", "007", ...run], message: "module 007 has no active changes; active changes: 001-01_greeting-cli", code: 2 },
   { name: "--status with no state anywhere", args: () => ["--status"], message: "no change has loop state yet; name one with --change", code: 2 },
+  { name: "damaged state.json", setup: (r) => writeFileSync(join(changeState(r), "state.json"), "{\"changeId\": \"001-01_greeting-cli\", \"run\":"), args: () => ["--status", "--change", "001-01"], message: /state\.json is damaged: .* \(fix or delete the file\)/, code: 1 },
+  { name: "binary context.txt", setup: (r) => writeFileSync(join(changeState(r), "context.txt"), Buffer.from([0x89, 0x50, 0x00, 0x00, 0xff])), args: () => ["go", "--change", "001-01", ...run], message: /context\.txt is not a text file .*--clear-context/, code: 1 },
+  { name: "huge context.txt", setup: (r) => writeFileSync(join(changeState(r), "context.txt"), "x".repeat(2 * 1024 * 1024)), args: () => ["go", "--change", "001-01", ...run], message: /context\.txt is too large: 2097152 bytes, over the limit of 1048576/, code: 1 },
+  { name: "binary proposal.md", setup: (r) => writeFileSync(proposal(r), Buffer.from("# P\u0000\u0001")), args: () => ["go", "--change", "001-01", ...run], message: /proposal\.md is not a text file/, code: 1 },
+  { name: "huge proposal.md", setup: (r) => writeFileSync(proposal(r), "p".repeat(9 * 1024 * 1024)), args: () => ["go", "--change", "001-01", ...run], message: /proposal\.md is too large/, code: 1 },
+  { name: "binary prompt file", setup: (r) => writeFileSync(join(r, "p.bin"), Buffer.from([0, 1, 2])), args: (r) => ["--prompt-file", join(r, "p.bin"), "--change", "001-01", ...run], message: /--prompt-file: .*p\.bin is not a text file/, code: 2 },
+  { name: "state directory cannot be made (.spool/.state is a file)", setup: (r) => writeFileSync(join(r, ".spool", ".state"), "not a directory"), args: () => ["go", "--change", "001-01", ...run], message: /cannot read .*\.spool\/\.state\/ralph\/001-01_greeting-cli\/context\.txt: a parent path is not a directory/, code: 1 },
+  { name: "state directory is a symlink out of the repository", setup: (r) => symlinkSync(outsideDir, join(r, ".spool", ".state")), args: () => ["go", "--change", "001-01", ...run], message: /\.state\/ralph\/001-01_greeting-cli leads outside the repository \(it resolves to .*spool-outside-target-/, code: 1 },
+  { name: "change directory is a symlink out of the repository", setup: (r) => { const target = mkdtempSync(join(tmpdir(), "spool-evil-")); writeFileSync(join(target, "proposal.md"), "# evil\n"); symlinkSync(target, join(r, ".spool", "changes", "009-01_evil")) }, args: () => ["go", "--change", "009-01_evil", ...run], message: "change '009-01_evil' leads outside the repository", code: 2 },
+  { name: "--module that is not a module id", args: () => ["go", "--module", "../002", ...run], message: "invalid module id '../002': use the module's number, e.g. --module 002", code: 2 },
+  { name: "a loop already runs on the change", setup: (r) => writeFileSync(join(changeState(r), "lock"), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-11-22T01:00:00.000Z" })), args: () => ["go", "--change", "001-01", ...run], message: /a loop is already running on 001-01_greeting-cli \(pid \d+ on .*, since 2026-11-22T01:00:00\.000Z\); see spool ralph --status --change 001-01_greeting-cli/, code: 1 },
+  { name: "SPOOL_OPENCODE_BIN names no file", env: { SPOOL_OPENCODE_BIN: "/nonexistent/opencode" }, args: () => ["go", "--change", "001-01", "--no-interactive"], message: "SPOOL_OPENCODE_BIN is '/nonexistent/opencode', which does not exist; install it with `npm install -g opencode-ai`", code: 1 },
+  { name: "opencode not on PATH", env: { PATH: "/nonexistent-bin" }, args: () => ["go", "--change", "001-01", "--no-interactive"], message: "opencode harness cannot start: 'opencode' was not found on PATH; install it with `npm install -g opencode-ai`", code: 1 },
+  { name: "harness program not executable", setup: (r) => { writeFileSync(join(r, "agent.sh"), "echo hi\n"); chmodSync(join(r, "agent.sh"), 0o644) }, args: (r) => ["go", "--change", "001-01", "--harness", "command", "--harness-command", join(r, "agent.sh"), "--no-interactive"], message: /command harness cannot start: '.*agent\.sh' is not executable \(chmod \+x it\)/, code: 1 },
   { name: "missing harness program", args: () => ["go", "--change", "001-01", "--harness", "command", "--harness-command", "definitely-not-a-program-xyz", "--no-interactive"], message: "command harness cannot start: 'definitely-not-a-program-xyz' was not found on PATH", code: 1 }
 ]
 
@@ -63,6 +103,8 @@ describe("bad input: one clear line, a failing exit code, nothing written", () =
     const root = testCase.outside ? mkdtempSync(join(tmpdir(), "spool-outside-")) : makeWorkspace()
     testCase.setup?.(root)
     const before = testCase.outside ? "" : git(root, "status", "--porcelain")
+    const files = snapshot(root)
+    const outsideBefore = snapshot(outsideDir)
     const result = spool(["ralph", ...testCase.args(root)], { cwd: root, ...(testCase.env ? { env: testCase.env } : {}) })
 
     expect(result.code).toBe(testCase.code)
@@ -73,7 +115,8 @@ describe("bad input: one clear line, a failing exit code, nothing written", () =
     else expect(lines[0]).toMatch(testCase.message)
     expect(result.stderr).not.toMatch(/\n\s+at /)
     expect(result.stdout).toBe("")
-    expect(stateFiles(root)).toEqual([])
+    expect(snapshot(root)).toEqual(files)
+    expect(snapshot(outsideDir)).toEqual(outsideBefore)
     if (!testCase.outside) expect(git(root, "status", "--porcelain")).toBe(before)
   })
 })

@@ -2,11 +2,25 @@ import { FileSystem, type Path } from "@effect/platform"
 import { Effect } from "effect"
 import { StateError } from "./StateError.js"
 
-const describe = (cause: unknown) => {
+const explained: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  ENOTDIR: "a parent path is not a directory",
+  EISDIR: "it is a directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EMFILE: "too many open files",
+  ELOOP: "too many symbolic links"
+}
+
+/** A platform error as a few words a person can act on. */
+export const describe = (cause: unknown) => {
   if (typeof cause === "object" && cause !== null && "reason" in cause && "message" in cause) {
     const { reason, message } = cause as { reason: string; message: string }
     const code = /\b(E[A-Z]+)\b/.exec(message)?.[1]
-    return code === undefined ? String(reason) : `${reason} (${code})`
+    return code === undefined ? String(reason) : explained[code] ?? `${reason} (${code})`
   }
   return cause instanceof Error ? cause.message : String(cause)
 }

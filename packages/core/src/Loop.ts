@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { Clock, Data, Effect, Ref, Schema } from "effect"
+import { Clock, Data, Effect, Option, Ref, Schema } from "effect"
 import { readTextFile } from "./AtomicFile.js"
 import { ContextStore } from "./ContextStore.js"
 import type { IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
@@ -10,6 +10,7 @@ import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
 import { type JournalEntry, previousErrorsSection } from "./JournalEntry.js"
 import { formatBanner, formatCommits, formatSummary } from "./LoopFormat.js"
+import { LoopLock } from "./LoopLock.js"
 import { LoopReporter } from "./LoopReporter.js"
 import { PromptBuilder, type PromptSection } from "./PromptBuilder.js"
 import { StateError } from "./StateError.js"
@@ -74,7 +75,10 @@ const failurePolicy = (failFast: boolean) =>
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
-/** Runs iterations until the promise is accepted or `maxIterations` have run. */
+/**
+ * Runs iterations until the promise is accepted or `maxIterations` have run, holding the change's
+ * lock throughout.
+ */
 export const runLoop = (input: LoopRun) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -85,6 +89,7 @@ export const runLoop = (input: LoopRun) =>
     const harness = yield* HarnessService
     const builder = yield* PromptBuilder
     const reporter = yield* LoopReporter
+    const lock = yield* LoopLock
     const { change, options } = input
     const changeId = change.id
 
@@ -128,11 +133,8 @@ export const runLoop = (input: LoopRun) =>
       Effect.map(parseTasks)
     )
 
-    // Earlier runs' failures are read once; this run's are kept as they are journaled.
-    const earlierErrors = options.errorHistory === 0 ? [] : (yield* journal.read(changeId).pipe(
-      Effect.catchAll((error) => Effect.as(reporter.warn(`${error.message}; earlier errors are left out of the prompt`), []))
-    )).slice(-options.errorHistory)
     const runErrors: Array<JournalEntry> = []
+    let earlierErrors: ReadonlyArray<JournalEntry> = []
 
     const promptSections = (tasks: ReturnType<typeof parseTasks>) =>
       Effect.gen(function*() {
@@ -278,6 +280,27 @@ export const runLoop = (input: LoopRun) =>
         return record
       })
 
+    // Bad input stops the run before it writes anything: the agent must start, and everything an
+    // iteration reads is read once here. Only then is the change locked and state written.
+    yield* harness.preflight
+    yield* contexts.load(changeId)
+    yield* readDocument(change.proposalPath)
+    if (change.modulePath !== null) yield* readDocument(change.modulePath)
+    yield* readTasks
+    const previousOwner = yield* lock.acquire(changeId)
+    if (Option.isSome(previousOwner)) {
+      yield* reporter.warn(
+        `took over the lock of a loop that is no longer running (pid ${previousOwner.value.pid}, started ${previousOwner.value.startedAt})`
+      )
+    }
+
+    // Earlier runs' failures are read once; this run's are kept as they are journaled.
+    if (options.errorHistory > 0) {
+      earlierErrors = (yield* journal.read(changeId).pipe(
+        Effect.catchAll((error) => Effect.as(reporter.warn(`${error.message}; earlier errors are left out of the prompt`), []))
+      )).slice(-options.errorHistory)
+    }
+
     yield* saveState({})
     if (!git.repository) {
       yield* reporter.warn("not inside a git repository: iterations will not be summarized or committed")
@@ -310,4 +333,4 @@ export const runLoop = (input: LoopRun) =>
       yield* reporter.line(`stopped: --max-iterations (${options.maxIterations}) reached without the completion promise`)
     }
     return result satisfies LoopResult
-  })
+  }).pipe(Effect.scoped)

@@ -1,3 +1,4 @@
+export { readTextFile } from "./AtomicFile.js"
 export * as CommandHarness from "./CommandHarness.js"
 export * from "./CompletionDetector.js"
 export * from "./ContextStore.js"

@@ -11,6 +11,7 @@ import { GitSummary } from "../src/GitSummary.js"
 import { HarnessEvent, type HarnessRequest, HarnessService, scriptedRun } from "../src/HarnessService.js"
 import { HistoryStore } from "../src/HistoryStore.js"
 import { runLoop } from "../src/Loop.js"
+import { LoopLock } from "../src/LoopLock.js"
 import { LoopReporter } from "../src/LoopReporter.js"
 import { CONTEXT_HEADING, PromptBuilder } from "../src/PromptBuilder.js"
 import type { Change } from "../src/Workspace.js"
@@ -75,7 +76,7 @@ const runWith = (
           }))
       }))
     )
-    const stores = Layer.mergeAll(ContextStore.layerMemory, HistoryStore.layerMemory, ErrorJournal.layerMemory)
+    const stores = Layer.mergeAll(ContextStore.layerMemory, HistoryStore.layerMemory, ErrorJournal.layerMemory, LoopLock.layerMemory)
     const layer = Layer.mergeAll(
       harness,
       git,

@@ -4,12 +4,12 @@ import {
   type Change,
   ContextStore,
   ErrorJournal,
-  HarnessService,
   HistoryStore,
   LoopLock,
   LoopOptions,
   makeRedactor,
   PromptBuilder,
+  readTextFile,
   runLoop,
   Workspace
 } from "@spool/core"
@@ -157,6 +157,9 @@ const decodeLoopOptions = (input: unknown) =>
 const targetChange = (args: Parsed) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
+    if (Option.isSome(args.module) && !/^\d+(_[\w.-]*)?$/.test(args.module.value.trim())) {
+      return yield* usage(`invalid module id '${args.module.value}': use the module's number, e.g. --module 002`)
+    }
     const moduleFilter = Option.map(args.module, (m) => m.trim().replace(/_.*$/, ""))
     if (Option.isSome(args.change)) {
       const change = yield* workspace.resolveChange(args.change.value)
@@ -212,11 +215,10 @@ const readPrompt = (args: Parsed) =>
     }
     const fs = yield* FileSystem.FileSystem
     const file = args.promptFile.value
-    const text = yield* fs.readFileString(file).pipe(
-      Effect.mapError((error) =>
-        usage(`cannot read --prompt-file ${file}: ${error._tag === "SystemError" ? error.reason : error.message}`)
-      )
+    const text = yield* readTextFile(fs, file, { maxBytes: 8 * 1024 * 1024, hint: "shorten the prompt" }).pipe(
+      Effect.mapError((error) => usage(`--prompt-file: ${error.message}`))
     )
+    if (text === null) return yield* usage(`--prompt-file ${file} does not exist; check the path`)
     if (text.trim() === "") return yield* usage(`--prompt-file ${file} is empty; write the prompt into it`)
     return text.trim()
   })
@@ -245,15 +247,6 @@ const runMode = (args: Parsed, change: Change) =>
       harnessCommand: Option.getOrNull(args.harnessCommand)
     })
     const loop = Effect.gen(function*() {
-      yield* (yield* HarnessService).preflight
-      const previous = yield* (yield* LoopLock).acquire(change.id)
-      if (Option.isSome(previous)) {
-        yield* Effect.sync(() =>
-          process.stderr.write(
-            `warning: took over the lock of a loop that is no longer running (pid ${previous.value.pid}, started ${previous.value.startedAt})\n`
-          )
-        )
-      }
       const result = yield* runLoop({
         change,
         userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
@@ -263,7 +256,7 @@ const runMode = (args: Parsed, change: Change) =>
         redact: makeRedactor(process.env)
       })
       yield* setExitCode(result.status === "complete" ? 0 : 3)
-    }).pipe(Effect.scoped)
+    })
     yield* loop.pipe(
       Effect.provide(Layer.mergeAll(harness, gitLayer(workspace.root), PromptBuilder.layer, TerminalReporter.layer))
     )
