@@ -1,9 +1,13 @@
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { currentGracePeriod } from "@spool/core"
 import { Cause, Deferred, Duration, Effect, Exit, FiberId } from "effect"
 import { run } from "./Cli.js"
 import { ExitCode } from "./ExitCode.js"
 import { describeFailure } from "./Failure.js"
+import { startMemoryGovernor } from "./MemoryGovernor.js"
+
+startMemoryGovernor()
 
 let signalled: NodeJS.Signals | null = null
 const exitCodeFor = (signal: NodeJS.Signals) => (signal === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted)

@@ -31,13 +31,15 @@ export const makeCompletionDetector = (token: string): CompletionDetector => {
   return {
     feed: (text) => {
       if (detected || text.length === 0) return detected
-      const buffer = carry + text
-      if (pattern.test(buffer)) {
+      // A promise either starts in the carry and ends within the first `window` characters of the
+      // chunk, or lies inside the chunk: two searches, with no copy of the whole chunk.
+      const boundary = carry + text.slice(0, window)
+      if (pattern.test(boundary) || (text.length > window && pattern.test(text))) {
         detected = true
         carry = ""
         return true
       }
-      carry = buffer.length <= window ? buffer : buffer.slice(buffer.length - window)
+      carry = text.length >= window ? text.slice(text.length - window) : boundary.slice(Math.max(0, boundary.length - window))
       return false
     },
     detected: () => detected
