@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { agentScript, makeWorkspace, scriptedAgent, spool, spawnSpool, stateDir } from "./support.js"
+import { agentScript, git, makeWorkspace, scriptedAgent, spool, spawnSpool, stateDir } from "./support.js"
 
 const change = "001-01_greeting-cli"
 const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
@@ -200,5 +200,41 @@ describe("spool ralph end to end (built binary, temporary git repositories)", ()
     expect(written).toContain("token is [REDACTED]")
     expect(written).toContain("auth [REDACTED]")
     expect(written).not.toContain(secret)
+  })
+
+  it("records what each iteration changed and the commit it made, matching the repository", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "Do the tasks.", "--change", "001-01", ...harness(`node ${scriptedAgent}`)], { cwd: root })
+    expect(result.code).toBe(0)
+    const { history } = statusJson(root)
+    // Iteration 1 writes src/greet.js and ticks tasks.md; iteration 2 fails having changed nothing.
+    expect(history[0].git).toMatchObject({ changedFiles: 2, files: [".spool/changes/001-01_greeting-cli/tasks.md", "src/greet.js"] })
+    expect(history[1].git.changedFiles).toBe(0)
+    expect(history[1].commit).toBeNull()
+    const commits = git(root, "log", "--format=%H %s").split("\n")
+    expect(commits.length).toBe(4)
+    expect(history.at(-1).commit).toBe(commits[0]!.split(" ")[0])
+    expect(commits[0]).toContain("spool ralph: 001-01_greeting-cli iteration 4")
+    expect(git(root, "status", "--porcelain")).toBe("")
+    const text = spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout
+    expect(text).toMatch(new RegExp(`\\n\\s+4\\s+\\S+Z\\s+\\S+\\s+0\\s+found\\s+2\\s+${commits[0]!.slice(0, 7)}\\s+complete`))
+  })
+
+  it("makes no commits with --no-commit but still counts the changes", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "Do the tasks.", "--change", "001-01", "--no-commit", ...harness(`node ${scriptedAgent}`)], { cwd: root })
+    expect(result.code).toBe(0)
+    const { history } = statusJson(root)
+    expect(history.map((r: { commit: string | null }) => r.commit)).toEqual([null, null, null, null])
+    expect(history[0].git.changedFiles).toBe(2)
+    expect(git(root, "log", "--format=%s").split("\n")).toEqual(["initial"])
+  })
+
+  it("runs outside a git repository with one warning and no git fields", () => {
+    const root = makeWorkspace({ git: false })
+    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    expect(result.code).toBe(0)
+    expect(result.stderr.match(/warning: not inside a git repository/g)).toHaveLength(1)
+    expect(statusJson(root).history[0]).toMatchObject({ git: null, commit: null })
   })
 })
