@@ -1,0 +1,688 @@
+import { NodeContext } from "@effect/platform-node"
+import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import { Arbitrary, Cause, Effect, Either, Exit, FastCheck as fc, Layer, Option, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { detectCompletion, makeCompletionDetector, MAX_PROMISE_LENGTH } from "../src/CompletionDetector.js"
+import { ChangeId, IterationRecord, LoopState } from "../src/Domain.js"
+import { HistoryStore } from "../src/HistoryStore.js"
+import { ENTRY_DELIMITER, formatEntry, type JournalEntry, parseEntries } from "../src/JournalEntry.js"
+import type { StateError } from "../src/StateError.js"
+import { currentTask, formatProgress, openTaskCount, parseTasks, type TaskList, type TaskStatus, taskSection } from "../src/Tasks.js"
+import { Workspace } from "../src/Workspace.js"
+
+// Pure properties run thousands of times; the ones on disk a few hundred. Lengths use `size: "max"`:
+// fast-check's default size keeps strings and arrays to about ten items whatever `maxLength` says.
+const MANY = { fastCheck: { numRuns: 2000 } }
+const DISK = { timeout: 60_000, fastCheck: { numRuns: 300 } }
+
+// ---------------------------------------------------------------------------------------------
+// Shared generators
+
+/** Any UTF-16 code unit, lone surrogates included (fast-check's "binary" unit never makes them). */
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c))
+const anyText = (maxLength = 300) =>
+  fc.oneof(
+    fc.string({ unit: "binary", maxLength, size: "max" }),
+    fc.string({ unit: codeUnit, maxLength, size: "max" }),
+    fc.string({ unit: "grapheme", maxLength, size: "max" })
+  )
+/** Every character JavaScript's `\s` (and `String.prototype.trim`) treats as whitespace, and a few it does not. */
+const jsWhitespace = [" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff"]
+const notWhitespace = ["\u200b", "\u0085", "\u180e"]
+
+/** Splits `text` at arbitrary positions (empty chunks included). */
+const chunksOf = (text: string, cuts: ReadonlyArray<number>) => {
+  const points = cuts.map((n) => n % (text.length + 1)).sort((a, b) => a - b)
+  const chunks: Array<string> = []
+  let start = 0
+  for (const point of points) {
+    chunks.push(text.slice(start, point))
+    start = point
+  }
+  chunks.push(text.slice(start))
+  return chunks
+}
+const cutsArb = fc.array(fc.nat(), { maxLength: 60 })
+
+/** Feeds chunks one by one, checking the answers a caller relies on along the way. */
+const feedAll = (token: string, chunks: ReadonlyArray<string>) => {
+  const detector = makeCompletionDetector(token)
+  let seen = false
+  for (const chunk of chunks) {
+    const answer = detector.feed(chunk)
+    assert.isBoolean(answer)
+    if (seen) assert.isTrue(answer, "once detected, the promise stays detected")
+    seen = answer
+    assert.strictEqual(detector.detected(), answer)
+  }
+  return seen
+}
+
+// ---------------------------------------------------------------------------------------------
+// Completion promise detector
+
+const metaToken = fc.string({
+  unit: fc.constantFrom(..."\\^$.*+?()[]{}|/-", "a", "Z", "0", " ", "\u00e9", "\u{1F600}"),
+  minLength: 1,
+  maxLength: 12
+})
+/** Any token at all, blank ones included. */
+const anyToken = fc.oneof(
+  fc.constantFrom("COMPLETE", "a.b", ".*", "(x|y)", "[A-Z]+", "\\d", "$&", "^$", "a b", "  padded\t", "", " "),
+  metaToken,
+  fc.string({ unit: "binary", maxLength: 12 }),
+  fc.string({ unit: codeUnit, maxLength: 12 })
+)
+/** Tokens `LoopOptions` accepts: trimmed, non-empty, without `<` or `>`. */
+const validToken = fc.oneof(anyToken, metaToken).map((t) => t.trim()).filter((t) => t !== "" && !/[<>]/.test(t))
+
+const indent = fc.string({ unit: fc.constantFrom(" ", "\t"), maxLength: 20 })
+const inside = fc.string({ unit: fc.constantFrom(...jsWhitespace), maxLength: 20 })
+const longIndent = fc.oneof(indent, fc.string({ unit: fc.constantFrom(" ", "\t"), maxLength: 200, size: "max" }))
+const longInside = fc.oneof(inside, fc.string({ unit: fc.constantFrom(...jsWhitespace), maxLength: 200, size: "max" }))
+
+/** Pieces of text: whole promises, promises broken by one character, tags, whitespace, noise. */
+const promiseish = (token: string) =>
+  fc.oneof(
+    fc
+      .tuple(fc.boolean(), longIndent, longInside, longInside, fc.option(fc.tuple(fc.constantFrom("x", "\r", "<", "\u200b", "\n"), fc.nat()), { freq: 3 }))
+      .map(([newline, indent, before, after, breaker]) => {
+        const promise = `${newline ? "\n" : ""}${indent}<promise>${before}${token}${after}</promise>`
+        if (breaker === null) return promise
+        const at = breaker[1] % (promise.length + 1)
+        return promise.slice(0, at) + breaker[0] + promise.slice(at)
+      }),
+    fc.constantFrom("\n", "\r\n", " ", "\t", "\u00a0", "\u2028", "<promise>", "</promise>", "<promise", "promise>", "</", "<", "x"),
+    fc.constant(token),
+    fc.constant(token.slice(0, Math.ceil(token.length / 2))),
+    fc.string({ unit: fc.constantFrom(...jsWhitespace), maxLength: 6 }),
+    anyText(8)
+  )
+
+/** Long runs without whitespace: long enough that no promise can contain one whole. */
+const filler = fc
+  .tuple(fc.constantFrom("y", "\u00e9", "\u{1F600}", "<", "/", ">", "p"), fc.integer({ min: 100, max: 6000 }))
+  .map(([unit, n]) => unit.repeat(n))
+
+describe("completion promise detector under random input", () => {
+  it.prop(
+    "never throws on arbitrary text in arbitrary chunks, for any token, and never detects what the whole text lacks",
+    {
+      token: anyToken,
+      text: fc.oneof(anyText(600), fc.constant("")),
+      cuts: cutsArb
+    },
+    ({ cuts, text, token }) => {
+      const whole = detectCompletion(text, token)
+      assert.isBoolean(whole)
+      // A chunked detector only ever looks at parts of the whole text.
+      if (feedAll(token, chunksOf(text, cuts))) assert.isTrue(whole)
+    },
+    MANY
+  )
+
+  it.prop(
+    "never throws on huge lines of arbitrary characters",
+    { token: validToken, unit: anyText(4), size: fc.integer({ min: 10_000, max: 200_000 }), cuts: cutsArb },
+    ({ cuts, size, token, unit }) => {
+      const text = `<promise>${unit.repeat(Math.ceil(size / Math.max(1, unit.length)))}\n`
+      assert.isBoolean(feedAll(token, chunksOf(text, cuts)))
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.prop(
+    "gives the same answer however the text is chunked, when every promise fits in the window",
+    {
+      input: validToken.chain((token) =>
+        fc.tuple(
+          fc.constant(token),
+          fc
+            .array(
+              fc.oneof(
+                { weight: 10, arbitrary: promiseish(token).map((text) => ({ text, filler: false })) },
+                { weight: 1, arbitrary: filler.map((text) => ({ text, filler: true })) }
+              ),
+              { maxLength: 40, size: "max" }
+            )
+            // No promise can hold a whole filler, so keeping the text between fillers short keeps any promise in the window.
+            .filter((pieces) => {
+              let run = 0
+              for (const piece of pieces) {
+                run = piece.filler ? 0 : run + piece.text.length
+                if (run > MAX_PROMISE_LENGTH - 100) return false
+              }
+              return true
+            })
+        )
+      ),
+      cuts: cutsArb
+    },
+    ({ cuts, input: [token, pieces] }) => {
+      const text = pieces.map((piece) => piece.text).join("")
+      assert.strictEqual(feedAll(token, chunksOf(text, cuts)), detectCompletion(text, token))
+    },
+    MANY
+  )
+
+  it.prop(
+    "detects a promise that begins a line, with any whitespace around the token, under any chunking",
+    { prefix: anyText(), indent, before: inside, token: anyToken, after: inside, suffix: anyText(), cuts: cutsArb },
+    ({ after, before, cuts, indent, prefix, suffix, token }) => {
+      const text = `${prefix}\n${indent}<promise>${before}${token}${after}</promise>${suffix}`
+      assert.isTrue(detectCompletion(text, token))
+      assert.isTrue(feedAll(token, chunksOf(text, cuts)))
+    },
+    MANY
+  )
+
+  it.prop(
+    "detects a promise spanning exactly the documented bound from its line start, under any chunking",
+    {
+      token: validToken,
+      split: fc.tuple(fc.nat(), fc.nat(), fc.nat()),
+      noise: fc.string({ unit: "grapheme", maxLength: 8000, size: "max" }),
+      cuts: fc.array(fc.nat(), { maxLength: 30 }),
+      tail: fc.integer({ min: 1, max: 40 })
+    },
+    ({ cuts, noise, split: [a, b, c], tail, token }) => {
+      // indent + whitespace before + whitespace after = MAX_PROMISE_LENGTH - the tags' 19 characters
+      const room = MAX_PROMISE_LENGTH - "<promise></promise>".length
+      const weights = [a + 1, b + 1, c + 1]
+      const sum = weights[0]! + weights[1]! + weights[2]!
+      const first = Math.floor((room * weights[0]!) / sum)
+      const second = Math.floor((room * weights[1]!) / sum)
+      const promise = `${" ".repeat(first)}<promise>${"\n".repeat(second)}${token}${" ".repeat(room - first - second)}</promise>`
+      assert.strictEqual(promise.length, MAX_PROMISE_LENGTH + token.length)
+      const text = `${noise.replaceAll("<", "")}\n${promise}`
+      // Cut hardest at the end: the last few characters arrive one by one.
+      const end = text.length
+      const chunks = chunksOf(text.slice(0, end - tail), cuts).concat(Array.from(text.slice(end - tail)))
+      assert.isTrue(feedAll(token, chunks))
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.prop(
+    "never detects a promise preceded on its line by anything but spaces and tabs",
+    {
+      token: validToken,
+      prefix: anyText(),
+      before: fc.oneof(codeUnit.filter((c) => c !== " " && c !== "\t" && c !== "\n"), fc.constantFrom("\r", ...notWhitespace, "\u00a0", "`", "x")),
+      indent,
+      inside,
+      suffix: anyText(),
+      cuts: cutsArb
+    },
+    ({ before, cuts, indent, inside, prefix, suffix, token }) => {
+      const text = `${prefix}${before}${indent}<promise>${inside}${token}${inside}</promise>${suffix}`
+      fc.pre(text.indexOf("<promise>") === text.lastIndexOf("<promise>"))
+      assert.isFalse(detectCompletion(text, token))
+      assert.isFalse(feedAll(token, chunksOf(text, cuts)))
+    },
+    MANY
+  )
+
+  it.prop(
+    "still detects a final promise after megabytes of random chunks",
+    {
+      token: validToken,
+      chunks: fc.array(fc.tuple(anyText(40), fc.integer({ min: 1, max: 20_000 })), { minLength: 1, maxLength: 40 }),
+      cuts: fc.array(fc.nat(), { maxLength: 10 })
+    },
+    ({ chunks, cuts, token }) => {
+      const detector = makeCompletionDetector(token)
+      for (const [unit, times] of chunks) detector.feed(unit.repeat(times))
+      for (const chunk of chunksOf(`\n<promise> ${token} </promise>\n`, cuts)) detector.feed(chunk)
+      assert.isTrue(detector.detected())
+    },
+    { timeout: 60_000, fastCheck: { numRuns: 60 } }
+  )
+
+  it("reads 50 MB in 1 MB chunks and detects the promise at the very end", () => {
+    const detector = makeCompletionDetector("COMPLETE")
+    const chunk = "words and \n<promise> more words\t ".repeat(32 * 1024).slice(0, 1024 * 1024)
+    const started = performance.now()
+    for (let i = 0; i < 50; i++) assert.isFalse(detector.feed(chunk))
+    assert.isTrue(detector.feed("\n<promise>COMPLETE</promise>"))
+    // Generous: a scan that grew with the text read so far would take minutes.
+    assert.isBelow(performance.now() - started, 20_000)
+  }, 60_000)
+})
+
+// ---------------------------------------------------------------------------------------------
+// tasks.md parser
+
+const statuses: ReadonlyArray<TaskStatus> = ["pending", "in-progress", "complete", "shelved"]
+const knownMarkers: ReadonlyArray<readonly [string, TaskStatus]> = [
+  [" ", "pending"],
+  ["", "pending"],
+  ["x", "complete"],
+  ["X", "complete"],
+  ["~", "in-progress"],
+  [">", "in-progress"],
+  ["/", "in-progress"],
+  ["-", "shelved"]
+]
+const isOpen = (status: TaskStatus) => status === "pending" || status === "in-progress"
+
+const checkTaskList = (text: string, list: TaskList) => {
+  const lines = text.split(/\r?\n/)
+  let previous = 0
+  for (const task of list.tasks) {
+    assert.isString(task.id)
+    assert.notStrictEqual(task.id, "")
+    assert.include(statuses, task.status)
+    assert.isTrue(Number.isInteger(task.line) && task.line > previous && task.line <= lines.length, `line ${task.line}`)
+    assert.match(lines[task.line - 1]!.trimStart(), /^[-*+#]/, "a task comes from a checkbox or a heading line")
+    assert.notMatch(task.description, /[\r\n\u2028\u2029]/, "a description stays on one line")
+    previous = task.line
+  }
+  assert.isAtMost(list.tasks.length, 5000)
+  const open = list.tasks.filter((task) => isOpen(task.status))
+  assert.strictEqual(openTaskCount(list), open.length)
+  assert.isAtMost(openTaskCount(list), list.tasks.length)
+  assert.strictEqual(currentTask(list), open[0] ?? null)
+  const complete = list.tasks.filter((task) => task.status === "complete").length
+  const shelved = list.tasks.filter((task) => task.status === "shelved").length
+  assert.strictEqual(formatProgress(list), `${complete}/${list.tasks.length} complete${shelved > 0 ? `, ${shelved} shelved` : ""}`)
+  const section = taskSection(list)
+  if (list.tasks.length === 0) assert.isNull(section)
+  else assert.include(section, formatProgress(list))
+}
+
+const marker = fc.oneof(fc.constantFrom(...knownMarkers.map(([m]) => m)), fc.constantFrom("?", "]", "[", "a", "**"), codeUnit)
+const taskNumber = fc.array(fc.nat(99), { minLength: 1, maxLength: 4 }).map((parts) => parts.join("."))
+const oneLineText = (maxLength = 40) =>
+  fc.oneof(fc.string({ unit: "grapheme", maxLength }), anyText(maxLength)).map((s) => s.replace(/[\r\n\u2028\u2029]/g, " "))
+const bullet = fc.constantFrom("-", "*", "+")
+const lineIndent = fc.string({ unit: fc.constantFrom(" ", "\t"), maxLength: 6 })
+
+const markdownLine = fc.oneof(
+  fc
+    .tuple(lineIndent, bullet, marker, fc.option(taskNumber), fc.constantFrom("", ".", ":", ")"), anyText(40))
+    .map(([i, b, m, n, sep, rest]) => `${i}${b} [${m}] ${n === null ? "" : `${n}${sep} `}${rest}`),
+  fc
+    .tuple(fc.integer({ min: 1, max: 7 }), fc.constantFrom("Task", "task", "TASK", "Tusk"), taskNumber, fc.constantFrom("", ":", ".", "-", " -"), anyText(40))
+    .map(([h, word, n, sep, rest]) => `${"#".repeat(h)} ${word} ${n}${sep} ${rest}`),
+  fc.tuple(fc.constantFrom("- ", "* ", "", "  - "), marker, anyText(20)).map(([lead, m, rest]) => `${lead}**Status**: [${m}] ${rest}`),
+  fc.constantFrom("", "# Tasks", "## Wave 1", "- **Files**: src/a.ts", "---", "  ", "- [x]", "- []", "### Task", "-[x] 1 no space"),
+  anyText(80)
+)
+
+describe("tasks.md parser under random input", () => {
+  it.prop(
+    "never throws on arbitrary text, and every task it finds is well-formed",
+    { text: anyText(2000) },
+    ({ text }) => checkTaskList(text, parseTasks(text)),
+    MANY
+  )
+
+  it.prop(
+    "never throws on markdown mixing checkboxes, task headings and status lines, and every task it finds is well-formed",
+    { lines: fc.array(markdownLine, { maxLength: 60, size: "max" }), eol: fc.constantFrom("\n", "\r\n"), trailing: fc.boolean() },
+    ({ eol, lines, trailing }) => {
+      const text = lines.join(eol) + (trailing ? eol : "")
+      checkTaskList(text, parseTasks(text))
+    },
+    MANY
+  )
+
+  type Item =
+    | { readonly kind: "checkbox"; readonly indent: string; readonly bullet: string; readonly marker: string; readonly number: string | null; readonly sep: string; readonly description: string }
+    | { readonly kind: "heading"; readonly hashes: number; readonly number: string; readonly name: string; readonly fields: number; readonly status: string | null }
+    | { readonly kind: "prose"; readonly text: string }
+
+  const description = oneLineText().filter((d) => d.trim() !== "")
+  const item: fc.Arbitrary<Item> = fc.oneof(
+    fc.record({
+      kind: fc.constant("checkbox" as const),
+      indent: lineIndent,
+      bullet,
+      marker: fc.constantFrom(...knownMarkers.map(([m]) => m)),
+      number: fc.option(taskNumber),
+      sep: fc.constantFrom("", ".", ":", ")"),
+      description
+    }).filter((c) => c.number !== null || !/^\d/.test(c.description.trim())),
+    fc.record({
+      kind: fc.constant("heading" as const),
+      hashes: fc.integer({ min: 2, max: 6 }),
+      number: taskNumber,
+      name: oneLineText(),
+      fields: fc.nat(3),
+      status: fc.option(fc.constantFrom(...knownMarkers.map(([m]) => m)))
+    }),
+    fc.record({ kind: fc.constant("prose" as const), text: fc.constantFrom("", "# Tasks", "## Wave 2", "Some prose.", "---") })
+  )
+  const statusOf = new Map(knownMarkers)
+
+  it.prop(
+    "reads back the id, status and description of every generated task, in order",
+    { items: fc.array(item, { maxLength: 40, size: "max" }), eol: fc.constantFrom("\n", "\r\n") },
+    ({ eol, items }) => {
+      const lines: Array<string> = []
+      const expected: Array<[string, TaskStatus, string, number]> = []
+      items.forEach((item, index) => {
+        if (item.kind === "prose") lines.push(item.text)
+        else if (item.kind === "checkbox") {
+          const { bullet, description, indent, marker, number, sep } = item
+          lines.push(`${indent}${bullet} [${marker}] ${number === null ? "" : `${number}${sep} `}${description}`)
+          expected.push([number ?? `line ${lines.length}`, statusOf.get(marker)!, description.trim(), lines.length])
+        } else {
+          const { fields, hashes, name, number } = item
+          lines.push(`${"#".repeat(hashes)} Task ${number}: ${name}`)
+          const line = lines.length
+          for (let f = 0; f < fields; f++) lines.push(f % 2 === 0 ? "- **Files**: src/a.ts" : "  - [ ] a sub-step of the task")
+          // Until its status line, a task heading claims the checkboxes after it as its own sub-steps.
+          const next = items.slice(index + 1)
+          const untilHeading = next.slice(0, next.findIndex((i) => i.kind === "heading") >>> 0)
+          const status = item.status ?? (untilHeading.some((i) => i.kind === "checkbox") ? " " : null)
+          if (status !== null) lines.push(`- **Status**: [${status}] whatever`)
+          expected.push([number, status === null ? "pending" : statusOf.get(status)!, name.trim() || `Task ${number}`, line])
+        }
+      })
+      const parsed = parseTasks(lines.join(eol)).tasks.map((t) => [t.id, t.status, t.description, t.line])
+      assert.deepStrictEqual(parsed, expected)
+    },
+    MANY
+  )
+
+  // Found by this file: the heading pattern backtracks cubically over a long whitespace run followed
+  // by a lone "\r" (or U+2028/U+2029) later on the line: seconds a line, minutes for 100. Not fixed yet.
+  it.skip("parses task headings with a long whitespace run and a lone carriage return in bounded time", () => {
+    const line = `## Task a${" ".repeat(1980)}x\ry`
+    const started = performance.now()
+    parseTasks(Array.from({ length: 3 }, () => line).join("\n"))
+    assert.isBelow(performance.now() - started, 500)
+  }, 60_000)
+})
+
+// ---------------------------------------------------------------------------------------------
+// State and history decoders
+
+const decodeState = Schema.decodeUnknownEither(Schema.parseJson(LoopState))
+const decodeRecord = Schema.decodeUnknownEither(Schema.parseJson(IterationRecord))
+const encodeState = Schema.encodeSync(LoopState)
+const encodeRecord = Schema.encodeSync(IterationRecord)
+
+/** JSON has no NaN, Infinity or -0: values holding them cannot round-trip through a JSON file. */
+const jsonFaithful = (value: unknown): boolean =>
+  typeof value === "number"
+    ? Number.isFinite(value) && !Object.is(value, -0)
+    : typeof value === "object" && value !== null
+    ? Object.values(value).every(jsonFaithful)
+    : true
+
+const iterationRecord: IterationRecord = {
+  run: "r1",
+  iteration: 1,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  durationMs: 10,
+  exitCode: 0,
+  signal: null,
+  completionDetected: false,
+  outcome: "continue",
+  git: null,
+  commit: null,
+  usage: null,
+  warnings: []
+}
+
+const validState = Arbitrary.make(LoopState).filter(jsonFaithful)
+const validRecord = Arbitrary.make(IterationRecord).filter(jsonFaithful)
+
+/** Valid JSON text, cut short, spliced or with a field replaced, as a crash or a hand edit leaves it. */
+const mangled = <A>(valid: fc.Arbitrary<A>, encode: (a: A) => unknown) =>
+  fc.oneof(
+    fc.tuple(valid, fc.nat()).map(([v, n]) => {
+      const text = JSON.stringify(encode(v))
+      return text.slice(0, n % text.length)
+    }),
+    fc.tuple(valid, fc.nat(), anyText(20)).map(([v, n, noise]) => {
+      const text = JSON.stringify(encode(v))
+      const at = n % text.length
+      return text.slice(0, at) + noise + text.slice(at)
+    }),
+    fc.tuple(valid, fc.nat(), fc.jsonValue()).map(([v, n, replacement]) => {
+      const encoded = encode(v) as Record<string, unknown>
+      const keys = Object.keys(encoded)
+      return JSON.stringify({ ...encoded, [keys[n % keys.length]!]: replacement })
+    })
+  )
+
+const garbage = fc.oneof(
+  anyText(400),
+  fc.jsonValue().map((v) => JSON.stringify(v)),
+  mangled(validState, encodeState),
+  mangled(validRecord, encodeRecord)
+)
+
+/** A Left must also describe itself: HistoryStore puts the message in the StateError. */
+const checkDecoded = (result: Either.Either<unknown, { readonly message: string }>) => {
+  if (Either.isLeft(result)) assert.isString(result.left.message)
+}
+
+describe("state and history decoders under random input", () => {
+  it.prop(
+    "never throw on arbitrary text, JSON values or non-strings, and always describe a failure",
+    { input: fc.oneof(garbage, fc.anything()) },
+    ({ input }) => {
+      checkDecoded(decodeState(input))
+      checkDecoded(decodeRecord(input))
+    },
+    MANY
+  )
+
+  it.prop(
+    "read back every valid state and record written as JSON",
+    { state: validState, record: validRecord },
+    ({ record, state }) => {
+      assert.deepStrictEqual(decodeState(JSON.stringify(encodeState(state), null, 2)), Either.right(state))
+      assert.deepStrictEqual(decodeRecord(JSON.stringify(encodeRecord(record))), Either.right(record))
+    },
+    MANY
+  )
+
+  it.prop(
+    "reject a valid state or record cut short anywhere",
+    { state: validState, record: validRecord, at: fc.nat() },
+    ({ at, record, state }) => {
+      const stateText = JSON.stringify(encodeState(state))
+      const recordText = JSON.stringify(encodeRecord(record))
+      assert.isTrue(Either.isLeft(decodeState(stateText.slice(0, at % stateText.length))))
+      assert.isTrue(Either.isLeft(decodeRecord(recordText.slice(0, at % recordText.length))))
+    },
+    MANY
+  )
+})
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "spool-fuzz-"))
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+fs.mkdirSync(path.join(root, ".spool/changes/001-01_x"), { recursive: true })
+const changeId = ChangeId.make("001-01_x")
+const stateDir = path.join(root, ".spool/.state/ralph/001-01_x")
+fs.mkdirSync(stateDir, { recursive: true })
+const stateFile = path.join(stateDir, "state.json")
+const historyFile = path.join(stateDir, "history.jsonl")
+
+/** The failure, if any, is a StateError: never a defect. */
+const typedFailure = <A>(exit: Exit.Exit<A, StateError>): StateError | null => {
+  if (Exit.isSuccess(exit)) return null
+  assert.isTrue(Cause.isFailType(exit.cause), `expected a StateError, got:\n${Cause.pretty(exit.cause)}`)
+  return Option.getOrThrow(Cause.failureOption(exit.cause))
+}
+
+/** The last `limit` non-blank lines of the file, as the store sees them: UTF-8 decoded (lone surrogates became U+FFFD). */
+const lastLines = (limit: number) =>
+  new TextDecoder().decode(fs.readFileSync(historyFile)).split("\n").filter((line) => line.trim() !== "").slice(-limit)
+
+const checkTail = (tail: { readonly records: ReadonlyArray<IterationRecord>; readonly skipped: number }, lines: ReadonlyArray<string>) => {
+  const decoded = lines.map((line) => decodeRecord(line))
+  assert.deepStrictEqual(tail.records, decoded.filter(Either.isRight).map((r) => r.right))
+  assert.strictEqual(tail.skipped, decoded.filter(Either.isLeft).length)
+}
+
+const stateContent = fc.oneof(
+  garbage,
+  fc.uint8Array({ maxLength: 400, size: "max" }),
+  validState.map((s) => JSON.stringify(encodeState(s)))
+)
+const historyLine = fc.oneof(
+  { weight: 2, arbitrary: validRecord.map((r) => JSON.stringify(encodeRecord(r))) },
+  { weight: 2, arbitrary: garbage.map((s) => s.replaceAll("\n", "")) },
+  { weight: 1, arbitrary: fc.constantFrom("", "  ", "\r", "{", "null", "[]") }
+)
+/** Lines of a few kilobytes, so that a history of a few dozen lines spans several 64 KiB blocks. */
+const longHistoryLine = fc.oneof(
+  validRecord.chain((r) => fc.nat(8000).map((n) => JSON.stringify(encodeRecord({ ...r, warnings: ["w".repeat(n)] })))),
+  fc.tuple(anyText(4), fc.nat(8000)).map(([unit, n]) => unit.repeat(n).replaceAll("\n", ""))
+)
+
+layer(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer)))(
+  "HistoryStore on disk under random files",
+  (it) => {
+    it.effect.prop(
+      "readState returns a valid state or a StateError naming state.json, whatever the file holds",
+      { content: stateContent },
+      ({ content }) =>
+        Effect.gen(function*() {
+          fs.writeFileSync(stateFile, content)
+          const text = new TextDecoder().decode(fs.readFileSync(stateFile))
+          const exit = yield* Effect.exit((yield* HistoryStore).readState(changeId))
+          const error = typedFailure(exit)
+          if (error === null) {
+            const state = Option.getOrThrow(Exit.isSuccess(exit) ? exit.value : Option.none())
+            assert.isTrue(Schema.is(LoopState)(state))
+            return
+          }
+          assert.strictEqual(error._tag, "StateError")
+          assert.strictEqual(error.path, stateFile)
+          assert.strictEqual(error.reason, text.includes("\u0000") ? "NotText" : "Decode")
+          assert.include(error.message, stateFile)
+          assert.notInclude(error.message, "\n")
+        }),
+      DISK
+    )
+
+    it.effect.prop(
+      "recent keeps every line that decodes, in order, and counts every other non-blank line as skipped",
+      { lines: fc.array(historyLine, { maxLength: 30, size: "max" }), trailing: fc.boolean(), limit: fc.integer({ min: 1, max: 40 }) },
+      ({ limit, lines, trailing }) =>
+        Effect.gen(function*() {
+          fs.writeFileSync(historyFile, lines.join("\n") + (trailing ? "\n" : ""))
+          const exit = yield* Effect.exit((yield* HistoryStore).recent(changeId, limit))
+          assert.isNull(typedFailure(exit), "garbage lines are skipped, not an error")
+          if (Exit.isSuccess(exit)) checkTail(exit.value, lastLines(limit))
+        }),
+      DISK
+    )
+
+    it.effect.prop(
+      "recent reads the last lines of a history spanning many blocks, whatever the lines hold",
+      {
+        lines: fc.array(fc.oneof(historyLine, longHistoryLine), { minLength: 20, maxLength: 60, size: "max" }),
+        trailing: fc.boolean(),
+        limit: fc.integer({ min: 1, max: 15 })
+      },
+      ({ limit, lines, trailing }) =>
+        Effect.gen(function*() {
+          // Blank lines are left out here: see the skipped test below.
+          fs.writeFileSync(historyFile, lines.filter((line) => line.trim() !== "").join("\n") + (trailing ? "\n" : ""))
+          const exit = yield* Effect.exit((yield* HistoryStore).recent(changeId, limit))
+          assert.isNull(typedFailure(exit), "garbage lines are skipped, not an error")
+          if (Exit.isSuccess(exit)) checkTail(exit.value, lastLines(limit))
+        }),
+      { timeout: 60_000, fastCheck: { numRuns: 100 } }
+    )
+
+    // Found by this file: readTailLines stops once it holds `limit` newlines, blank lines included, then
+    // drops the blank lines, so a history ending in 64 KiB of blank lines yields no records. Not fixed yet.
+    it.effect.skip("recent returns the last records of a long history whose end is blank lines", () =>
+      Effect.gen(function*() {
+        const lines = Array.from({ length: 3 }, (_, i) => JSON.stringify(encodeRecord({ ...iterationRecord, iteration: i + 1 })))
+        fs.writeFileSync(historyFile, lines.join("\n") + "\n".repeat(70_000))
+        const tail = yield* (yield* HistoryStore).recent(changeId, 10)
+        assert.deepStrictEqual(tail.records.map((r) => r.iteration), [1, 2, 3])
+      }))
+
+    // Found by this file: formatting the ParseError of a deeply nested value overflows the stack, so
+    // readState dies with a RangeError instead of failing with StateError "Decode". Not fixed yet.
+    it.effect.skip("reports a deeply nested state.json as damaged, not as a defect", () =>
+      Effect.gen(function*() {
+        fs.writeFileSync(stateFile, `${"[".repeat(10_000)}${"]".repeat(10_000)}`)
+        const error = typedFailure(yield* Effect.exit((yield* HistoryStore).readState(changeId)))
+        assert.strictEqual(error?.reason, "Decode")
+      }))
+  }
+)
+
+// ---------------------------------------------------------------------------------------------
+// Error journal reader
+
+const streamLine = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: codeUnit, maxLength: 30, size: "max" }).map((s) => s.replaceAll("\n", "")) },
+  { weight: 1, arbitrary: fc.constantFrom(ENTRY_DELIMITER, "```", "```text", "````", "`", "### stderr", "### stdout", "- run: fake", "- time: x", "", " ", "\r") }
+)
+/** Process output: empty, or any lines; the journal stores it with a final newline. */
+const stream = fc.oneof(
+  fc.constant(""),
+  fc.tuple(fc.array(streamLine, { minLength: 1, maxLength: 8, size: "max" }), fc.boolean()).map(([lines, newline]) => lines.join("\n") + (newline ? "\n" : ""))
+)
+const withFinalNewline = (text: string) => (text === "" || text.endsWith("\n") ? text : `${text}\n`)
+/** What the journal keeps of a task field: one line, single spaces, and "none" stands for null. */
+const taskField = fc.option(
+  oneLineText(30).map((s) => s.replace(/\s+/g, " ").trim()).filter((s) => s !== "none")
+)
+const exitArb = fc.oneof(
+  fc.integer().map((exitCode) => ({ exitCode, signal: null, timedOut: false })),
+  fc.string({ unit: fc.constantFrom(..."SIGKLTERMHUP_0123"), minLength: 1, maxLength: 8 }).map((signal) => ({ exitCode: null, signal, timedOut: false })),
+  fc.constant({ exitCode: null, signal: null, timedOut: true }),
+  fc.constant({ exitCode: null, signal: null, timedOut: false })
+)
+const journalEntry: fc.Arbitrary<JournalEntry> = fc
+  .record({
+    timestamp: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    run: oneLineText(30),
+    iteration: fc.integer(),
+    exit: exitArb,
+    taskId: taskField,
+    taskDescription: taskField,
+    stderr: stream,
+    stdout: stream
+  })
+  .map(({ exit, ...rest }) => ({ ...rest, ...exit }))
+
+describe("error journal reader under random input", () => {
+  it.prop(
+    "reads back every entry it wrote, output ending with a newline",
+    { entries: fc.array(journalEntry, { maxLength: 5 }) },
+    ({ entries }) => {
+      const expected = entries.map((e) => ({ ...e, stderr: withFinalNewline(e.stderr), stdout: withFinalNewline(e.stdout) }))
+      assert.deepStrictEqual(parseEntries(entries.map(formatEntry).join("")), expected)
+    },
+    MANY
+  )
+
+  it.prop(
+    "never throws on arbitrary text or on a journal cut and spliced anywhere",
+    {
+      text: fc.oneof(
+        anyText(2000),
+        fc.tuple(fc.array(journalEntry, { minLength: 1, maxLength: 3 }), fc.nat(), fc.nat(), anyText(40)).map(([entries, a, b, noise]) => {
+          const text = entries.map(formatEntry).join("")
+          return text.slice(0, a % text.length) + noise + text.slice(b % text.length)
+        })
+      )
+    },
+    ({ text }) => {
+      for (const entry of parseEntries(text)) {
+        assert.isTrue(Number.isInteger(entry.iteration))
+        assert.isString(entry.stdout)
+        assert.isString(entry.stderr)
+      }
+    },
+    MANY
+  )
+})
