@@ -116,10 +116,19 @@ const encodeRecord = Schema.encodeSync(IterationRecord)
 const decodeStateJson = Schema.decodeUnknownEither(Schema.parseJson(LoopState))
 const decodeRecordJson = Schema.decodeUnknownEither(Schema.parseJson(IterationRecord))
 
+/** A parse error's message, or a plain one when formatting it fails (the formatter recurses into deeply nested values). */
+const describeDecodeError = (error: { readonly message: string }) => {
+  try {
+    return firstLine(error.message)
+  } catch {
+    return "it does not have the shape of a state file"
+  }
+}
+
 const decodeState = (text: string, file: string) =>
   Effect.mapError(
     decodeStateJson(text),
-    (error) => new StateError({ reason: "Decode", path: file, detail: firstLine(error.message) })
+    (error) => new StateError({ reason: "Decode", path: file, detail: describeDecodeError(error) })
   )
 
 const firstLine = (text: string) => text.split("\n").slice(0, 3).join(" ").slice(0, 300)
@@ -146,9 +155,18 @@ const readTailLines = (fs: FileSystem.FileSystem, file: string, limit: number) =
       const decoder = new TextDecoder()
       let position = size
       let buffer = new Uint8Array(0)
+      // Lines with content only: blank lines (a hand edit, a crash) must not use up the limit.
       const countLines = () => {
         let n = 0
-        for (const byte of buffer) if (byte === 10) n++
+        let content = false
+        for (const byte of buffer) {
+          if (byte === 10) {
+            if (content) n++
+            content = false
+          } else if (byte !== 32 && byte !== 9 && byte !== 13) {
+            content = true
+          }
+        }
         return n
       }
       while (position > 0 && countLines() <= limit) {

@@ -24,21 +24,30 @@ const markers: Record<string, TaskStatus> = {
   "-": "shelved"
 }
 
+// Each pattern matches in linear time: runs of spaces never compete with each other, and `s`
+// lets the rest of a line hold any character (a lone "\r" included) without backtracking.
 // `- [ ] 1.1 Do something`, `* [x] Done`, `- [~] 2 Partly`
-const checkbox = /^\s*[-*+]\s+\[(.?)\]\s*(.*)$/
+const checkbox = /^[ \t]*[-*+][ \t]+\[(.?)\](.*)$/s
 // `### Task 1.1: Name`
-const heading = /^#{2,6}\s+Task\s+([\w.-]+)\s*[:.-]?\s*(.*)$/i
+const heading = /^#{2,6}[ \t]+Task[ \t]+([\w.-]+)(.*)$/is
 // `- **Status**: [x] complete`
-const statusLine = /^\s*[-*+]?\s*\*\*Status\*\*\s*:?\s*\[(.?)\]/i
-const numbered = /^(\d+(?:\.\d+)*)[.:)]?\s+(.*)$/
+const statusLine = /^[ \t]*(?:[-*+][ \t]*)?\*\*Status\*\*[ \t]*:?[ \t]*\[(.?)\]/i
+const numbered = /^(\d+(?:\.\d+)*)[.:)]?[ \t](.*)$/s
+
+const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, " ").trim()
 
 const LIMIT = 5000
 
-/** Parses `tasks.md`; never throws: unknown lines are ignored, a missing or empty file has no tasks. */
+/**
+ * Parses `tasks.md`; never throws: unknown lines are ignored, a missing or empty file has no tasks.
+ * A file with `### Task` headings is read in that structured form only (its checkboxes are
+ * sub-items such as acceptance criteria); otherwise its checkbox lines are the tasks.
+ */
 export const parseTasks = (text: string | null): TaskList => {
   if (text === null) return { tasks: [] }
   const tasks: Array<Task> = []
   const lines = text.split(/\r?\n/)
+  const structured = lines.some((line) => heading.test(line.slice(0, 2000)))
   let pendingHeading: { id: string; description: string; line: number } | null = null
   for (let i = 0; i < lines.length && tasks.length < LIMIT; i++) {
     const line = lines[i]!.slice(0, 2000)
@@ -46,24 +55,24 @@ export const parseTasks = (text: string | null): TaskList => {
     const head = heading.exec(line)
     if (head !== null) {
       if (pendingHeading !== null) tasks.push({ ...pendingHeading, status: "pending" })
-      pendingHeading = { id: head[1]!, description: head[2]!.trim() || `Task ${head[1]}`, line: lineNumber }
+      const id = head[1]!.replace(/[.-]+$/, "") || head[1]!
+      const name = oneLine(head[2]!.replace(/^[ \t]*[:.-]?/, ""))
+      pendingHeading = { id, description: name || `Task ${id}`, line: lineNumber }
       continue
     }
-    if (pendingHeading !== null) {
-      const status = statusLine.exec(line)
+    if (structured) {
+      const status = pendingHeading === null ? null : statusLine.exec(line)
       if (status !== null) {
-        tasks.push({ ...pendingHeading, status: markers[status[1]!] ?? "pending" })
+        tasks.push({ ...pendingHeading!, status: markers[status[1]!] ?? "pending" })
         pendingHeading = null
-        continue
       }
-      // The structured form lists fields under its heading; a checkbox there belongs to the task.
-      if (checkbox.test(line)) continue
+      continue
     }
     const box = checkbox.exec(line)
     if (box !== null) {
       const status = markers[box[1]!]
       if (status === undefined) continue
-      const rest = box[2]!.trim()
+      const rest = oneLine(box[2]!)
       const number = numbered.exec(rest)
       tasks.push(
         number !== null

@@ -53,6 +53,21 @@ describe("tasks.md", () => {
     ])
   })
 
+  it("reads checkboxes under task headings as sub-items, not tasks", () => {
+    const list = parseTasks([
+      "### Task 1.1: Parser",
+      "- [ ] handles empty input",
+      "- **Status**: [x] complete",
+      "- [ ] acceptance: documented",
+      "### Task 1.2. Wire it",
+      "- **Status**: [ ] pending"
+    ].join("\n"))
+    expect(list.tasks.map((t) => [t.id, t.description, t.status])).toEqual([
+      ["1.1", "Parser", "complete"],
+      ["1.2", "Wire it", "pending"]
+    ])
+  })
+
   it("treats a missing or empty file as no tasks", () => {
     expect(parseTasks(null).tasks).toEqual([])
     expect(parseTasks("").tasks).toEqual([])
