@@ -1,0 +1,153 @@
+// `pnpm bench`: measures spool against a reference for each figure in the same run, prints each
+// as it goes, and rewrites BENCHMARKS.md. `node bench/run.mjs --quick` runs fewer, smaller rounds
+// and prints only (a check of the suite itself, not figures to publish); `--out <file>` writes the
+// document there instead of BENCHMARKS.md.
+import { existsSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { gitSummary } from "./figures/gitSummary.mjs"
+import { loopOverhead } from "./figures/loop.mjs"
+import { modelRequests } from "./figures/modelRequests.mjs"
+import { status } from "./figures/status.mjs"
+import { streaming } from "./figures/streaming.mjs"
+import { renderDocument } from "./lib/document.mjs"
+import { machine } from "./lib/machine.mjs"
+import { fmtMiB, fmtMs, fmtRate, fmtRatio } from "./lib/measure.mjs"
+import { rootDir, spoolBin } from "./lib/paths.mjs"
+import { bundleComposition, profileRun } from "./lib/profile.mjs"
+import { clearLoopState, largeRepository, smallWorkspace } from "./lib/repo.mjs"
+import { harnessCommand, lastRun, loopArgs, runSpool } from "./lib/spool.mjs"
+
+const quick = process.argv.includes("--quick")
+const settings = quick
+  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2 }
+  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2 }
+
+if (!existsSync(spoolBin)) {
+  console.error(`bench: ${spoolBin} is missing; run \`pnpm bench\` (it builds first) or \`pnpm build\``)
+  process.exit(1)
+}
+
+const started = performance.now()
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
+const say = (text) => console.log(text)
+const line = (label, value, reference, refValue, ratioText) =>
+  say(`  ${label.padEnd(44)} ${value.padStart(11)}   ${reference.padEnd(30)} ${refValue.padStart(11)}   ${ratioText}`)
+
+const results = { settings, machine: machine(), date: new Date(), failures: [] }
+const { machine: m } = results
+say(`spool benchmarks${quick ? " (quick: fewer, smaller rounds; BENCHMARKS.md is left alone)" : ""}`)
+say(`  ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB.toFixed(0)} GiB, node ${m.node}, git ${m.git}, load ${m.loadAverage.toFixed(2)}`)
+say(`  spool at ${m.commit}${m.uncommittedSources ? " with uncommitted changes in packages/" : ""}`)
+
+/** Runs one figure; a failure is recorded and reported, and the others still run. */
+const figure = async (name, run) => {
+  say(`\n${name} [${elapsed()}]`)
+  try {
+    return await run()
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    results.failures.push({ name, message })
+    say(`  FAILED: ${message.split("\n").slice(0, 6).join("\n  ")}`)
+    return null
+  }
+}
+
+// Preparation: the large repository (cached in .bench/) and a real history record to copy.
+const large = await figure("preparing", () => {
+  const t = performance.now()
+  const repo = largeRepository()
+  say(`  large repository ${repo.generated ? `generated in ${fmtMs(performance.now() - t)}` : "reused"}: ${repo.dir}`)
+  return repo
+})
+const template = await figure("a real history record", () => {
+  // Each iteration changes a file, so the record carries a git summary and a commit.
+  const dir = smallWorkspace()
+  const result = runSpool(loopArgs("sh -c 'echo \"$SPOOL_ITERATION\" > notes.txt'", ["--max-iterations", "2"]), dir)
+  if (result.code !== 3) throw new Error(`the two-iteration run exited with ${result.code}: ${result.stderr}`)
+  const run = lastRun(dir)
+  say(`  ${JSON.stringify(run.record).length} bytes: ${JSON.stringify(run.record).slice(0, 100)}...`)
+  return run
+})
+
+if (template !== null) {
+  results.status = await figure("spool ralph --status", async () => {
+    const r = await status({ template, runs: settings.statusRuns })
+    line("--status, 10 records (wall time)", fmtMs(r.short.median), "node -e 0", fmtMs(r.node.median), fmtRatio(r.short.median / r.node.median))
+    line("spool --version (diagnostic)", fmtMs(r.version.median), "node -e 0", fmtMs(r.node.median), fmtRatio(r.version.median / r.node.median))
+    line("minimal Effect program (floor)", fmtMs(r.minimalEffect.median), "node -e 0", fmtMs(r.node.median), fmtRatio(r.minimalEffect.median / r.node.median))
+    line("minimal @effect/cli program (floor)", fmtMs(r.minimalCli.median), "node -e 0", fmtMs(r.node.median), fmtRatio(r.minimalCli.median / r.node.median))
+    line(`--status, ${r.longHistory} records`, fmtMs(r.long.median), "--status, 10 records", fmtMs(r.short.median), fmtRatio(r.long.median / r.short.median))
+    return r
+  })
+}
+
+if (large !== null) {
+  const small = smallWorkspace()
+  results.loop = await figure(`loop overhead per iteration (${settings.iterations} iterations, ${settings.loopRuns} runs)`, () => {
+    const r = loopOverhead({
+      repositories: [{ name: "large", dir: large.dir }, { name: "small", dir: small }],
+      iterations: settings.iterations,
+      runs: settings.loopRuns
+    })
+    say(`  the harness alone (${r.harness.program}): ${fmtMs(r.harness.median)}`)
+    for (const repo of r.repositories) {
+      line(`${repo.name} repository: per iteration`, fmtMs(repo.perIteration), "git status --porcelain", fmtMs(repo.gitStatus.median), fmtRatio(repo.perIteration / repo.gitStatus.median))
+    }
+    return r
+  })
+  results.git = await figure(`git work of an iteration, through @spool/git (${settings.gitRuns} rounds)`, async () => {
+    const r = await gitSummary({ large: large.dir, small, runs: settings.gitRuns })
+    for (const size of ["large", "small"]) {
+      const g = r[size]
+      for (const [key, label] of [["snapshot", "snapshot"], ["summaryUnchanged", "summary, nothing changed"], ["summaryOneFile", "summary, one file changed"], ["recentCommits", "recent commits (10)"]]) {
+        line(`${size}: ${label}`, fmtMs(g[key].median), "git status --porcelain", fmtMs(g.gitStatus.median), fmtRatio(g[key].median / g.gitStatus.median))
+      }
+    }
+    line("simple-git: a command printing nothing", fmtMs(r.large.simpleGitSilent.median), "one printing a line", fmtMs(r.large.simpleGitPrinting.median), "")
+    say(`  inside git (large): ${Object.entries(r.insideGit).map(([name, ms]) => `${name} ${fmtMs(ms)}`).join(", ")}`)
+    return r
+  })
+}
+
+results.streaming = await figure(`streaming ${fmtMiB(settings.streamBytes / 1024)} of harness output (${settings.streamRuns} runs)`, async () => {
+  const workspace = smallWorkspace()
+  const r = await streaming({ workspace, bytes: settings.streamBytes, runs: settings.streamRuns })
+  const rate = r.bytes / r.loop.median
+  const catRate = r.bytes / r.cat.median
+  line("throughput", fmtRate(rate), "cat to /dev/null", fmtRate(catRate), `${((rate / catRate) * 100).toFixed(1)}%`)
+  for (const d of r.diagnostics) say(`  ${d.name}: ${fmtRate(r.bytes / d.median)}`)
+  say(`  peak memory of the spool process: ${fmtMiB(r.peakKiB)} (runs: ${r.peakRunsKiB.map(fmtMiB).join(", ")})`)
+  say(`  promise detected: ${r.completionDetected ? "yes, every run" : "NO"}`)
+  for (const x of r.smallerPeaks) say(`  peak memory of the same loop with ${fmtMiB(x.bytes / 1024)} of output: ${fmtMiB(x.peakKiB)}`)
+  return r
+})
+
+results.model = await figure("model requests per opencode iteration", async () => {
+  const r = await modelRequests({ workspace: smallWorkspace() })
+  say(`  requests: ${r.total} (title: ${r.title}, agent turns: ${r.agent}, other: ${r.other}); promise detected: ${r.completionDetected}; ${fmtMs(r.ms)}`)
+  return r
+})
+
+results.profiles = await figure("where the time goes (CPU profiles, one run each)", () => {
+  const workspace = smallWorkspace()
+  const startup = profileRun(["ralph", "--status", "--change", "001-01"], workspace)
+  const stream = profileRun(loopArgs(harnessCommand(process.execPath, join(rootDir, "bench", "harness", "flood.mjs"), String(settings.profileBytes)), ["--no-stream", "--no-commit", "--max-iterations", "1"]), workspace)
+  clearLoopState(workspace)
+  const bundle = bundleComposition()
+  if (startup === null || stream === null || bundle === null) throw new Error("the bundle has no source map (dist/spool.js.map)")
+  say(`  --status: ${startup.groups.slice(0, 4).map((g) => `${g.name} ${fmtMs(g.ms)}`).join("; ")}`)
+  say(`  streaming ${fmtMiB(settings.profileBytes / 1024)}: ${stream.groups.slice(0, 4).map((g) => `${g.name} ${fmtMs(g.ms)}`).join("; ")}`)
+  say(`  bundle ${(bundle.total / 1024).toFixed(0)} KiB: ${bundle.packages.slice(0, 4).map((p) => `${p.name} ${(p.bytes / 1024).toFixed(0)} KiB`).join(", ")}`)
+  return { startup, stream, streamBytes: settings.profileBytes, bundle }
+})
+
+results.totalSeconds = (performance.now() - started) / 1000
+results.machine.loadAverageAtEnd = machine().loadAverage
+say(`\ndone in ${elapsed()}${results.failures.length > 0 ? `; ${results.failures.length} figure(s) FAILED` : ""}`)
+const outIndex = process.argv.indexOf("--out")
+const out = outIndex > 0 ? process.argv[outIndex + 1] : quick ? null : join(rootDir, "BENCHMARKS.md")
+if (out) {
+  writeFileSync(out, renderDocument(results))
+  say(`${out} written`)
+}
+process.exitCode = results.failures.length > 0 ? 1 : 0
