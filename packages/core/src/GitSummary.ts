@@ -16,6 +16,12 @@ export interface GitSnapshot {
   readonly head: string | null
 }
 
+/** What changed since a snapshot, and the snapshot taken to find out (the next iteration starts from it). */
+export interface GitChange {
+  readonly summary: GitChangeSummary
+  readonly after: GitSnapshot
+}
+
 export interface RecentCommitsOptions {
   readonly count: number
   readonly includeMerges: boolean
@@ -30,7 +36,7 @@ export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary
   /** The work tree (tracked and untracked, `.spool/.state/` excluded) and HEAD now. */
   readonly snapshot: Effect.Effect<GitSnapshot | null, GitError>
   /** What changed since `before`: work-tree changes and commits made meanwhile, not what was dirty already. */
-  readonly changesSince: (before: GitSnapshot | null) => Effect.Effect<GitChangeSummary | null, GitError>
+  readonly changesSince: (before: GitSnapshot | null) => Effect.Effect<GitChange | null, GitError>
   /** Stages everything and commits; the new commit's hash, or null when there was nothing to commit. */
   readonly commitAll: (message: string) => Effect.Effect<string | null, GitError>
   /** The last commits, newest first. */
@@ -62,7 +68,7 @@ export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary
           repository: true,
           snapshot: Effect.succeed({ tree: "test-tree", head: null }),
           changesSince: () =>
-            Ref.modify(changes, ([next, ...rest]) => [next ?? empty, rest] as const),
+            Ref.modify(changes, ([next, ...rest]) => [{ summary: next ?? empty, after: { tree: "test-tree", head: null } }, rest] as const),
           commitAll: () => Ref.updateAndGet(made, (n) => n + 1).pipe(Effect.map((n) => `c0ffee${n}`)),
           recentCommits: (request) =>
             Effect.sync(() => {

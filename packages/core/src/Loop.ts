@@ -4,7 +4,7 @@ import { readTextFile } from "./AtomicFile.js"
 import { ContextStore } from "./ContextStore.js"
 import type { IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
-import { GitSummary } from "./GitSummary.js"
+import { type GitSnapshot, GitSummary } from "./GitSummary.js"
 import { makeCapture, runHarness } from "./HarnessCapture.js"
 import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
@@ -134,6 +134,7 @@ export const runLoop = (input: LoopRun) =>
     )
 
     const runErrors: Array<JournalEntry> = []
+    let nextBefore: GitSnapshot | null = null
     let earlierErrors: ReadonlyArray<JournalEntry> = []
 
     const promptSections = (tasks: ReturnType<typeof parseTasks>) =>
@@ -178,7 +179,9 @@ export const runLoop = (input: LoopRun) =>
         const startedAt = yield* Clock.currentTimeMillis
         yield* saveState({ iteration })
         yield* reporter.line(formatBanner(iteration, options.maxIterations, startedAt - loopStartedAt))
-        const before = yield* gitOrWarn(git.snapshot, null)
+        // The previous iteration's closing snapshot is this one's start: nothing but the agent changes
+        // the work tree in between, and it saves a scan of the work tree per iteration.
+        const before = nextBefore ?? (yield* gitOrWarn(git.snapshot, null))
         const capture = makeCapture(options.completionPromise)
         let logPath = ""
 
@@ -209,7 +212,9 @@ export const runLoop = (input: LoopRun) =>
               : failed
               ? "failed"
               : "continue"
-            const summary = interrupted ? null : yield* gitOrWarn(git.changesSince(before), null)
+            const change = interrupted ? null : yield* gitOrWarn(git.changesSince(before), null)
+            nextBefore = change?.after ?? null
+            const summary = change?.summary ?? null
             let commit: string | null = null
             if (options.commit && summary !== null && summary.changedFiles > 0) {
               commit = yield* git.commitAll(`spool ralph: ${changeId} iteration ${iteration}`).pipe(

@@ -78,7 +78,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
       ? Effect.succeed(null)
       : Effect.gen(function*() {
         const after = yield* snapshot
-        if (after.tree === before.tree) return parseNumstat("")
+        if (after.tree === before.tree) return { summary: parseNumstat(""), after }
         // Both sides are work-tree snapshots, so commits made in between are counted and old dirt is not.
         const output = yield* git.run("diff", [
           "diff-tree",
@@ -91,7 +91,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
           // State files someone force-added are tracked, so a commit made meanwhile could carry them.
           ...WORK_TREE
         ])
-        return parseNumstat(output)
+        return { summary: parseNumstat(output), after }
       })
 
   const commitAll = (message: string) =>

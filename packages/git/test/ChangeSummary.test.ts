@@ -26,7 +26,7 @@ const iteration = (dir: string, agent: () => void) =>
     const summary = yield* GitSummary
     const before = yield* summary.snapshot
     agent()
-    return yield* summary.changesSince(before)
+    return (yield* summary.changesSince(before))?.summary ?? null
   }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
 
 const sorted = (files: ReadonlyArray<string> | undefined) => [...(files ?? [])].sort()
@@ -191,7 +191,22 @@ describe("GitSummaryLive change summary", () => {
       assert.strictEqual(before?.head, null)
       write(dir, "after.txt", "a\n")
       const changes = yield* summary.changesSince(before)
-      assert.deepStrictEqual(changes, { changedFiles: 1, files: ["after.txt"], insertions: 1, deletions: 0 })
+      assert.deepStrictEqual(changes?.summary, { changedFiles: 1, files: ["after.txt"], insertions: 1, deletions: 0 })
+    }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
+  })
+
+  it.effect("hands back its closing snapshot, from which the next iteration counts only what came after", () => {
+    const dir = repository({ "a.txt": "a\n" })
+    return Effect.gen(function*() {
+      const summary = yield* GitSummary
+      const first = yield* summary.changesSince(yield* summary.snapshot)
+      assert.strictEqual(first?.summary.changedFiles, 0)
+      write(dir, "b.txt", "b\n")
+      const second = yield* summary.changesSince(first!.after)
+      assert.deepStrictEqual(second?.summary.files, ["b.txt"])
+      write(dir, "c.txt", "c\n")
+      const third = yield* summary.changesSince(second!.after)
+      assert.deepStrictEqual(third?.summary.files, ["c.txt"])
     }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
   })
 })

@@ -215,7 +215,7 @@ describe("GitSummaryLive outside a repository and in a linked worktree", () => {
       commit(linked, "agent commit")
       write(linked, "c.txt", "c\n")
       const changes = yield* summary.changesSince(before)
-      assert.deepStrictEqual(changes?.files, ["b.txt", "c.txt"])
+      assert.deepStrictEqual(changes?.summary.files, ["b.txt", "c.txt"])
       const hash = yield* summary.commitAll("auto")
       assert.strictEqual(hash, head(linked))
       assert.strictEqual(git(main, "rev-parse", "agent").trim(), hash)
