@@ -134,7 +134,7 @@ results.profiles = await figure("where the time goes (CPU profiles, one run each
   const stream = profileRun(loopArgs(harnessCommand(process.execPath, join(rootDir, "bench", "harness", "flood.mjs"), String(settings.profileBytes)), ["--no-stream", "--no-commit", "--max-iterations", "1"]), workspace)
   clearLoopState(workspace)
   const bundle = bundleComposition()
-  if (startup === null || stream === null || bundle === null) throw new Error("the bundle has no source map (dist/spool.js.map)")
+  if (startup === null || stream === null || bundle === null) throw new Error("the bundle has no source map (dist/spool-main.cjs.map)")
   say(`  --status: ${startup.groups.slice(0, 4).map((g) => `${g.name} ${fmtMs(g.ms)}`).join("; ")}`)
   say(`  streaming ${fmtMiB(settings.profileBytes / 1024)}: ${stream.groups.slice(0, 4).map((g) => `${g.name} ${fmtMs(g.ms)}`).join("; ")}`)
   say(`  bundle ${(bundle.total / 1024).toFixed(0)} KiB: ${bundle.packages.slice(0, 4).map((p) => `${p.name} ${(p.bytes / 1024).toFixed(0)} KiB`).join(", ")}`)

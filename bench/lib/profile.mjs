@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { spoolBin } from "./paths.mjs"
+import { spoolBin, spoolBundle } from "./paths.mjs"
 import { spoolEnv } from "./spool.mjs"
 
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -49,7 +49,7 @@ const packageOf = (source) => {
 }
 
 const loadMap = () => {
-  const mapFile = `${spoolBin}.map`
+  const mapFile = `${spoolBundle}.map`
   if (!existsSync(mapFile)) return null
   const map = JSON.parse(readFileSync(mapFile, "utf8"))
   return { map, lines: decodeMappings(map.mappings) }
@@ -59,7 +59,7 @@ const loadMap = () => {
 export const bundleComposition = () => {
   const loaded = loadMap()
   if (loaded === null) return null
-  const code = readFileSync(spoolBin, "utf8").split("\n")
+  const code = readFileSync(spoolBundle, "utf8").split("\n")
   const bytes = new Map()
   const add = (source, n) => {
     const name = source < 0 ? "(no source)" : packageOf(loaded.map.sources[source])
@@ -75,11 +75,13 @@ export const bundleComposition = () => {
 /** The group a profile node's self time goes to. */
 const groupOf = (callFrame, loaded) => {
   const { url, functionName, lineNumber, columnNumber } = callFrame
-  if (url.endsWith("spool.js")) {
+  if (url.endsWith("spool-main.cjs")) {
     const segment = (loaded.lines[lineNumber] ?? []).findLast(([column]) => column <= columnNumber)
     return segment && segment[1] >= 0 ? packageOf(loaded.map.sources[segment[1]]) : "the bundle's module body (top-level code of every package)"
   }
-  if (functionName === "compileSourceTextModule") return "compiling the bundle (V8 parse and compile)"
+  if (functionName === "compileSourceTextModule" || (functionName === "Script" && url === "node:vm")) {
+    return "compiling the bundle (V8 parse and compile, or loading its code cache)"
+  }
   if (url.startsWith("node:internal/deps/undici")) return "Node's built-in undici (fetch), loaded on first use"
   if (functionName.startsWith("RegExp: ")) return /promise/.test(functionName) ? "completion promise regular expression" : "other regular expressions (secret redaction)"
   if (functionName === "(garbage collector)") return "garbage collection"

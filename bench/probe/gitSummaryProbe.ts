@@ -58,7 +58,7 @@ const program = Effect.gen(function*() {
     const [recent] = yield* timed(git.recentCommits({ count: 10, includeMerges: false }))
     const silent = yield* clientRun(["check-ref-format", "refs/heads/main"])
     const printing = yield* clientRun(["rev-parse", "--verify", "HEAD"])
-    if (same?.changedFiles !== 0 || changed?.changedFiles !== 1) {
+    if (same?.summary.changedFiles !== 0 || changed?.summary.changedFiles !== 1) {
       throw new Error(`unexpected summaries: ${JSON.stringify({ same, changed })}`)
     }
     if (round === 0) continue

@@ -107,8 +107,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
   const recentCommits: Context.Tag.Service<GitSummary>["recentCommits"] = ({ count, includeMerges }) =>
     Effect.gen(function*() {
       const limit = Math.floor(count)
-      // An unborn branch has no history, which is not an error.
-      if (limit <= 0 || (yield* head) === null) return []
+      if (limit <= 0) return []
       const output = yield* git.run("log", [
         "log",
         `--max-count=${limit}`,
@@ -117,7 +116,11 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
         ...(includeMerges ? [] : ["--no-merges"]),
         "HEAD",
         "--"
-      ])
+      ]).pipe(
+        // An unborn branch has no history, which is not an error; asked only when `log` fails, so
+        // each iteration spends one git process on its history, not two.
+        Effect.catchAll((error) => Effect.flatMap(head, (current) => (current === null ? Effect.succeed("") : Effect.fail(error))))
+      )
       return parseLog(output)
     })
 
