@@ -1,5 +1,6 @@
 import { GitError } from "@spool/core"
 import { Effect } from "effect"
+import { execFile } from "node:child_process"
 import { GitError as SimpleGitError, simpleGit, type SimpleGit, type SimpleGitOptions } from "simple-git"
 
 /**
@@ -23,6 +24,11 @@ export interface GitCommand {
   readonly run: (operation: string, args: ReadonlyArray<string>) => Effect.Effect<string, GitError>
   /** Like `run`, but git's "no" (exit 1: unborn HEAD, a diff that differs) is null instead of an error. */
   readonly runOrNull: (operation: string, args: ReadonlyArray<string>) => Effect.Effect<string | null, GitError>
+  /**
+   * `run` for commands that print nothing when they succeed (`add`, `commit -q`): simple-git waits
+   * 50 ms after every such command, so these go to git directly (argv, no shell).
+   */
+  readonly runQuiet: (operation: string, args: ReadonlyArray<string>) => Effect.Effect<string, GitError>
   /** The same commands against another index file, leaving the real index alone. */
   readonly withIndexFile: (indexFile: string) => GitCommand
 }
@@ -105,10 +111,27 @@ const makeCommand = (cwd: string, indexFile: string | null): GitCommand => {
         })
     })
 
+  const executeDirect = (operation: string, args: ReadonlyArray<string>) =>
+    Effect.async<Outcome, GitError>((resume) => {
+      const env = indexFile === null ? process.env : { ...process.env, GIT_INDEX_FILE: indexFile }
+      const child = execFile("git", [...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        if (error === null) return resume(Effect.succeed({ exitCode: 0, output: stdout }))
+        const exitCode = (error as { code?: unknown }).code
+        resume(
+          typeof exitCode === "number"
+            ? Effect.succeed({ exitCode, output: `${stderr}${stdout}` })
+            : Effect.fail(new GitError({ operation, detail: `could not run \`git ${args[0] ?? ""}\` in ${cwd}: ${error.message}` }))
+        )
+      })
+      return Effect.sync(() => void child.kill())
+    })
+
+  const exitZero = (operation: string, args: ReadonlyArray<string>) => (outcome: Outcome) =>
+    outcome.exitCode === 0 ? Effect.succeed(outcome.output) : Effect.fail(failure(operation, args, outcome))
+
   return {
-    run: (operation, args) =>
-      Effect.flatMap(execute(operation, args), (outcome) =>
-        outcome.exitCode === 0 ? Effect.succeed(outcome.output) : Effect.fail(failure(operation, args, outcome))),
+    run: (operation, args) => Effect.flatMap(execute(operation, args), exitZero(operation, args)),
+    runQuiet: (operation, args) => Effect.flatMap(executeDirect(operation, args), exitZero(operation, args)),
     runOrNull: (operation, args) =>
       Effect.flatMap(execute(operation, args), (outcome) =>
         outcome.exitCode === 0

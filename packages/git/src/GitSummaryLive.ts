@@ -67,7 +67,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
   const snapshot: Effect.Effect<GitSnapshot, GitError> = Effect.scoped(
     Effect.gen(function*() {
       const scratch = git.withIndexFile(yield* scratchIndex(indexFile))
-      yield* scratch.run("snapshot", ["add", "-A", ...WORK_TREE])
+      yield* scratch.runQuiet("snapshot", ["add", "-A", ...WORK_TREE])
       const tree = (yield* scratch.run("snapshot", ["write-tree"])).trim()
       return { tree, head: yield* head }
     })
@@ -96,11 +96,11 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
 
   const commitAll = (message: string) =>
     Effect.gen(function*() {
-      yield* git.run("add", ["add", "-A", ...WORK_TREE])
+      yield* git.runQuiet("add", ["add", "-A", ...WORK_TREE])
       // `--quiet` exits 0 when nothing is staged (compared with the empty tree on an unborn branch).
       const nothingStaged = yield* git.runOrNull("commit", ["diff", "--cached", "--quiet", "--no-ext-diff"])
       if (nothingStaged !== null) return null
-      yield* git.run("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
+      yield* git.runQuiet("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
       return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
     })
 
