@@ -1,14 +1,9 @@
-import { ValidationError } from "@effect/cli"
 import { ExitCode } from "./ExitCode.js"
 
 const usageTags = new Set(["UsageError", "ChangeError", "WorkspaceNotFoundError"])
 
 /** Turns a failure into the one line the user sees and the exit code. */
-export const describeFailure = (error: unknown): { readonly message: string | null; readonly exitCode: number } => {
-  if (ValidationError.isValidationError(error)) {
-    // @effect/cli has printed its own explanation already; help requests are not failures.
-    return { message: null, exitCode: ValidationError.isHelpRequested(error) ? 0 : ExitCode.Usage }
-  }
+export const describeFailure = (error: unknown): { readonly message: string; readonly exitCode: number } => {
   const tagged = error as { readonly _tag?: string; readonly message?: string }
   const message = typeof tagged.message === "string" && tagged.message !== "" ? tagged.message : String(error)
   return {

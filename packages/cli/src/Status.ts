@@ -11,6 +11,7 @@ import {
   Workspace
 } from "@spool/core"
 import { Effect, Option } from "effect"
+import { UsageError } from "./UsageError.js"
 
 const RECENT = 10
 
@@ -113,3 +114,18 @@ export const statusText = (report: StatusReport): string => {
   }
   return lines.join("\n")
 }
+
+/** `--status` without `--change`: the one change that has loop state. */
+export const onlyChangeWithState = Effect.gen(function*() {
+  const withState = yield* (yield* Workspace).changesWithState
+  if (withState.length === 1) return withState[0]!
+  return yield* new UsageError({
+    message: withState.length === 0
+      ? "no change has loop state yet; name one with --change"
+      : `several changes have loop state (${withState.join(", ")}); name one with --change`
+  })
+})
+
+export const printStatus = (changeId: ChangeId, json: boolean) =>
+  Effect.flatMap(loadStatus(changeId), (report) =>
+    Effect.sync(() => console.log(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report))))

@@ -1,3 +1,4 @@
+import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { currentGracePeriod } from "@spool/core"
@@ -20,8 +21,13 @@ const GRACE = Duration.seconds(5)
 const program = run(process.argv).pipe(
   Effect.catchAll((error) =>
     Effect.sync(() => {
+      if (ValidationError.isValidationError(error)) {
+        // @effect/cli has printed its own explanation already; help requests are not failures.
+        process.exitCode = ValidationError.isHelpRequested(error) ? 0 : ExitCode.Usage
+        return
+      }
       const failure = describeFailure(error)
-      if (failure.message !== null) process.stderr.write(`spool: ${failure.message}\n`)
+      process.stderr.write(`spool: ${failure.message}\n`)
       process.exitCode = failure.exitCode
     })
   ),

@@ -18,7 +18,7 @@ import { selectChange } from "../ChangeSelection.js"
 import { gitLayer } from "../Git.js"
 import { harnessLayer } from "../Harnesses.js"
 import { parseDuration } from "../Duration.js"
-import { loadStatus, statusJson, statusText } from "../Status.js"
+import { onlyChangeWithState, printStatus } from "../Status.js"
 import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { setExitCode } from "../ExitCode.js"
@@ -194,17 +194,9 @@ const targetChange = (args: Parsed) =>
 
 /** `--status` without `--change` picks the one change that has loop state. */
 const statusTarget = (args: Parsed) =>
-  Effect.gen(function*() {
-    if (Option.isSome(args.change) || Option.isSome(args.module)) return (yield* targetChange(args)).id
-    const workspace = yield* Workspace
-    const withState = yield* workspace.changesWithState
-    if (withState.length === 1) return withState[0]!
-    return yield* usage(
-      withState.length === 0
-        ? "no change has loop state yet; name one with --change"
-        : `several changes have loop state (${withState.join(", ")}); name one with --change`
-    )
-  })
+  Option.isSome(args.change) || Option.isSome(args.module)
+    ? Effect.map(targetChange(args), (change) => change.id)
+    : onlyChangeWithState
 
 const readPrompt = (args: Parsed) =>
   Effect.gen(function*() {
@@ -282,11 +274,7 @@ const handler = (args: Parsed) =>
     if (args.json && !args.status) return yield* usage("--json goes with --status")
 
     if (args.status) {
-      const report = yield* loadStatus(yield* statusTarget(args))
-      yield* Effect.sync(() =>
-        console.log(args.json ? JSON.stringify(statusJson(report), null, 2) : statusText(report))
-      )
-      return
+      return yield* printStatus(yield* statusTarget(args), args.json)
     }
     const change = yield* targetChange(args)
     const contexts = yield* ContextStore

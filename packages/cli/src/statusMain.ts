@@ -1,0 +1,31 @@
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { HistoryStore, Workspace } from "@spool/core"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { ExitCode } from "./ExitCode.js"
+import { describeFailure } from "./Failure.js"
+import { parseStatusArgs } from "./StatusArgs.js"
+import { onlyChangeWithState, printStatus } from "./Status.js"
+
+// `spool ralph --status`, without the command-line parser: it answers the same, sooner.
+const args = parseStatusArgs(process.argv.slice(2)) ?? { change: null, json: false }
+
+const program = Effect.gen(function*() {
+  const changeId = args.change === null
+    ? yield* onlyChangeWithState
+    : (yield* (yield* Workspace).resolveChange(args.change)).id
+  yield* printStatus(changeId, args.json)
+}).pipe(
+  Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(process.cwd())))),
+  Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))
+)
+
+Effect.runPromiseExit(program).then((exit) => {
+  if (Exit.isSuccess(exit)) return
+  const error = Cause.failureOption(exit.cause)
+  const failure = Option.isSome(error)
+    ? describeFailure(error.value)
+    : { message: `unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}`, exitCode: ExitCode.Failed }
+  process.stderr.write(`spool: ${failure.message}\n`)
+  process.exitCode = failure.exitCode
+})
