@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { spoolBin, spoolBundle } from "./paths.mjs"
+import { spoolBin, spoolBundle, spoolStatusBundle } from "./paths.mjs"
 import { spoolEnv } from "./spool.mjs"
 
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -48,11 +48,18 @@ const packageOf = (source) => {
   return own ? `spool (packages/${own[1] === "src" ? "cli" : own[1]})` : source
 }
 
-const loadMap = () => {
-  const mapFile = `${spoolBundle}.map`
+const loadMap = (bundle = spoolBundle) => {
+  const mapFile = `${bundle}.map`
   if (!existsSync(mapFile)) return null
   const map = JSON.parse(readFileSync(mapFile, "utf8"))
   return { map, lines: decodeMappings(map.mappings) }
+}
+
+/** Both bundles' maps, by file name: a plain `--status` runs from spool-status.cjs. */
+const loadMaps = () => {
+  const main = loadMap()
+  const status = loadMap(spoolStatusBundle)
+  return main === null || status === null ? null : { "spool-main.cjs": main, "spool-status.cjs": status }
 }
 
 /** Bytes of the built bundle per package, largest first. */
@@ -73,9 +80,10 @@ export const bundleComposition = () => {
 }
 
 /** The group a profile node's self time goes to. */
-const groupOf = (callFrame, loaded) => {
+const groupOf = (callFrame, maps) => {
   const { url, functionName, lineNumber, columnNumber } = callFrame
-  if (url.endsWith("spool-main.cjs")) {
+  const loaded = maps[url.split("/").pop()]
+  if (loaded !== undefined) {
     const segment = (loaded.lines[lineNumber] ?? []).findLast(([column]) => column <= columnNumber)
     return segment && segment[1] >= 0 ? packageOf(loaded.map.sources[segment[1]]) : "the bundle's module body (top-level code of every package)"
   }
@@ -94,7 +102,7 @@ const groupOf = (callFrame, loaded) => {
 
 /** Self time (ms) of one profiled `spool <args>` run in `cwd`, grouped by `groupOf`, largest first. */
 export const profileRun = (args, cwd) => {
-  const loaded = loadMap()
+  const loaded = loadMaps()
   if (loaded === null) return null
   const dir = mkdtempSync(join(tmpdir(), "spool-bench-prof-"))
   try {
