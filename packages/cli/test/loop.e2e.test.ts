@@ -237,4 +237,13 @@ describe("spool ralph end to end (built binary, temporary git repositories)", ()
     expect(result.stderr.match(/warning: not inside a git repository/g)).toHaveLength(1)
     expect(statusJson(root).history[0]).toMatchObject({ git: null, commit: null })
   })
+
+  it("warns once about a tasks.md it cannot read, and goes on without tasks", () => {
+    const root = makeWorkspace()
+    writeFileSync(join(root, ".spool", "changes", change, "tasks.md"), Buffer.from([0x2d, 0x20, 0x5b, 0x00, 0x5d, 0xff]))
+    const result = spool(["ralph", "x", "--change", "001-01", "--max-iterations", "2", ...harness(agent("if (it === 2) console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    expect(result.code).toBe(0)
+    expect(result.stderr.match(/tasks\.md is not a text file/g)).toHaveLength(1)
+    expect(result.stderr).toContain(join(".spool", "changes", change, "tasks.md"))
+  })
 })
