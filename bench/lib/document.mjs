@@ -35,9 +35,10 @@ const figuresTable = (results) => {
     lines.push(row([`loop overhead per iteration, ${loop.iterations} iterations, harness exits at once, 20,000 files / 2,000 commits`, fmtMs(large.perIteration), `${code("git status --porcelain")} in that repository`, fmtMs(large.gitStatus.median), fmtRatio(large.perIteration / large.gitStatus.median), "at most 2x", atMost(large.perIteration, large.gitStatus.median, 2)]))
   } else lines.push(notMeasured("loop overhead per iteration", failureOf(results, "loop overhead")))
   if (g) {
-    const summary = g.large.snapshot.median + g.large.summaryUnchanged.median
-    const growth = (summary - g.small.snapshot.median - g.small.summaryUnchanged.median) / (g.large.gitStatus.median - g.small.gitStatus.median)
-    lines.push(row(["git summary of an iteration (work-tree snapshot before, summary after; nothing changed), same repository", fmtMs(summary), code("git status --porcelain"), fmtMs(g.large.gitStatus.median), fmtRatio(summary / g.large.gitStatus.median), "grows with the repository no more than `git status` does", growth <= 1.1 ? `met: grows ${fmtRatio(growth)} as fast` : `missed: grows ${fmtRatio(growth)} as fast as \`git status\` (from the small workspace to this repository)`]))
+    // An iteration takes one snapshot: its summary's, which the next iteration starts from.
+    const summary = g.large.summaryUnchanged.median
+    const growth = (summary - g.small.summaryUnchanged.median) / (g.large.gitStatus.median - g.small.gitStatus.median)
+    lines.push(row(["git summary of an iteration (one work-tree snapshot, diffed against the previous one; nothing changed), same repository", fmtMs(summary), code("git status --porcelain"), fmtMs(g.large.gitStatus.median), fmtRatio(summary / g.large.gitStatus.median), "grows with the repository no more than `git status` does", growth <= 1.1 ? `met: grows ${fmtRatio(growth)} as fast` : `missed: grows ${fmtRatio(growth)} as fast as \`git status\` (from the small workspace to this repository)`]))
   } else lines.push(notMeasured("git summary of an iteration", failureOf(results, "git work")))
   if (t) {
     const share = (t.bytes / t.loop.median) / (t.bytes / t.cat.median)
@@ -144,13 +145,13 @@ const loopSection = (results) => {
       "| operation | large repository | ratio to `git status` | example workspace | ratio to `git status` |",
       "| --- | ---: | ---: | ---: | ---: |",
       row(["`git status --porcelain`", fmtMs(gl.gitStatus.median), "1x", fmtMs(g.small.gitStatus.median), "1x"]),
-      ...[["snapshot (temporary index, `add -A`, `write-tree`, HEAD)", "snapshot"], ["summary, nothing changed (a snapshot, trees equal)", "summaryUnchanged"], ["summary, one file changed (a snapshot and `diff-tree`)", "summaryOneFile"], ["recent commits (`git log`, 10)", "recentCommits"]].map(([label, key]) =>
+      ...[["snapshot (temporary index, `add -A`, `write-tree`)", "snapshot"], ["summary, nothing changed (a snapshot, trees equal)", "summaryUnchanged"], ["summary, one file changed (a snapshot and `diff-tree`)", "summaryOneFile"], ["recent commits (`git log`, 10)", "recentCommits"]].map(([label, key]) =>
         row([label, fmtMs(gl[key].median), fmtRatio(gl[key].median / gl.gitStatus.median), fmtMs(g.small[key].median), fmtRatio(g.small[key].median / g.small.gitStatus.median)])
       ),
       "",
       `Inside git, in the large repository: ${Object.entries(inside).filter(([name]) => name !== "check-ref-format").map(([name, ms]) => `${code(name)} ${fmtMs(ms)}`).join(", ")}. A snapshot spends ${fmtMs(insideSnapshot)} inside git and ${fmtMs(gl.snapshot.median)} in all.`,
       "",
-      `${code("simple-git")}'s completion detection waits 50 ms after any process that wrote nothing to stdout or stderr: through a plain ${code("simple-git")} client, a command that prints nothing (${code("git check-ref-format")}) takes ${fmtMs(gl.simpleGitSilent.median)} and one that prints a line (${code("git rev-parse --verify HEAD")}) ${fmtMs(gl.simpleGitPrinting.median)}, about ${fmtMs(wait)} apart. So ${code("@spool/git")} runs the commands that print nothing on success (${code("git add -A")}, ${code("git commit -q")}) directly, with an argv array, and keeps ${code("simple-git")} for the rest. What remains in the example workspace, where git has almost nothing to scan, is the cost of starting git processes (a snapshot starts three).`,
+      `${code("simple-git")}'s completion detection waits 50 ms after any process that wrote nothing to stdout or stderr: through a plain ${code("simple-git")} client, a command that prints nothing (${code("git check-ref-format")}) takes ${fmtMs(gl.simpleGitSilent.median)} and one that prints a line (${code("git rev-parse --verify HEAD")}) ${fmtMs(gl.simpleGitPrinting.median)}, about ${fmtMs(wait)} apart. So ${code("@spool/git")} runs the commands that print nothing on success (${code("git add -A")}, ${code("git commit -q")}) directly, with an argv array, and keeps ${code("simple-git")} for the rest. What remains in the example workspace, where git has almost nothing to scan, is the cost of starting git processes (a snapshot starts two).`,
       ""
     )
     const goal = 2 * large.gitStatus.median
@@ -160,7 +161,7 @@ const loopSection = (results) => {
         "",
         "What it would take:",
         "",
-        `- Fewer processes per iteration. Each snapshot reads HEAD with a separate ${code("git rev-parse")}, which nothing in the loop uses; the recent commits could be kept while HEAD has not moved. Each git process costs a few milliseconds to start, however small the repository.`,
+        `- Fewer processes per iteration: the recent commits could be kept while HEAD has not moved. Each git process costs a few milliseconds to start, however small the repository.`,
         `- The scan itself is already at ${code("git status")}'s cost (${code("git add -A")} ${fmtMs(inside.add ?? 0)} against ${code("git status")} ${fmtMs(inside.status ?? gl.gitStatus.median)} inside git), so the rest of the budget is everything else: starting the harness, writing the state file, the history line and the iteration log.`,
         ""
       )

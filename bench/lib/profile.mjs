@@ -82,7 +82,8 @@ export const bundleComposition = () => {
 /** The group a profile node's self time goes to. */
 const groupOf = (callFrame, maps) => {
   const { url, functionName, lineNumber, columnNumber } = callFrame
-  const loaded = maps[url.split("/").pop()]
+  const name = url.split("/").pop()
+  const loaded = Object.hasOwn(maps, name) ? maps[name] : undefined
   if (loaded !== undefined) {
     const segment = (loaded.lines[lineNumber] ?? []).findLast(([column]) => column <= columnNumber)
     return segment && segment[1] >= 0 ? packageOf(loaded.map.sources[segment[1]]) : "the bundle's module body (top-level code of every package)"

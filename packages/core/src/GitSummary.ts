@@ -10,10 +10,9 @@ export class GitError extends Schema.TaggedError<GitError>()("GitError", {
   }
 }
 
-/** The state of the work tree at a moment, to diff an iteration against. Opaque to the loop. */
+/** The state of the work tree at a moment (a tree object), to diff an iteration against. Opaque to the loop. */
 export interface GitSnapshot {
   readonly tree: string
-  readonly head: string | null
 }
 
 /** What changed since a snapshot, and the snapshot taken to find out (the next iteration starts from it). */
@@ -33,7 +32,7 @@ export interface RecentCommitsOptions {
  */
 export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary, {
   readonly repository: boolean
-  /** The work tree (tracked and untracked, `.spool/.state/` excluded) and HEAD now. */
+  /** The work tree now (tracked and untracked, `.spool/.state/` excluded). */
   readonly snapshot: Effect.Effect<GitSnapshot | null, GitError>
   /** What changed since `before`: work-tree changes and commits made meanwhile, not what was dirty already. */
   readonly changesSince: (before: GitSnapshot | null) => Effect.Effect<GitChange | null, GitError>
@@ -66,9 +65,9 @@ export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary
         const empty: GitChangeSummary = { changedFiles: 0, files: [], insertions: 0, deletions: 0 }
         return {
           repository: true,
-          snapshot: Effect.succeed({ tree: "test-tree", head: null }),
+          snapshot: Effect.succeed({ tree: "test-tree" }),
           changesSince: () =>
-            Ref.modify(changes, ([next, ...rest]) => [{ summary: next ?? empty, after: { tree: "test-tree", head: null } }, rest] as const),
+            Ref.modify(changes, ([next, ...rest]) => [{ summary: next ?? empty, after: { tree: "test-tree" } }, rest] as const),
           commitAll: () => Ref.updateAndGet(made, (n) => n + 1).pipe(Effect.map((n) => `c0ffee${n}`)),
           recentCommits: (request) =>
             Effect.sync(() => {

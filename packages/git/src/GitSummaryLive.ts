@@ -69,7 +69,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
       const scratch = git.withIndexFile(yield* scratchIndex(indexFile))
       yield* scratch.runQuiet("snapshot", ["add", "-A", ...WORK_TREE])
       const tree = (yield* scratch.run("snapshot", ["write-tree"])).trim()
-      return { tree, head: yield* head }
+      return { tree }
     })
   )
 
