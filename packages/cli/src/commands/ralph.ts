@@ -21,7 +21,7 @@ import { parseDuration } from "../Duration.js"
 import { onlyChangeWithState, printStatus } from "../Status.js"
 import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
-import { setExitCode } from "../ExitCode.js"
+import { ExitCode, setExitCode } from "../ExitCode.js"
 import { lockIdentity } from "../Process.js"
 
 const prompt = Args.text({ name: "prompt" }).pipe(
@@ -247,7 +247,7 @@ const runMode = (args: Parsed, change: Change) =>
         pid: process.pid,
         redact: makeRedactor(process.env)
       })
-      yield* setExitCode(result.status === "complete" ? 0 : 3)
+      yield* setExitCode(result.status === "complete" ? ExitCode.Completed : ExitCode.MaxIterations)
     })
     yield* loop.pipe(
       Effect.provide(Layer.mergeAll(harness, gitLayer(workspace.root), PromptBuilder.layer, TerminalReporter.layer))
