@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -78,13 +78,6 @@ export const agentScript = (source: string) => {
 }
 
 export const stateDir = (root: string, changeId: string) => join(root, ".spool", ".state", "ralph", changeId)
-
-/** Every file under `.spool/.state/`, relative: "nothing was written" means this stays empty. */
-export const stateFiles = (root: string): Array<string> => {
-  const base = join(root, ".spool", ".state")
-  if (!existsSync(base)) return []
-  return readdirSync(base, { recursive: true, encoding: "utf8" }).sort()
-}
 
 /** Runs the built `spool` binary without blocking this process (servers in the test keep answering). */
 export const spoolAsync = (
