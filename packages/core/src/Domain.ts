@@ -59,6 +59,8 @@ export const IterationRecord = Schema.Struct({
   git: Schema.NullOr(GitChangeSummary),
   commit: Schema.NullOr(Schema.String),
   usage: Schema.optionalWith(Schema.NullOr(HarnessUsage), { default: () => null }),
+  /** What the agent reported when its run failed (an API error), if it said anything. */
+  error: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   warnings: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
 })
 export type IterationRecord = typeof IterationRecord.Type

@@ -1,7 +1,7 @@
 import { Duration, Effect, Stream } from "effect"
 import { makeCompletionDetector } from "./CompletionDetector.js"
 import type { HarnessUsage } from "./Domain.js"
-import type { HarnessError, HarnessRequest, HarnessService } from "./HarnessService.js"
+import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
 import type { IterationLog } from "./HistoryStore.js"
 import { makeHeadTail } from "./JournalEntry.js"
 import type { LoopReporter } from "./LoopReporter.js"
@@ -52,6 +52,10 @@ export const makeCapture = (completionPromise: string) => {
     signal: null as string | null,
     timedOut: false,
     usage: null as HarnessUsage | null,
+    /** The failure the agent reported (`Failed`), the first one kept. */
+    error: null as string | null,
+    /** The usage limit the agent hit (`Limited`), the last one kept. */
+    limited: null as Extract<HarnessEvent, { _tag: "Limited" }> | null,
     warnings: [] as Array<string>,
     stdout: makeHeadTail(JOURNAL_STREAM_HALF),
     stderr: makeHeadTail(JOURNAL_STREAM_HALF),
@@ -102,6 +106,10 @@ export const runHarness = (options: {
           return Effect.sync(() => void (capture.usage = addUsage(capture.usage, event.usage)))
         case "Warning":
           return Effect.sync(() => void capture.warnings.push(event.message))
+        case "Failed":
+          return Effect.sync(() => void (capture.error ??= event.message))
+        case "Limited":
+          return Effect.sync(() => void (capture.limited = event))
         case "Exited":
           return Effect.sync(() => {
             capture.exitCode = event.exitCode

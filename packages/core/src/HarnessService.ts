@@ -33,6 +33,14 @@ export interface HarnessRequest {
  * - `AgentText`: what the agent itself says; only this is searched for the completion promise
  * - `Usage`: tokens and cost the agent reported
  * - `Warning`: something the user should know about the iteration (e.g. permissions were rejected)
+ * - `Failed`: the agent reported that its run failed (a model/API error, a run that ended without
+ *   its final result), whatever its exit code: the iteration is a failure carrying this message
+ * - `Limited`: the agent hit a usage or rate limit, read from its error channels only (never from
+ *   its ordinary text); `resetAt` is when it lifts (epoch ms) when the agent says so, `resets` is
+ *   false for a quota that does not reset by waiting
+ *
+ * JSON harnesses report each top-level assistant message as `AgentText` ending with a newline, so
+ * that two messages never run together on one line.
  */
 export type HarnessEvent = Data.TaggedEnum<{
   Output: { readonly stream: "stdout" | "stderr"; readonly text: string }
@@ -40,6 +48,13 @@ export type HarnessEvent = Data.TaggedEnum<{
   AgentText: { readonly text: string }
   Usage: { readonly usage: HarnessUsage }
   Warning: { readonly message: string }
+  Failed: { readonly message: string }
+  Limited: {
+    readonly message: string
+    readonly resetAt: number | null
+    readonly retryAfterMs: number | null
+    readonly resets: boolean
+  }
   Exited: { readonly exitCode: number | null; readonly signal: string | null }
 }>
 export const HarnessEvent = Data.taggedEnum<HarnessEvent>()

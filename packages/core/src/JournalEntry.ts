@@ -7,6 +7,8 @@ export interface JournalEntry {
   readonly exitCode: number | null
   readonly signal: string | null
   readonly timedOut: boolean
+  /** The failure the agent itself reported (e.g. an API error), one line; null when it said none. */
+  readonly error: string | null
   readonly taskId: string | null
   readonly taskDescription: string | null
   readonly stderr: string
@@ -40,6 +42,7 @@ export const formatEntry = (entry: JournalEntry): string => {
       `- run: ${entry.run}`,
       `- iteration: ${entry.iteration}`,
       `- exit: ${describeExit(entry)}`,
+      ...(entry.error === null ? [] : [`- error: ${oneLine(entry.error)}`]),
       `- task: ${entry.taskId === null ? "none" : oneLine(entry.taskId)}`,
       `- description: ${entry.taskDescription === null ? "none" : oneLine(entry.taskDescription)}`
     ].join("\n") + "\n"
@@ -97,6 +100,7 @@ export const parseEntries = (text: string): Array<JournalEntry> => {
       exitCode: /^code (-?\d+)$/.exec(exit) ? Number(/^code (-?\d+)$/.exec(exit)![1]) : null,
       signal: /^signal (\S+)$/.exec(exit)?.[1] ?? null,
       timedOut: exit === "timed out",
+      error: field(fields, "error"),
       taskId: field(fields, "task"),
       taskDescription: field(fields, "description"),
       stderr: blocks.get("stderr") ?? "",
@@ -163,6 +167,7 @@ export const previousErrorsSection = (entries: ReadonlyArray<JournalEntry>, budg
     const entry = trimEntryForPrompt(original, budget)
     const task = entry.taskId === null ? "" : `, task ${entry.taskId}${entry.taskDescription === null ? "" : `: ${entry.taskDescription}`}`
     const lines = [`### Run ${entry.run}, iteration ${entry.iteration}: ${describeExit(entry)}${task}`]
+    if (entry.error !== null) lines.push(`error: ${entry.error}`)
     if (entry.stderr !== "") lines.push(`stderr:\n${fenceFor(entry.stderr)}\n${entry.stderr.trimEnd()}\n${fenceFor(entry.stderr)}`)
     if (entry.stdout !== "") lines.push(`stdout:\n${fenceFor(entry.stdout)}\n${entry.stdout.trimEnd()}\n${fenceFor(entry.stdout)}`)
     parts.push(lines.join("\n"))

@@ -188,7 +188,8 @@ export const runLoop = (input: LoopRun) =>
         const finish = (interrupted: boolean) =>
           Effect.gen(function*() {
             const now = yield* Clock.currentTimeMillis
-            const failed = capture.timedOut || capture.signal !== null || capture.exitCode !== 0
+            if (capture.limited !== null) capture.error ??= capture.limited.message
+            const failed = capture.timedOut || capture.signal !== null || capture.exitCode !== 0 || capture.error !== null
             let accepted = capture.detector.detected() && iteration >= options.minIterations
             const notes: Array<string> = []
             if (capture.detector.detected() && !accepted) {
@@ -234,6 +235,7 @@ export const runLoop = (input: LoopRun) =>
               git: summary,
               commit,
               usage: capture.usage,
+              error: capture.error,
               warnings: capture.warnings
             }
             if (!capture.displayAtLineStart) yield* reporter.write("\n")
@@ -247,6 +249,7 @@ export const runLoop = (input: LoopRun) =>
                 exitCode: capture.exitCode,
                 signal: capture.signal,
                 timedOut: capture.timedOut,
+                error: capture.error,
                 taskId: task?.id ?? null,
                 taskDescription: task?.description ?? null,
                 stderr: input.redact(capture.stderr.text(logPath)),

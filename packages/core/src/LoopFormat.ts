@@ -30,6 +30,11 @@ const describeChanges = (record: IterationRecord) =>
     ? "changes: n/a"
     : `${record.git.changedFiles} file${record.git.changedFiles === 1 ? "" : "s"} changed`
 
+const oneLine = (text: string, max = 200) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
 /** The one line printed after every iteration. */
 export const formatSummary = (record: IterationRecord) =>
   [
@@ -39,6 +44,7 @@ export const formatSummary = (record: IterationRecord) =>
     describeChanges(record),
     ...(record.commit === null ? [] : [`commit ${record.commit.slice(0, 12)}`]),
     ...(record.usage === null ? [] : [`${record.usage.inputTokens + record.usage.outputTokens} tokens`]),
+    ...(record.error === null ? [] : [`error: ${oneLine(record.error)}`]),
     `-> ${record.outcome}`
   ].join(" | ")
 

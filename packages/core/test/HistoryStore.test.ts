@@ -33,6 +33,7 @@ const record = (iteration: number): IterationRecord => ({
   git: null,
   commit: null,
   usage: null,
+  error: null,
   warnings: []
 })
 

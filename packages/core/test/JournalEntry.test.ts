@@ -16,6 +16,7 @@ const entry = (overrides: Partial<JournalEntry> = {}): JournalEntry => ({
   exitCode: 1,
   signal: null,
   timedOut: false,
+  error: null,
   taskId: "1.2",
   taskDescription: "Add the entry point",
   stderr: "TypeError: boom\n",

@@ -278,7 +278,7 @@ describe("the loop", () => {
 
   it.effect("shows this run's failures and only the most recent --error-history ones of earlier runs", () =>
     Effect.gen(function*() {
-      const old = (i: number) => ({ timestamp: "2026-11-01T00:00:00.000Z", run: "old-run", iteration: i, exitCode: 1, signal: null, timedOut: false, taskId: null, taskDescription: null, stderr: `OLD-FAILURE-${i}\n`, stdout: "" })
+      const old = (i: number) => ({ timestamp: "2026-11-01T00:00:00.000Z", run: "old-run", iteration: i, exitCode: 1, signal: null, timedOut: false, error: null, taskId: null, taskDescription: null, stderr: `OLD-FAILURE-${i}\n`, stdout: "" })
       const setup = Effect.flatMap(ErrorJournal, (j) => Effect.forEach([1, 2, 3, 4, 5], (i) => j.append(changeId, old(i)))).pipe(Effect.orDie, Effect.asVoid)
       const { prompts } = yield* runWith((r) => r.iteration === 1 ? scriptedRun("x\n", 1) : scriptedRun(done), { errorHistory: 2 }, undefined, { setup })
       const second = prompts[1]!.prompt

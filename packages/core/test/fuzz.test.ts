@@ -427,6 +427,7 @@ const iterationRecord: IterationRecord = {
   git: null,
   commit: null,
   usage: null,
+  error: null,
   warnings: []
 }
 
@@ -645,6 +646,7 @@ const journalEntry: fc.Arbitrary<JournalEntry> = fc
     run: oneLineText(30),
     iteration: fc.integer(),
     exit: exitArb,
+    error: taskField,
     taskId: taskField,
     taskDescription: taskField,
     stderr: stream,
