@@ -1,5 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import {
+  addCost,
   type ChangeId,
   formatDuration,
   formatProgress,
@@ -41,7 +42,7 @@ const totals = (records: ReadonlyArray<IterationRecord>) => {
   if (used.length === 0) return null
   return {
     tokens: used.reduce((n, r) => n + r.usage!.inputTokens + r.usage!.outputTokens + r.usage!.reasoningTokens, 0),
-    cost: used.reduce((n, r) => n + r.usage!.cost, 0)
+    cost: used.reduce<number | null>((n, r) => addCost(n, r.usage!.cost), null)
   }
 }
 
@@ -92,7 +93,7 @@ export const statusText = (report: StatusReport): string => {
   }
   if (report.tasks.tasks.length > 0) lines.push(`tasks:     ${formatProgress(report.tasks)}`)
   const sum = totals(report.history)
-  if (sum !== null) lines.push(`usage:     ${sum.tokens} tokens, $${sum.cost.toFixed(4)} over the iterations below`)
+  if (sum !== null) lines.push(`usage:     ${sum.tokens} tokens, ${sum.cost === null ? "cost unknown" : `$${sum.cost.toFixed(4)}`} over the iterations below`)
   if (report.history.length > 0) {
     lines.push("", `recent iterations (last ${report.history.length}):`)
     lines.push(

@@ -32,7 +32,8 @@ export const HarnessUsage = Schema.Struct({
   reasoningTokens: Schema.Number,
   cacheReadTokens: Schema.Number,
   cacheWriteTokens: Schema.Number,
-  cost: Schema.Number
+  /** US dollars; null when the agent does not report cost (it is unknown, not zero). */
+  cost: Schema.NullOr(Schema.Number)
 })
 export type HarnessUsage = typeof HarnessUsage.Type
 

@@ -10,6 +10,9 @@ import type { StateError } from "./StateError.js"
 /** How much of each stream an error journal entry keeps: this much from the start and from the end. */
 export const JOURNAL_STREAM_HALF = 128 * 1024
 
+/** Unknown only while every part is unknown. */
+export const addCost = (a: number | null, b: number | null): number | null => a === null ? b : b === null ? a : a + b
+
 const addUsage = (total: HarnessUsage | null, next: HarnessUsage): HarnessUsage =>
   total === null ? next : {
     inputTokens: total.inputTokens + next.inputTokens,
@@ -17,7 +20,7 @@ const addUsage = (total: HarnessUsage | null, next: HarnessUsage): HarnessUsage 
     reasoningTokens: total.reasoningTokens + next.reasoningTokens,
     cacheReadTokens: total.cacheReadTokens + next.cacheReadTokens,
     cacheWriteTokens: total.cacheWriteTokens + next.cacheWriteTokens,
-    cost: total.cost + next.cost
+    cost: addCost(total.cost, next.cost)
   }
 
 /** Redacts whole lines only, so a secret split across two chunks is still caught; a line is cut at 64 KiB. */

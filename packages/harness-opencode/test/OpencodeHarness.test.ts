@@ -92,7 +92,7 @@ describe("opencode harness, real binary against a fake model", () => {
       assert.strictEqual(result.usage.length, 2)
       for (const usage of result.usage) {
         assert.deepInclude(usage, { inputTokens: 70, outputTokens: 15, reasoningTokens: 5, cacheReadTokens: 30, cacheWriteTokens: 0 })
-        assert.isAbove(usage.cost, 0)
+        assert.isAbove(usage.cost ?? 0, 0)
       }
       assert.deepStrictEqual(result.warnings, [])
     }), TIMEOUT)
