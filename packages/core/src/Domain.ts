@@ -48,6 +48,14 @@ export type HarnessUsage = typeof HarnessUsage.Type
 export const IterationOutcome = Schema.Literal("complete", "continue", "failed", "timeout", "interrupted")
 export type IterationOutcome = typeof IterationOutcome.Type
 
+/** How one occurrence of the promise in the agent's text was judged. */
+export const PromiseVerdict = Schema.Struct({
+  accepted: Schema.Boolean,
+  reason: Schema.String,
+  text: Schema.String
+})
+export type PromiseVerdict = typeof PromiseVerdict.Type
+
 export const IterationRecord = Schema.Struct({
   run: Schema.String,
   iteration: Schema.Int,
@@ -55,7 +63,10 @@ export const IterationRecord = Schema.Struct({
   durationMs: Schema.Number,
   exitCode: Schema.NullOr(Schema.Int),
   signal: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  /** The agent claimed completion (one occurrence of the promise stood as its statement). */
   completionDetected: Schema.Boolean,
+  /** Every occurrence of the promise tag and how it was judged (the first 20). */
+  promises: Schema.optionalWith(Schema.Array(PromiseVerdict), { default: () => [] }),
   outcome: IterationOutcome,
   git: Schema.NullOr(GitChangeSummary),
   commit: Schema.NullOr(Schema.String),

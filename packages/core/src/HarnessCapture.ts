@@ -1,5 +1,5 @@
 import { Duration, Effect, Stream } from "effect"
-import { makeCompletionDetector } from "./CompletionDetector.js"
+import { makeCompletionJudge } from "./CompletionJudge.js"
 import type { HarnessUsage } from "./Domain.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
 import type { IterationLog } from "./HistoryStore.js"
@@ -46,11 +46,14 @@ const makeLineRedactor = (redact: (text: string) => string) => {
   }
 }
 
-/** Everything one harness run reported, gathered as it streams, in bounded memory. */
-export const makeCapture = (completionPromise: string) => {
-  const detector = makeCompletionDetector(completionPromise)
+/**
+ * Everything one harness run reported, gathered as it streams, in bounded memory. `echoReference`
+ * is the prompt text an echo is recognised against.
+ */
+export const makeCapture = (completionPromise: string, echoReference: string) => {
+  const judge = makeCompletionJudge({ token: completionPromise, prompt: echoReference })
   return {
-    detector,
+    judge,
     exitCode: null as number | null,
     signal: null as string | null,
     timedOut: false,
@@ -104,7 +107,7 @@ export const runHarness = (options: {
           capture.displayAtLineStart = event.text.endsWith("\n")
           return reporter.write(event.text)
         case "AgentText":
-          return Effect.sync(() => void capture.detector.feed(event.text))
+          return Effect.sync(() => capture.judge.feed(event.text))
         case "Usage":
           return Effect.sync(() => void (capture.usage = addUsage(capture.usage, event.usage)))
         case "Warning":

@@ -5,14 +5,14 @@ import { ContextStore } from "./ContextStore.js"
 import type { IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
 import { type GitSnapshot, GitSummary } from "./GitSummary.js"
-import { makeCapture, runHarness } from "./HarnessCapture.js"
+import { type Capture, makeCapture, runHarness } from "./HarnessCapture.js"
 import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
 import { type JournalEntry, previousErrorsSection } from "./JournalEntry.js"
 import { formatBanner, formatCommits, formatSummary } from "./LoopFormat.js"
 import { LoopLock } from "./LoopLock.js"
 import { LoopReporter } from "./LoopReporter.js"
-import { PromptBuilder, type PromptSection } from "./PromptBuilder.js"
+import { PromptBuilder, type PromptSection, renderPrompt } from "./PromptBuilder.js"
 import { StateError } from "./StateError.js"
 import { currentTask, openTaskCount, parseTasks, taskSection } from "./Tasks.js"
 import type { Change } from "./Workspace.js"
@@ -72,6 +72,17 @@ const failurePolicy = (failFast: boolean) =>
         })
       )
       : Effect.succeed(record))
+
+const PREVIOUS_ERRORS = "Previous errors"
+
+const describeFailure = (capture: Capture) =>
+  capture.timedOut
+    ? "it timed out"
+    : capture.signal !== null
+    ? `it was killed by ${capture.signal}`
+    : capture.exitCode !== 0
+    ? `exit code ${capture.exitCode}`
+    : `the agent reported: ${capture.error}`
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
@@ -134,16 +145,20 @@ export const runLoop = (input: LoopRun) =>
     )
 
     const runErrors: Array<JournalEntry> = []
+    /** What the next prompt must tell the agent about the last iteration (a claim set aside). */
+    let loopNotes: Array<string> = []
     let nextBefore: GitSnapshot | null = null
     let earlierErrors: ReadonlyArray<JournalEntry> = []
 
     const promptSections = (tasks: ReturnType<typeof parseTasks>) =>
       Effect.gen(function*() {
         const sections: Array<PromptSection> = []
+        if (loopNotes.length > 0) sections.push({ title: "Notes from the loop", body: loopNotes.map((note) => `- ${note}`).join("\n") })
+        loopNotes = []
         const taskBody = taskSection(tasks)
         if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
         const errors = previousErrorsSection([...earlierErrors, ...runErrors])
-        if (errors !== null) sections.push({ title: "Previous errors", body: errors })
+        if (errors !== null) sections.push({ title: PREVIOUS_ERRORS, body: errors })
         if (options.historyCount > 0 && git.repository) {
           const commits = yield* gitOrWarn(
             git.recentCommits({ count: options.historyCount, includeMerges: options.includeMerges }),
@@ -162,7 +177,7 @@ export const runLoop = (input: LoopRun) =>
         const module = change.modulePath === null ? null : yield* readDocument(change.modulePath)
         const tasks = yield* readTasks
         const task = currentTask(tasks)
-        const prompt = builder.build({
+        const promptInput = {
           iteration,
           minIterations: options.minIterations,
           maxIterations: options.maxIterations,
@@ -174,6 +189,13 @@ export const runLoop = (input: LoopRun) =>
           proposal,
           module,
           sections: yield* promptSections(tasks)
+        }
+        const prompt = builder.build(promptInput)
+        // An echo is recognised against the prompt without the agent's own earlier output, which
+        // the journal quotes: a claim repeated after a failed run is a claim, not an echo.
+        const echoReference = renderPrompt({
+          ...promptInput,
+          sections: promptInput.sections.filter((section) => section.title !== PREVIOUS_ERRORS)
         })
 
         const startedAt = yield* Clock.currentTimeMillis
@@ -182,7 +204,7 @@ export const runLoop = (input: LoopRun) =>
         // The previous iteration's closing snapshot is this one's start: nothing but the agent changes
         // the work tree in between, and it saves a scan of the work tree per iteration.
         const before = nextBefore ?? (yield* gitOrWarn(git.snapshot, null))
-        const capture = makeCapture(options.completionPromise)
+        const capture = makeCapture(options.completionPromise, echoReference)
         let logPath = ""
 
         const finish = (interrupted: boolean) =>
@@ -190,10 +212,18 @@ export const runLoop = (input: LoopRun) =>
             const now = yield* Clock.currentTimeMillis
             if (capture.limited !== null) capture.error ??= capture.limited.message
             const failed = capture.timedOut || capture.signal !== null || capture.exitCode !== 0 || capture.error !== null
-            let accepted = capture.detector.detected() && iteration >= options.minIterations
+            const judgement = capture.judge.judgement()
+            // A failed run never completes the loop, whatever it claimed.
+            let accepted = judgement.claimed && !failed && iteration >= options.minIterations
             const notes: Array<string> = []
-            if (capture.detector.detected() && !accepted) {
+            if (judgement.claimed && !failed && !accepted) {
               notes.push(`completion promise seen, but --min-iterations is ${options.minIterations}: going on`)
+            }
+            if (judgement.claimed && failed && !interrupted) {
+              loopNotes.push(
+                `In iteration ${iteration} you printed the completion promise, but the run failed (${describeFailure(capture)}), ` +
+                  "so the claim was set aside. Fix the failure, check that everything passes, and only then claim completion again."
+              )
             }
             if (accepted && !interrupted) {
               const open = openTaskCount(yield* readTasks)
@@ -230,7 +260,8 @@ export const runLoop = (input: LoopRun) =>
               durationMs: now - startedAt,
               exitCode: capture.exitCode,
               signal: capture.signal,
-              completionDetected: capture.detector.detected(),
+              completionDetected: judgement.claimed,
+              promises: judgement.verdicts.map((verdict) => ({ ...verdict, text: input.redact(verdict.text) })),
               outcome,
               git: summary,
               commit,

@@ -35,12 +35,22 @@ const oneLine = (text: string, max = 200) => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
+/** What became of the promise: found, set aside (the run failed), ignored (and why), or not found. */
+export const describePromise = (record: IterationRecord) => {
+  if (record.completionDetected) {
+    return record.outcome === "failed" || record.outcome === "timeout" ? "promise set aside: the run failed" : "promise found"
+  }
+  if (record.promises.length === 0) return "promise not found"
+  const reasons = [...new Set(record.promises.map((verdict) => verdict.reason))]
+  return `promise ignored: ${reasons.slice(0, 3).join("; ")}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ""}`
+}
+
 /** The one line printed after every iteration. */
 export const formatSummary = (record: IterationRecord) =>
   [
     `--- iteration ${record.iteration}: ${describeExit(record)}`,
     formatDuration(record.durationMs),
-    `promise ${record.completionDetected ? "found" : "not found"}`,
+    describePromise(record),
     describeChanges(record),
     ...(record.commit === null ? [] : [`commit ${record.commit.slice(0, 12)}`]),
     ...(record.usage === null ? [] : [`${record.usage.inputTokens + record.usage.outputTokens} tokens`]),

@@ -1,6 +1,7 @@
 export { readTextFile } from "./AtomicFile.js"
 export * as CommandHarness from "./CommandHarness.js"
-export * from "./CompletionDetector.js"
+export * from "./CompletionJudge.js"
+export * from "./CompletionRule.js"
 export * from "./ContextStore.js"
 export * from "./Domain.js"
 export * from "./GitSummary.js"

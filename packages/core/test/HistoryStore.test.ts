@@ -29,6 +29,7 @@ const record = (iteration: number): IterationRecord => ({
   exitCode: 0,
   signal: null,
   completionDetected: false,
+  promises: [],
   outcome: "continue",
   git: null,
   commit: null,

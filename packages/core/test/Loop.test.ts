@@ -309,12 +309,54 @@ describe("the loop", () => {
       assert.notInclude(output, "archived")
     }))
 
-  it.effect("journals a non-zero exit even when its promise is accepted, and then keeps the journal", () =>
+  it.effect("sets aside a promise whose run failed, says so in the summary and the next prompt, and completes on the next clean claim", () =>
     Effect.gen(function*() {
-      const { journal, exit, output } = yield* runWith(() => scriptedRun(done, 1), {}, undefined, { tasks: "- [x] 1.1 a\n" })
-      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
-      assert.deepStrictEqual(journal.map((e) => [e.iteration, e.exitCode]), [[1, 1]])
-      assert.notInclude(output, "archived")
+      const { exit, journal, output, prompts, records } = yield* runWith(
+        (r) => r.iteration === 1 ? scriptedRun(done, 1) : scriptedRun(done),
+        {},
+        undefined,
+        { tasks: "- [x] 1.1 a\n" }
+      )
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 2] as const))
+      assert.deepStrictEqual(records.map((r) => [r.completionDetected, r.outcome]), [[true, "failed"], [true, "complete"]])
+      assert.include(output, "--- iteration 1: exit 1")
+      assert.include(output, "promise set aside: the run failed")
+      assert.include(prompts[1]!.prompt, "## Notes from the loop")
+      assert.include(prompts[1]!.prompt, "In iteration 1 you printed the completion promise, but the run failed (exit code 1)")
+      assert.notInclude(prompts[0]!.prompt, "## Notes from the loop")
+      // The failure was journaled, and archived once a clean run completed with every task done.
+      assert.include(prompts[1]!.prompt, "## Previous errors")
+      assert.deepStrictEqual(journal, [])
+      assert.include(output, "error journal archived")
+    }))
+
+  it.effect("recognises a repeated claim after a failed run as a claim, though the journal quotes it in the prompt", () =>
+    Effect.gen(function*() {
+      const { exit, prompts } = yield* runWith((r) => r.iteration === 1 ? scriptedRun(done, 1) : scriptedRun(done))
+      assert.include(prompts[1]!.prompt, "## Previous errors")
+      assert.include(prompts[1]!.prompt, "all good\n<promise>COMPLETE</promise>")
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.iterations), Exit.succeed(2))
+    }))
+
+  it.effect("ignores an echo of the prompt and a deferred promise, recording why", () =>
+    Effect.gen(function*() {
+      const { exit, output, records } = yield* runWith(
+        (r) =>
+          r.iteration === 1
+            ? scriptedRun(r.prompt)
+            : r.iteration === 2
+            ? scriptedRun("I will print <promise>COMPLETE</promise> once the tests pass\n")
+            : scriptedRun("I wrote hello.txt. <promise>COMPLETE</promise>\n"),
+        {}
+      )
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.iterations), Exit.succeed(3))
+      assert.deepStrictEqual(records.map((r) => r.promises.map((v) => [v.accepted, v.reason])), [
+        [[false, "echo of the prompt"]],
+        [[false, "deferred: \"once the tests pass\""]],
+        [[true, "after a finished sentence"]]
+      ])
+      assert.include(output, "promise ignored: echo of the prompt")
+      assert.include(output, "promise ignored: deferred: \"once the tests pass\"")
     }))
 
   it.effect("keeps the journal with --keep-errors", () =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { CONTEXT_HEADING, type PromptInput, renderPrompt, TASK_HEADING } from "../src/PromptBuilder.js"
-import { detectCompletion } from "../src/CompletionDetector.js"
+import { judgeCompletion } from "../src/CompletionJudge.js"
 
 const input = (overrides: Partial<PromptInput> = {}): PromptInput => ({
   iteration: 3,
@@ -65,8 +65,19 @@ describe("iteration prompt", () => {
     expect(prompt).not.toContain("## Empty")
   })
 
-  it("mentions the promise only mid-line, so an agent echoing its prompt does not complete the loop", () => {
-    expect(detectCompletion(renderPrompt(input()), "COMPLETE")).toBe(false)
-    expect(detectCompletion(renderPrompt(input({ minIterations: 3, context: "ctx" })), "COMPLETE")).toBe(false)
+  it("never completes the loop when the agent echoes the prompt, whole or any two consecutive lines of it", () => {
+    for (const prompt of [renderPrompt(input()), renderPrompt(input({ minIterations: 3, context: "ctx" }))]) {
+      const options = { token: "COMPLETE", prompt }
+      const whole = judgeCompletion(prompt, options)
+      expect(whole.claimed).toBe(false)
+      expect(whole.verdicts.map((v) => v.reason)).toEqual(["echo of the prompt"])
+      const lines = prompt.split("\n").filter((line) => line.trim() !== "")
+      for (let i = 0; i + 1 < lines.length; i++) {
+        expect(judgeCompletion(`${lines[i]}\n${lines[i + 1]}\n`, options).claimed).toBe(false)
+      }
+      // Alone, the rule's own line is a deferred mention, not a claim.
+      const rule = lines.find((line) => line.includes("<promise>"))!
+      expect(judgeCompletion(rule, options).verdicts[0]?.reason).toMatch(/^deferred: "When, and only when/)
+    }
   })
 })

@@ -4,7 +4,7 @@ import { Arbitrary, Cause, Effect, Either, Exit, FastCheck as fc, Layer, Option,
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { detectCompletion, makeCompletionDetector, MAX_PROMISE_LENGTH } from "../src/CompletionDetector.js"
+import { type CompletionJudgement, judgeCompletion, makeCompletionJudge } from "../src/CompletionJudge.js"
 import { ChangeId, IterationRecord, LoopState } from "../src/Domain.js"
 import { HistoryStore } from "../src/HistoryStore.js"
 import { ENTRY_DELIMITER, formatEntry, type JournalEntry, parseEntries } from "../src/JournalEntry.js"
@@ -30,7 +30,6 @@ const anyText = (maxLength = 300) =>
   )
 /** Every character JavaScript's `\s` (and `String.prototype.trim`) treats as whitespace, and a few it does not. */
 const jsWhitespace = [" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff"]
-const notWhitespace = ["\u200b", "\u0085", "\u180e"]
 
 /** Splits `text` at arbitrary positions (empty chunks included). */
 const chunksOf = (text: string, cuts: ReadonlyArray<number>) => {
@@ -46,22 +45,16 @@ const chunksOf = (text: string, cuts: ReadonlyArray<number>) => {
 }
 const cutsArb = fc.array(fc.nat(), { maxLength: 60 })
 
-/** Feeds chunks one by one, checking the answers a caller relies on along the way. */
-const feedAll = (token: string, chunks: ReadonlyArray<string>) => {
-  const detector = makeCompletionDetector(token)
-  let seen = false
-  for (const chunk of chunks) {
-    const answer = detector.feed(chunk)
-    assert.isBoolean(answer)
-    if (seen) assert.isTrue(answer, "once detected, the promise stays detected")
-    seen = answer
-    assert.strictEqual(detector.detected(), answer)
-  }
-  return seen
+/** Feeds chunks one by one and returns the judgement. */
+const judgeChunks = (token: string, chunks: ReadonlyArray<string>, prompt = ""): CompletionJudgement => {
+  const judge = makeCompletionJudge({ token, prompt })
+  for (const chunk of chunks) judge.feed(chunk)
+  return judge.judgement()
 }
+const judgeWhole = (token: string, text: string, prompt = "") => judgeCompletion(text, { token, prompt })
 
 // ---------------------------------------------------------------------------------------------
-// Completion promise detector
+// Completion judge
 
 const metaToken = fc.string({
   unit: fc.constantFrom(..."\\^$.*+?()[]{}|/-", "a", "Z", "0", " ", "\u00e9", "\u{1F600}"),
@@ -76,49 +69,41 @@ const anyToken = fc.oneof(
   fc.string({ unit: codeUnit, maxLength: 12 })
 )
 /** Tokens `LoopOptions` accepts: trimmed, non-empty, without `<` or `>`. */
-const validToken = fc.oneof(anyToken, metaToken).map((t) => t.trim()).filter((t) => t !== "" && !/[<>]/.test(t))
+const validToken = fc.oneof(anyToken, metaToken).map((t) => t.trim()).filter((t) => t !== "" && !/[<>&`*_~]/.test(t))
 
 const indent = fc.string({ unit: fc.constantFrom(" ", "\t"), maxLength: 20 })
 const inside = fc.string({ unit: fc.constantFrom(...jsWhitespace), maxLength: 20 })
-const longIndent = fc.oneof(indent, fc.string({ unit: fc.constantFrom(" ", "\t"), maxLength: 200, size: "max" }))
-const longInside = fc.oneof(inside, fc.string({ unit: fc.constantFrom(...jsWhitespace), maxLength: 200, size: "max" }))
 
-/** Pieces of text: whole promises, promises broken by one character, tags, whitespace, noise. */
+/** Pieces of text: whole promises, promises broken by one character, tags, whitespace, line breaks, fences, noise. */
 const promiseish = (token: string) =>
   fc.oneof(
     fc
-      .tuple(fc.boolean(), longIndent, longInside, longInside, fc.option(fc.tuple(fc.constantFrom("x", "\r", "<", "\u200b", "\n"), fc.nat()), { freq: 3 }))
+      .tuple(fc.boolean(), indent, inside, inside, fc.option(fc.tuple(fc.constantFrom("x", "\r", "<", "\u200b", "\n"), fc.nat()), { freq: 3 }))
       .map(([newline, indent, before, after, breaker]) => {
         const promise = `${newline ? "\n" : ""}${indent}<promise>${before}${token}${after}</promise>`
         if (breaker === null) return promise
         const at = breaker[1] % (promise.length + 1)
         return promise.slice(0, at) + breaker[0] + promise.slice(at)
       }),
-    fc.constantFrom("\n", "\r\n", " ", "\t", "\u00a0", "\u2028", "<promise>", "</promise>", "<promise", "promise>", "</", "<", "x"),
+    fc.constantFrom("\n", "\r\n", "\r", " ", "\t", "\u00a0", "\u2028", "<promise>", "</promise>", "<promise", "promise>", "</", "<", "x"),
+    fc.constantFrom("Done.", "Status:", "I will print", "once the tests pass", "```", "```\n", "> ", "**", "`", "&lt;", "\x1b[32m"),
     fc.constant(token),
     fc.constant(token.slice(0, Math.ceil(token.length / 2))),
     fc.string({ unit: fc.constantFrom(...jsWhitespace), maxLength: 6 }),
     anyText(8)
   )
 
-/** Long runs without whitespace: long enough that no promise can contain one whole. */
-const filler = fc
-  .tuple(fc.constantFrom("y", "\u00e9", "\u{1F600}", "<", "/", ">", "p"), fc.integer({ min: 100, max: 6000 }))
-  .map(([unit, n]) => unit.repeat(n))
+/** Words that never finish a sentence or end in a label: a promise after them is a mention. */
+const midSentence = fc.constantFrom("I will print", "once done I output", "you can emit", "the loop stops on", "never say", "we print", "remember that")
 
-describe("completion promise detector under random input", () => {
+describe("completion judge under random input", () => {
   it.prop(
-    "never throws on arbitrary text in arbitrary chunks, for any token, and never detects what the whole text lacks",
-    {
-      token: anyToken,
-      text: fc.oneof(anyText(600), fc.constant("")),
-      cuts: cutsArb
-    },
-    ({ cuts, text, token }) => {
-      const whole = detectCompletion(text, token)
-      assert.isBoolean(whole)
-      // A chunked detector only ever looks at parts of the whole text.
-      if (feedAll(token, chunksOf(text, cuts))) assert.isTrue(whole)
+    "never throws on arbitrary text in arbitrary chunks, for any token, and judges it as the whole text",
+    { token: anyToken, text: fc.oneof(anyText(600), fc.constant("")), prompt: anyText(200), cuts: cutsArb },
+    ({ cuts, prompt, text, token }) => {
+      const whole = judgeWhole(token, text, prompt)
+      assert.isBoolean(whole.claimed)
+      assert.deepStrictEqual(judgeChunks(token, chunksOf(text, cuts), prompt), whole)
     },
     MANY
   )
@@ -128,127 +113,82 @@ describe("completion promise detector under random input", () => {
     { token: validToken, unit: anyText(4), size: fc.integer({ min: 10_000, max: 200_000 }), cuts: cutsArb },
     ({ cuts, size, token, unit }) => {
       const text = `<promise>${unit.repeat(Math.ceil(size / Math.max(1, unit.length)))}\n`
-      assert.isBoolean(feedAll(token, chunksOf(text, cuts)))
+      assert.isBoolean(judgeChunks(token, chunksOf(text, cuts)).claimed)
     },
     { fastCheck: { numRuns: 200 } }
   )
 
   it.prop(
-    "gives the same answer however the text is chunked, when every promise fits in the window",
+    "gives the same judgement however promise-like text is chunked",
     {
-      input: validToken.chain((token) =>
-        fc.tuple(
-          fc.constant(token),
-          fc
-            .array(
-              fc.oneof(
-                { weight: 10, arbitrary: promiseish(token).map((text) => ({ text, filler: false })) },
-                { weight: 1, arbitrary: filler.map((text) => ({ text, filler: true })) }
-              ),
-              { maxLength: 40, size: "max" }
-            )
-            // No promise can hold a whole filler, so keeping the text between fillers short keeps any promise in the window.
-            .filter((pieces) => {
-              let run = 0
-              for (const piece of pieces) {
-                run = piece.filler ? 0 : run + piece.text.length
-                if (run > MAX_PROMISE_LENGTH - 100) return false
-              }
-              return true
-            })
-        )
-      ),
+      input: validToken.chain((token) => fc.tuple(fc.constant(token), fc.array(promiseish(token), { maxLength: 40, size: "max" }))),
       cuts: cutsArb
     },
     ({ cuts, input: [token, pieces] }) => {
-      const text = pieces.map((piece) => piece.text).join("")
-      assert.strictEqual(feedAll(token, chunksOf(text, cuts)), detectCompletion(text, token))
+      const text = pieces.join("")
+      assert.deepStrictEqual(judgeChunks(token, chunksOf(text, cuts)), judgeWhole(token, text))
     },
     MANY
   )
 
   it.prop(
-    "detects a promise that begins a line, with any whitespace around the token, under any chunking",
-    { prefix: anyText(), indent, before: inside, token: anyToken, after: inside, suffix: anyText(), cuts: cutsArb },
-    ({ after, before, cuts, indent, prefix, suffix, token }) => {
-      const text = `${prefix}\n${indent}<promise>${before}${token}${after}</promise>${suffix}`
-      assert.isTrue(detectCompletion(text, token))
-      assert.isTrue(feedAll(token, chunksOf(text, cuts)))
-    },
-    MANY
-  )
-
-  it.prop(
-    "detects a promise spanning exactly the documented bound from its line start, under any chunking",
+    "accepts a promise alone on its line after a finished sentence, with any whitespace around the token, under any chunking",
     {
-      token: validToken,
-      split: fc.tuple(fc.nat(), fc.nat(), fc.nat()),
-      noise: fc.string({ unit: "grapheme", maxLength: 8000, size: "max" }),
-      cuts: fc.array(fc.nat(), { maxLength: 30 }),
-      tail: fc.integer({ min: 1, max: 40 })
-    },
-    ({ cuts, noise, split: [a, b, c], tail, token }) => {
-      // indent + whitespace before + whitespace after = MAX_PROMISE_LENGTH - the tags' 19 characters
-      const room = MAX_PROMISE_LENGTH - "<promise></promise>".length
-      const weights = [a + 1, b + 1, c + 1]
-      const sum = weights[0]! + weights[1]! + weights[2]!
-      const first = Math.floor((room * weights[0]!) / sum)
-      const second = Math.floor((room * weights[1]!) / sum)
-      const promise = `${" ".repeat(first)}<promise>${"\n".repeat(second)}${token}${" ".repeat(room - first - second)}</promise>`
-      assert.strictEqual(promise.length, MAX_PROMISE_LENGTH + token.length)
-      const text = `${noise.replaceAll("<", "")}\n${promise}`
-      // Cut hardest at the end: the last few characters arrive one by one.
-      const end = text.length
-      const chunks = chunksOf(text.slice(0, end - tail), cuts).concat(Array.from(text.slice(end - tail)))
-      assert.isTrue(feedAll(token, chunks))
-    },
-    { fastCheck: { numRuns: 300 } }
-  )
-
-  it.prop(
-    "never detects a promise preceded on its line by anything but spaces and tabs",
-    {
-      token: validToken,
-      prefix: anyText(),
-      before: fc.oneof(codeUnit.filter((c) => c !== " " && c !== "\t" && c !== "\n"), fc.constantFrom("\r", ...notWhitespace, "\u00a0", "`", "x")),
+      sentence: fc.constantFrom("All tasks are done.", "Everything passes!", "Done", "I wrote hello.txt and the tests pass."),
       indent,
-      inside,
-      suffix: anyText(),
+      before: inside,
+      token: validToken,
+      after: inside,
+      newline: fc.constantFrom("\n", "\r\n", "\n\n"),
+      suffix: fc.constantFrom("", "\n", "\nThanks.\n", " 🎉\n"),
       cuts: cutsArb
     },
-    ({ before, cuts, indent, inside, prefix, suffix, token }) => {
-      const text = `${prefix}${before}${indent}<promise>${inside}${token}${inside}</promise>${suffix}`
-      fc.pre(text.indexOf("<promise>") === text.lastIndexOf("<promise>"))
-      assert.isFalse(detectCompletion(text, token))
-      assert.isFalse(feedAll(token, chunksOf(text, cuts)))
+    ({ after, before, cuts, indent, newline, sentence, suffix, token }) => {
+      const text = `${sentence}${newline}${indent}<promise>${before}${token}${after}</promise>${suffix}`
+      assert.isTrue(judgeWhole(token, text).claimed)
+      assert.isTrue(judgeChunks(token, chunksOf(text, cuts)).claimed)
     },
     MANY
   )
 
   it.prop(
-    "still detects a final promise after megabytes of random chunks",
+    "never accepts a promise mentioned inside a sentence",
+    { words: midSentence, token: validToken, inside, tail: fc.constantFrom("", " once the tests pass", " when done", " to stop"), cuts: cutsArb },
+    ({ cuts, inside, tail, token, words }) => {
+      const text = `${words} <promise>${inside}${token}${inside}</promise>${tail}\n`
+      const judgement = judgeChunks(token, chunksOf(text, cuts))
+      assert.isFalse(judgement.claimed)
+      assert.strictEqual(judgement.occurrences, 1)
+    },
+    MANY
+  )
+
+  it.prop(
+    "still accepts a final promise after megabytes of random chunks, a huge line included",
     {
       token: validToken,
-      chunks: fc.array(fc.tuple(anyText(40), fc.integer({ min: 1, max: 20_000 })), { minLength: 1, maxLength: 40 }),
+      // Noise without fences: a block opened by the noise would rightly hide the claim.
+      chunks: fc.array(fc.tuple(anyText(40).filter((t) => !/[`~]/.test(t)), fc.integer({ min: 1, max: 20_000 })), { minLength: 1, maxLength: 40 }),
       cuts: fc.array(fc.nat(), { maxLength: 10 })
     },
     ({ chunks, cuts, token }) => {
-      const detector = makeCompletionDetector(token)
-      for (const [unit, times] of chunks) detector.feed(unit.repeat(times))
-      for (const chunk of chunksOf(`\n<promise> ${token} </promise>\n`, cuts)) detector.feed(chunk)
-      assert.isTrue(detector.detected())
+      const judge = makeCompletionJudge({ token, prompt: "" })
+      for (const [unit, times] of chunks) judge.feed(unit.repeat(times))
+      // Close whatever the noise opened (a line, a promise tag) before the real claim.
+      for (const chunk of chunksOf(`\n</promise>\n\n\nAll done.\n<promise> ${token} </promise>\n`, cuts)) judge.feed(chunk)
+      assert.isTrue(judge.judgement().claimed)
     },
     { timeout: 60_000, fastCheck: { numRuns: 60 } }
   )
 
-  it("reads 50 MB in 1 MB chunks and detects the promise at the very end", () => {
-    const detector = makeCompletionDetector("COMPLETE")
+  it("reads 50 MB of promise-like lines in 1 MB chunks and accepts the promise at the very end", () => {
+    const judge = makeCompletionJudge({ token: "COMPLETE", prompt: "" })
     const chunk = "words and \n<promise> more words\t ".repeat(32 * 1024).slice(0, 1024 * 1024)
-    const started = performance.now()
-    for (let i = 0; i < 50; i++) assert.isFalse(detector.feed(chunk))
-    assert.isTrue(detector.feed("\n<promise>COMPLETE</promise>"))
-    // Generous: a scan that grew with the text read so far would take minutes.
-    assert.isBelow(performance.now() - started, 20_000)
+    for (let i = 0; i < 50; i++) judge.feed(chunk)
+    judge.feed("</promise>\nAll done.\n<promise>COMPLETE</promise>")
+    const judgement = judge.judgement()
+    assert.isTrue(judgement.claimed)
+    assert.isAtMost(judgement.verdicts.length, 20)
   }, 60_000)
 })
 
@@ -423,6 +363,7 @@ const iterationRecord: IterationRecord = {
   exitCode: 0,
   signal: null,
   completionDetected: false,
+  promises: [],
   outcome: "continue",
   git: null,
   commit: null,

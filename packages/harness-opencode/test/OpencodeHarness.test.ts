@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ChangeId, detectCompletion, type HarnessEvent, HarnessService } from "@spool/core"
+import { ChangeId, type HarnessEvent, HarnessService, judgeCompletion } from "@spool/core"
 import { Chunk, Effect, Exit, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -81,7 +81,7 @@ describe("opencode harness, real binary against a fake model", () => {
       })
       assert.deepStrictEqual(result.exited, { _tag: "Exited", exitCode: 0, signal: null })
       assert.strictEqual(fs.readFileSync(path.join(result.cwd, "hello.txt"), "utf8"), "hello from the agent\n")
-      assert.isTrue(detectCompletion(result.agentText, "COMPLETE"))
+      assert.isTrue(judgeCompletion(result.agentText, { token: "COMPLETE", prompt: "" }).claimed)
       assert.strictEqual(result.agentText.split(PROMISE).length, 2)
       assert.notInclude(result.agentText, "PROMPT-MARKER")
       assert.notInclude(result.agentText, "Wrote file successfully")

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { detectCompletion, HarnessEvent } from "@spool/core"
+import { HarnessEvent, judgeCompletion } from "@spool/core"
 import { makeLineBuffer } from "../src/LineBuffer.js"
 import { decodeLine } from "../src/OpencodeEvent.js"
 import { makeOpencodeOutput } from "../src/OpencodeOutput.js"
@@ -63,7 +63,7 @@ describe("opencode JSON output", () => {
   it("starts each text part on a new line, so a promise opening a later part is found once", () => {
     const result = translate([stdout(text("p1", "Writing the file.")), stdout(text("p2", "<promise>COMPLETE</promise>"))])
     assert.strictEqual(result.agentText, "Writing the file.\n<promise>COMPLETE</promise>")
-    assert.isTrue(detectCompletion(result.agentText, "COMPLETE"))
+    assert.isTrue(judgeCompletion(result.agentText, { token: "COMPLETE", prompt: "" }).claimed)
     assert.strictEqual(result.agentText.split("<promise>COMPLETE</promise>").length, 2)
   })
 

@@ -1,0 +1,264 @@
+/**
+ * The one rule that decides whether the agent claimed completion, applied to what the agent itself
+ * says (harnesses report it as `AgentText`: never stderr, tool input or output, or thinking), chunk
+ * by chunk, in bounded memory.
+ *
+ * 1. Normalise each line: strip ANSI escapes, decode `&lt;` `&gt;` `&amp;`; tags and token are
+ *    compared case-insensitively with any whitespace inside the tags (newlines too).
+ * 2. Two or more consecutive lines that reproduce two or more consecutive lines of the prompt are an
+ *    echo: a promise inside them is ignored.
+ * 3. A fenced code block is ignored, unless it holds nothing but the promise.
+ * 4. A promise counts when it stands as the agent's statement: alone on its line (unless the line
+ *    before ends with `:` and defers, negates, defines or quotes it), after a finished sentence,
+ *    or after a label (`Status:`) that does none of those; followed by nothing, punctuation,
+ *    markdown, emoji or a new sentence that does not defer it. A mention inside a sentence never
+ *    counts.
+ * 5. Any one claim completes the iteration.
+ */
+import { judgeOccurrence, type Occurrence, type Verdict } from "./CompletionRule.js"
+
+export type { Verdict } from "./CompletionRule.js"
+
+/** What one iteration's agent text amounts to. */
+export interface CompletionJudgement {
+  /** At least one occurrence is a real claim. */
+  readonly claimed: boolean
+  /** Every occurrence of the promise tag, in order (at most `MAX_VERDICTS`, claims kept first). */
+  readonly verdicts: ReadonlyArray<Verdict>
+  /** Occurrences judged, including those left out of `verdicts`. */
+  readonly occurrences: number
+}
+
+export interface CompletionJudge {
+  /** Feeds the next chunk of the agent's own text. */
+  readonly feed: (text: string) => void
+  /** Judges what is still pending (the last line) and returns the judgement; feeding more after it is allowed. */
+  readonly judgement: () => CompletionJudgement
+}
+
+export interface CompletionJudgeOptions {
+  /** The token inside `<promise>…</promise>`. */
+  readonly token: string
+  /** The text an echo is recognised against: this iteration's prompt. */
+  readonly prompt: string
+}
+
+/** Lines longer than this are judged in windows: an occurrence keeps this much context on either side. */
+export const LINE_WINDOW = 4096
+const MAX_LINE = 64 * 1024
+const MAX_VERDICTS = 20
+/** An opening tag waits this many non-blank lines for its closing tag. */
+const MAX_PROMISE_LINES = 5
+
+const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
+const OPEN_TAG = /<\s*promise\s*>/i
+const UNCLOSED = /<\s*promise\s*>(?![\s\S]*<\s*\/\s*promise\s*>)[^<>]*$/i
+const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/
+const RAW_OPEN_TAG = /(?:<|&lt;)\s*promise\s*(?:>|&gt;)/gi
+/** Stands for the words of a long line that were judged and dropped. */
+const MID_LINE = "…"
+
+export const normalizeLine = (line: string): string =>
+  line.replace(ANSI, "").replace(/&lt;/gi, "<").replace(/&gt;/gi, ">").replace(/&amp;/gi, "&").trimEnd()
+
+/** The key of a line for echo matching: whitespace collapsed, long lines cut (their length kept). */
+const echoKey = (line: string) => {
+  const flat = line.replace(/\s+/g, " ").trim()
+  return flat.length > 400 ? `${flat.slice(0, 400)}…${flat.length}` : flat
+}
+
+/** Consecutive non-blank prompt lines, as pairs: an output pair found here is an echo. */
+const promptPairs = (prompt: string): Set<string> => {
+  const pairs = new Set<string>()
+  let previous: string | null = null
+  for (const raw of prompt.split(/\r\n|\r|\n/)) {
+    const key = echoKey(normalizeLine(raw))
+    if (key === "") continue
+    if (previous !== null) pairs.add(`${previous}\u0000${key}`)
+    previous = key
+  }
+  return pairs
+}
+
+interface PendingLine {
+  readonly key: string
+  readonly previousKey: string | null
+  readonly verdicts: ReadonlyArray<Verdict>
+}
+
+interface OpenFence {
+  readonly marker: string
+  onlyPromise: boolean
+  /** Occurrences past the first `MAX_VERDICTS`, counted only. */
+  more: number
+  readonly verdicts: Array<{ readonly verdict: Verdict; readonly wellFormed: boolean }>
+}
+
+export const makeCompletionJudge = (options: CompletionJudgeOptions): CompletionJudge => {
+  const token = options.token.trim()
+  const pairs = promptPairs(options.prompt)
+  const verdicts: Array<Verdict> = []
+  let occurrences = 0
+  let claimed = false
+  let partial = ""
+  /** The previous non-blank line (normalised), for labels ending a line and for echoes. */
+  let previousLine: string | null = null
+  let previousKey: string | null = null
+  let pending: PendingLine | null = null
+  let fence: OpenFence | null = null
+  /** A line whose `<promise>` is still open, with how many lines it spans so far. */
+  let openPromise: { text: string; lines: number } | null = null
+
+  const record = (verdict: Verdict) => {
+    occurrences++
+    if (verdict.accepted) claimed = true
+    if (verdicts.length < MAX_VERDICTS) verdicts.push(verdict)
+    else if (verdict.accepted && !verdicts.some((v) => v.accepted)) verdicts[MAX_VERDICTS - 1] = verdict
+  }
+
+  const isEchoPair = (a: string | null, b: string) => a !== null && pairs.has(`${a}\u0000${b}`)
+
+  /** A line with occurrences waits for the next non-blank line: together they may be an echo. */
+  const settle = (nextKey: string | null) => {
+    if (pending === null) return
+    const echo = isEchoPair(pending.previousKey, pending.key) || (nextKey !== null && isEchoPair(pending.key, nextKey))
+    for (const verdict of pending.verdicts) {
+      record(echo ? { accepted: false, reason: "echo of the prompt", text: verdict.text } : verdict)
+    }
+    pending = null
+  }
+
+  const addToFence = (open: OpenFence, found: Occurrence) => {
+    if (open.verdicts.length < MAX_VERDICTS) open.verdicts.push({ verdict: found.verdict, wellFormed: found.wellFormed })
+    else open.more++
+  }
+
+  /** A code block is ignored, unless it holds nothing but one well-formed promise. */
+  const closeFence = (open: OpenFence) => {
+    occurrences += open.more
+    const only = open.onlyPromise && open.more === 0 && open.verdicts.length === 1 && open.verdicts[0]!.wellFormed
+    for (const { verdict, wellFormed } of open.verdicts) {
+      record(
+        only
+          ? { accepted: true, reason: "a code block holding only the promise", text: verdict.text }
+          : wellFormed
+          ? { accepted: false, reason: "inside a code block", text: verdict.text }
+          : verdict
+      )
+    }
+  }
+
+  const judgeLine = (line: string) => {
+    const key = echoKey(line)
+    if (key === "") return
+    const fenceMatch = FENCE.exec(line)
+    if (fence !== null) {
+      settle(key)
+      if (fenceMatch !== null && fenceMatch[1]![0] === fence.marker[0] && fenceMatch[1]!.length >= fence.marker.length && fenceMatch[2]!.trim() === "") {
+        closeFence(fence)
+        fence = null
+      } else {
+        const found = judgeOccurrence(line, token, null)
+        if (found.length === 0 || !found.every((f) => f.bare)) fence.onlyPromise = false
+        for (const f of found) addToFence(fence, f)
+      }
+    } else if (fenceMatch !== null) {
+      settle(key)
+      fence = { marker: fenceMatch[1]!, onlyPromise: true, more: 0, verdicts: [] }
+    } else {
+      settle(key)
+      const found = judgeOccurrence(line, token, previousLine)
+      if (found.length > 0) pending = { key, previousKey, verdicts: found.map((f) => f.verdict) }
+    }
+    previousLine = line
+    previousKey = key
+  }
+
+  /** Joins a promise whose tags span lines (`<promise>\nCOMPLETE\n</promise>`) into one line. */
+  const onLine = (raw: string) => {
+    const line = normalizeLine(raw)
+    if (openPromise !== null) {
+      if (line.trim() === "") return
+      openPromise.text += ` ${line.trim()}`
+      openPromise.lines++
+      if (UNCLOSED.test(openPromise.text) && openPromise.lines < MAX_PROMISE_LINES && openPromise.text.length < LINE_WINDOW) return
+      const joined = openPromise.text
+      openPromise = null
+      return judgeLine(joined)
+    }
+    if (OPEN_TAG.test(line) && UNCLOSED.test(line) && line.length < LINE_WINDOW) {
+      openPromise = { text: line, lines: 1 }
+      return
+    }
+    judgeLine(line)
+  }
+
+  /**
+   * A line too long to keep: occurrences in all but its last `LINE_WINDOW` characters are judged
+   * now, each with the context at hand; the tail is kept, after a marker standing for the words
+   * before it.
+   */
+  const compact = () => {
+    const cut = partial.length - LINE_WINDOW
+    const lineStart = !partial.startsWith(MID_LINE)
+    settle(null)
+    for (const match of partial.matchAll(RAW_OPEN_TAG)) {
+      if (match.index >= cut) break
+      const start = Math.max(0, match.index - LINE_WINDOW)
+      const window = normalizeLine(partial.slice(start, match.index + LINE_WINDOW))
+      const at = normalizeLine(partial.slice(start, match.index)).length
+      const found = judgeOccurrence(window, token, start === 0 && lineStart ? previousLine : null).find((f) => f.offset === at)
+      if (found === undefined) continue
+      if (fence === null) record(found.verdict)
+      else {
+        fence.onlyPromise = false
+        addToFence(fence, found)
+      }
+    }
+    partial = `${MID_LINE}${partial.slice(cut)}`
+  }
+
+  const feed = (text: string) => {
+    if (text === "") return
+    partial += text
+    const breaks = /\r\n|\r|\n/g
+    let start = 0
+    for (let match = breaks.exec(partial); match !== null; match = breaks.exec(partial)) {
+      // A "\r" at the very end may be the first half of "\r\n": wait for the next chunk.
+      if (match[0] === "\r" && match.index === partial.length - 1) break
+      onLine(partial.slice(start, match.index))
+      start = match.index + match[0].length
+    }
+    partial = partial.slice(start)
+    if (partial.length > MAX_LINE) compact()
+  }
+
+  return {
+    feed,
+    judgement: () => {
+      if (partial !== "") {
+        const rest = partial
+        partial = ""
+        onLine(rest)
+      }
+      if (openPromise !== null) {
+        const joined = openPromise.text
+        openPromise = null
+        judgeLine(joined)
+      }
+      settle(null)
+      if (fence !== null) {
+        closeFence(fence)
+        fence = null
+      }
+      return { claimed, verdicts: [...verdicts], occurrences }
+    }
+  }
+}
+
+/** The judgement of a whole text. */
+export const judgeCompletion = (text: string, options: CompletionJudgeOptions): CompletionJudgement => {
+  const judge = makeCompletionJudge(options)
+  judge.feed(text)
+  return judge.judgement()
+}
