@@ -69,15 +69,24 @@ export const statusJson = (report: StatusReport) => ({
     exitCode: r.exitCode,
     signal: r.signal,
     completionDetected: r.completionDetected,
+    promises: r.promises,
     outcome: r.outcome,
     git: r.git,
     commit: r.commit,
     usage: r.usage,
+    error: r.error,
     warnings: r.warnings
   }))
 })
 
 const pad = (text: string, width: number) => text.padEnd(width)
+
+const promiseColumn = (r: IterationRecord) =>
+  r.completionDetected
+    ? r.outcome === "failed" || r.outcome === "timeout" ? "aside" : "found"
+    : r.promises.length > 0
+    ? "ignored"
+    : "-"
 
 export const statusText = (report: StatusReport): string => {
   const lines: Array<string> = [`change:    ${report.changeId}`]
@@ -104,7 +113,7 @@ export const statusText = (report: StatusReport): string => {
       lines.push(
         `  ${pad(String(r.iteration), 5)}${pad(r.startedAt.replace(/\.\d+Z$/, "Z"), 22)}${pad(formatDuration(r.durationMs), 10)}${
           pad(exit, 9)
-        }${pad(r.completionDetected ? "found" : "-", 9)}${pad(r.git === null ? "n/a" : String(r.git.changedFiles), 9)}${
+        }${pad(promiseColumn(r), 9)}${pad(r.git === null ? "n/a" : String(r.git.changedFiles), 9)}${
           pad(r.commit === null ? "-" : r.commit.slice(0, 7), 9)
         }${r.outcome}`
       )
