@@ -58,8 +58,10 @@ const RAW_OPEN_TAG = /(?:<|&lt;)\s*promise\s*(?:>|&gt;)/gi
 /** Stands for the words of a long line that were judged and dropped. */
 const MID_LINE = "…"
 
-export const normalizeLine = (line: string): string =>
-  line.replace(ANSI, "").replace(/&lt;/gi, "<").replace(/&gt;/gi, ">").replace(/&amp;/gi, "&").trimEnd()
+const normalizeText = (text: string): string =>
+  text.replace(ANSI, "").replace(/&lt;/gi, "<").replace(/&gt;/gi, ">").replace(/&amp;/gi, "&")
+
+export const normalizeLine = (line: string): string => normalizeText(line).trimEnd()
 
 /** The key of a line for echo matching: whitespace collapsed, long lines cut (their length kept). */
 const echoKey = (line: string) => {
@@ -206,7 +208,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
       if (match.index >= cut) break
       const start = Math.max(0, match.index - LINE_WINDOW)
       const window = normalizeLine(partial.slice(start, match.index + LINE_WINDOW))
-      const at = normalizeLine(partial.slice(start, match.index)).length
+      const at = normalizeText(partial.slice(start, match.index)).length
       const found = judgeOccurrence(window, token, start === 0 && lineStart ? previousLine : null).find((f) => f.offset === at)
       if (found === undefined) continue
       if (fence === null) record(found.verdict)

@@ -33,7 +33,7 @@ const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|cf|approx)\.$/i
 const LABEL_END = /\s*(?::|->|=>|-|—|–|→)$/
 
 const NEGATES = /\b(?:not|never|cannot|yet)\b|n['’]t\b/i
-const CONDITIONAL = /\b(?:if|once|when|whenever|after|until|till|unless|before)\b|\bas soon as\b/i
+const CONDITIONAL = /\b(?:if|once|when|whenever|after|until|till|unless|before|later|eventually|afterwards)\b|\bas soon as\b/i
 const MODAL = /\b(?:would|could|should|might)\b/i
 const FUTURE = /\b(?:will|shall|going to)\b|['’]ll\b/i
 /** A future that is not deferred: "I'll now print:", "Everything passes, so I'll print:". */

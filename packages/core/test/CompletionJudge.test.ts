@@ -1,0 +1,218 @@
+import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import { judgeCompletion, makeCompletionJudge } from "../src/CompletionJudge.js"
+import { renderPrompt } from "../src/PromptBuilder.js"
+
+/** The prompt the loop really sends, with the sections a later iteration has. */
+const prompt = renderPrompt({
+  iteration: 3,
+  minIterations: 1,
+  maxIterations: 20,
+  completionPromise: "COMPLETE",
+  context: "Greet people warmly.",
+  changeId: "001-01_greeting-cli",
+  moduleId: "001",
+  userPrompt: "Implement the change.",
+  proposal: "# Greeting CLI\n\nAdd a `hello` command that greets the user by name.",
+  module: "# Module 001\n\nCommand-line tools.",
+  sections: [
+    { title: "Tasks", body: "1/3 complete\nCurrent task: 1.2 Add the `src/hello.js` entry point" },
+    { title: "Recent commits", body: "- abc1234 2026-11-22 Test: spool ralph: 001-01_greeting-cli iteration 2" }
+  ]
+})
+const promptLines = prompt.split("\n").filter((line) => line.trim() !== "")
+const ruleLine = promptLines.find((line) => line.includes("<promise>"))!
+const ruleIndex = promptLines.indexOf(ruleLine)
+
+interface Case {
+  readonly name: string
+  readonly text: string
+  readonly claimed: boolean
+  /** The reason of the first verdict that decides: the accepted one, else the first. */
+  readonly reason: string | RegExp
+  readonly token?: string
+}
+
+const claim = (name: string, text: string, reason: string | RegExp = /./, token?: string): Case => ({
+  name,
+  text,
+  claimed: true,
+  reason,
+  ...(token === undefined ? {} : { token })
+})
+const mention = (name: string, text: string, reason: string | RegExp, token?: string): Case => ({
+  name,
+  text,
+  claimed: false,
+  reason,
+  ...(token === undefined ? {} : { token })
+})
+
+const completions: ReadonlyArray<Case> = [
+  claim("after a finished sentence on the same line", "I wrote hello.txt. <promise>COMPLETE</promise>", "after a finished sentence"),
+  claim("alone on the last line", "All tasks are implemented and the tests pass.\n\n<promise>COMPLETE</promise>\n", "alone on its line"),
+  claim("alone, the whole reply", "<promise>COMPLETE</promise>", "alone on its line"),
+  claim("in bold", "Everything is done.\n\n**<promise>COMPLETE</promise>**\n", "alone on its line"),
+  claim("in backticks", "All three tasks are checked off.\n`<promise>COMPLETE</promise>`", "alone on its line"),
+  claim("after a status label", "Status: <promise>COMPLETE</promise>", "after a label"),
+  claim("after a bold label", "**Final status:** <promise>COMPLETE</promise>", "after a label"),
+  claim("after an arrow label", "Result → <promise>COMPLETE</promise>", "after a label"),
+  claim("after an exclamation", "Done! <promise>COMPLETE</promise>", "after a finished sentence"),
+  claim("with an emoji after", "All tests pass. <promise>COMPLETE</promise> 🎉", "after a finished sentence"),
+  claim("after a check mark emoji", "All tasks complete ✅ <promise>COMPLETE</promise>", "after a finished sentence"),
+  claim("followed by a new sentence", "<promise>COMPLETE</promise> Thanks for the clear proposal.", "alone on its line"),
+  claim("whitespace inside the tags", "Finished.\n<promise>  COMPLETE  </promise>", "alone on its line"),
+  claim("tags and token split over lines", "Finished.\n<promise>\nCOMPLETE\n</promise>\n", "alone on its line"),
+  claim("lower case token", "Done.\n<promise>complete</promise>", "alone on its line"),
+  claim("upper case tags", "Done.\n<PROMISE>COMPLETE</PROMISE>", "alone on its line"),
+  claim("HTML-escaped", "Everything passes.\n&lt;promise&gt;COMPLETE&lt;/promise&gt;", "alone on its line"),
+  claim("coloured with ANSI escapes", "\x1b[1m\x1b[32m<promise>COMPLETE</promise>\x1b[0m\n", "alone on its line"),
+  claim("a code block holding only the promise", "All done:\n```\n<promise>COMPLETE</promise>\n```\n", "a code block holding only the promise"),
+  claim("a label line announcing it now", "I'll now output the completion promise:\n<promise>COMPLETE</promise>", "alone on its line"),
+  claim(
+    "a label line stating completion",
+    "Since every task is done, here is the completion signal:\n\n<promise>COMPLETE</promise>",
+    "alone on its line"
+  ),
+  claim("in a bullet list", "Summary:\n- wrote src/hello.js\n- added tests\n- <promise>COMPLETE</promise>", "alone on its line"),
+  claim(
+    "a long report, then the promise",
+    "## Summary\n\nI implemented the `hello` command in `src/hello.js`.\n\n### Verification\n\n```sh\nnpm test\n```\n\nAll 12 tests pass.\n\n<promise>COMPLETE</promise>\n",
+    "alone on its line"
+  ),
+  claim("not on the last line", "<promise>COMPLETE</promise>\n\nLet me know if you need anything else.", "alone on its line"),
+  claim("after a mention, a real claim", "I will print <promise>COMPLETE</promise> when done.\nIt is done now.\n<promise>COMPLETE</promise>", "alone on its line"),
+  claim("with CRLF line ends", "All done.\r\n<promise>COMPLETE</promise>\r\n", "alone on its line"),
+  claim("a custom token", "Shipped. <promise>ALL_DONE</promise>", "after a finished sentence", "ALL_DONE"),
+  claim("under a heading", "## Result\n\n<promise>COMPLETE</promise>", "alone on its line"),
+  claim("after the prompt's own rule line alone (a single line is no echo)", `Done.\n${"<promise>COMPLETE</promise>"}`, "alone on its line")
+]
+
+const nonCompletions: ReadonlyArray<Case> = [
+  mention("an echo of the whole prompt", prompt, "echo of the prompt"),
+  mention("an echo of the rule line and the next", `${ruleLine}\n${promptLines[ruleIndex + 1]}\n`, "echo of the prompt"),
+  mention("an echo of the line before and the rule line", `${promptLines[ruleIndex - 1]}\n${ruleLine}\n`, "echo of the prompt"),
+  mention("the rule line alone", ruleLine, /^deferred: "When, and only when/),
+  mention("the rules quoted in a code block", `The rules say:\n\`\`\`\n${ruleLine}\n\`\`\``, "inside a code block"),
+  mention("deferred to passing tests", "I will print <promise>COMPLETE</promise> once the tests pass", 'deferred: "once the tests pass"'),
+  mention("negated with yet", "I can't output <promise>COMPLETE</promise> yet", /^negated: "I can't output"/),
+  mention("a conditional explanation", "if you see <promise>COMPLETE</promise> the loop stops", /^deferred: "if you see"/),
+  mention("a deferred label line", "When every task is done I will output:\n<promise>COMPLETE</promise>", /^deferred: "When every task is done/),
+  mention("a defining label line", "The signal to stop is:\n<promise>COMPLETE</promise>", /^defined: "The signal to stop is"/),
+  mention("a negating label line", "Do not print:\n<promise>COMPLETE</promise>", /^negated: "Do not print"/),
+  mention("an example label", "For example: <promise>COMPLETE</promise>", /^quoted: "For example"/),
+  mention("a deferred label on the same line", "Once the last test passes I'll print: <promise>COMPLETE</promise>", /^deferred: "Once the last test passes/),
+  mention("inside a shell command in a code block", "```bash\necho '<promise>COMPLETE</promise>'\n```", "inside a code block"),
+  mention("inside a code block with other lines", "```\nstatus: ok\n<promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("inside an unterminated code block", "```text\n<promise>COMPLETE</promise>\nmore output", "inside a code block"),
+  mention("in a blockquote", "The proposal says:\n> <promise>COMPLETE</promise>", "quoted (a blockquote)"),
+  mention("an empty promise", "Done.\n<promise></promise>", "empty promise"),
+  mention("another token", "Done.\n<promise>DONE</promise>", 'wrong token: "DONE"'),
+  mention("the tag names only", "I'll emit the <promise> tag when finished.", "(no promise)"),
+  mention("mentioned mid-sentence without a deferral word", "The loop waits for <promise>COMPLETE</promise> from me", "mentioned inside a sentence"),
+  mention("a plan for the future", "Next iteration I should print <promise>COMPLETE</promise> after fixing the test.", /^deferred: /),
+  mention("taken back by the next sentence", "<promise>COMPLETE</promise> But the integration test still fails.", /^deferred: "But the integration test/),
+  mention("taken back: not yet", "<promise>COMPLETE</promise> Not yet, though: two tasks remain.", /^negated: /),
+  mention(
+    "inside a tool call's input, as an agent printing JSON events would show it",
+    '{"type":"tool_use","part":{"tool":"write","state":{"input":{"filePath":"notes.md","content":"<promise>COMPLETE</promise>"}}}}',
+    "mentioned inside a sentence"
+  ),
+  mention(
+    "inside a tool call's output shown as a code block",
+    "Reading the instructions:\n```\n$ cat PROMPT.md\nPrint <promise>COMPLETE</promise> when done.\n```",
+    "inside a code block"
+  ),
+  mention("a tool result line quoting a file", 'Tool result: cat notes.md -> "<promise>COMPLETE</promise>" (1 line)', /./),
+  mention("a would-be claim", "I would output <promise>COMPLETE</promise> but the build is red.", /^deferred: |^negated: /),
+  mention("a question", "Should I print <promise>COMPLETE</promise> now?", /^deferred: "Should I print"/),
+  mention("the instructions restated", "Remember: only print <promise>COMPLETE</promise> when every task is done.", /^deferred: "when every task is done"/),
+  mention("a half-written promise", "Done.\n<promise>COMPLETE", "(no promise)")
+]
+
+const cases: ReadonlyArray<Case> = [...completions, ...nonCompletions]
+
+/** Random cut points, the same for every run of the suite. */
+const randomCuts = (text: string, seed: number) =>
+  fc.sample(fc.array(fc.nat({ max: text.length }), { maxLength: 40 }), { seed, numRuns: 5 })
+
+const chunksAt = (text: string, cuts: ReadonlyArray<number>) => {
+  const points = [...cuts].sort((a, b) => a - b)
+  const chunks: Array<string> = []
+  let start = 0
+  for (const point of points) {
+    chunks.push(text.slice(start, point))
+    start = point
+  }
+  return [...chunks, text.slice(start)]
+}
+
+const decidingReason = (verdicts: ReadonlyArray<{ accepted: boolean; reason: string }>) =>
+  (verdicts.find((v) => v.accepted) ?? verdicts[0])?.reason ?? "(no promise)"
+
+describe("the completion rule", () => {
+  it("has the cases it is judged by", () => {
+    assert.isAtLeast(cases.length, 60)
+    assert.isAtLeast(completions.length, 25)
+    assert.isAtLeast(nonCompletions.length, 25)
+  })
+
+  cases.forEach((c, index) => {
+    it(`${c.claimed ? "accepts" : "ignores"} ${c.name}, whole and in random chunks`, () => {
+      const options = { token: c.token ?? "COMPLETE", prompt }
+      const whole = judgeCompletion(c.text, options)
+      assert.strictEqual(whole.claimed, c.claimed, JSON.stringify(whole.verdicts))
+      const reason = decidingReason(whole.verdicts)
+      if (typeof c.reason === "string") assert.strictEqual(reason, c.reason)
+      else assert.match(reason, c.reason)
+      assert.strictEqual(whole.occurrences > 0, c.reason !== "(no promise)")
+      for (const cuts of randomCuts(c.text, index + 1)) {
+        const judge = makeCompletionJudge(options)
+        for (const chunk of chunksAt(c.text, cuts)) judge.feed(chunk)
+        assert.deepStrictEqual(judge.judgement(), whole)
+      }
+    })
+  })
+
+  it("splits between \\r and \\n, inside a tag and inside the token without changing the verdict", () => {
+    const text = "All done.\r\n<promise>COMPLETE</promise>\r\n"
+    for (const at of [text.indexOf("\n"), text.indexOf("promise") + 3, text.indexOf("COMPLETE") + 4, text.indexOf("</") + 1]) {
+      const judge = makeCompletionJudge({ token: "COMPLETE", prompt })
+      judge.feed(text.slice(0, at))
+      judge.feed(text.slice(at))
+      assert.isTrue(judge.judgement().claimed)
+    }
+  })
+
+  it("any one claim completes the iteration, wherever it stands, and every occurrence keeps its verdict", () => {
+    const judgement = judgeCompletion(
+      "I will print <promise>COMPLETE</promise> once done.\nDone now.\n<promise>COMPLETE</promise>\nNote: <promise>DONE</promise>",
+      { token: "COMPLETE", prompt }
+    )
+    assert.isTrue(judgement.claimed)
+    assert.deepStrictEqual(judgement.verdicts.map((v) => v.accepted), [false, true, false])
+    assert.strictEqual(judgement.occurrences, 3)
+  })
+
+  it("keeps at most 20 verdicts of endless output, the claim among them", () => {
+    const judge = makeCompletionJudge({ token: "COMPLETE", prompt })
+    for (let i = 0; i < 1000; i++) judge.feed("we print <promise>COMPLETE</promise> later\n")
+    judge.feed("Done.\n<promise>COMPLETE</promise>\n")
+    const judgement = judge.judgement()
+    assert.isTrue(judgement.claimed)
+    assert.strictEqual(judgement.verdicts.length, 20)
+    assert.isTrue(judgement.verdicts.some((v) => v.accepted))
+    assert.strictEqual(judgement.occurrences, 1001)
+  })
+
+  it("judges a promise at the end of a line far longer than it keeps", () => {
+    const text = `${"x".repeat(300_000)}. <promise>COMPLETE</promise>\n`
+    const judge = makeCompletionJudge({ token: "COMPLETE", prompt })
+    for (let i = 0; i < text.length; i += 10_000) judge.feed(text.slice(i, i + 10_000))
+    assert.isTrue(judge.judgement().claimed)
+    const mentionEarly = `we print <promise>COMPLETE</promise> later ${"y".repeat(300_000)}\n`
+    const early = makeCompletionJudge({ token: "COMPLETE", prompt })
+    for (let i = 0; i < mentionEarly.length; i += 10_000) early.feed(mentionEarly.slice(i, i + 10_000))
+    assert.deepStrictEqual(early.judgement().verdicts.map((v) => [v.accepted, v.reason]), [[false, `deferred: "later ${"y".repeat(53)}…"`]])
+  })
+})
