@@ -88,6 +88,7 @@ interface PendingLine {
   readonly verdicts: ReadonlyArray<Verdict>
 }
 
+
 interface OpenFence {
   readonly marker: string
   onlyPromise: boolean
@@ -96,6 +97,12 @@ interface OpenFence {
   readonly verdicts: Array<{ readonly verdict: Verdict; readonly wellFormed: boolean }>
 }
 
+/** Text without these holds no promise and opens or closes no code block: it only moves the judge along. */
+const PROMISE_WORD = /(?:<|&lt;)\s*promise/i
+const FENCE_START = /(?:^|[\r\n])[ \t]{0,3}(?:```|~~~)/
+const FENCE_LINE = /^[ \t]{0,3}(?:```|~~~)/
+const NON_BLANK = /\S/
+
 export const makeCompletionJudge = (options: CompletionJudgeOptions): CompletionJudge => {
   const token = options.token.trim()
   const pairs = promptPairs(options.prompt)
@@ -103,13 +110,14 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
   let occurrences = 0
   let claimed = false
   let partial = ""
-  /** The previous non-blank line (normalised), for labels ending a line and for echoes. */
-  let previousLine: string | null = null
-  let previousKey: string | null = null
+  /** The previous non-blank line as it came (normalised only when a promise needs it). */
+  let previousRaw: string | null = null
   let pending: PendingLine | null = null
   let fence: OpenFence | null = null
   /** A line whose `<promise>` is still open, with how many lines it spans so far. */
   let openPromise: { text: string; lines: number } | null = null
+
+  const keyOf = (raw: string | null) => raw === null ? null : echoKey(normalizeLine(raw))
 
   const record = (verdict: Verdict) => {
     occurrences++
@@ -118,12 +126,12 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     else if (verdict.accepted && !verdicts.some((v) => v.accepted)) verdicts[MAX_VERDICTS - 1] = verdict
   }
 
-  const isEchoPair = (a: string | null, b: string) => a !== null && pairs.has(`${a}\u0000${b}`)
+  const isEchoPair = (a: string | null, b: string | null) => a !== null && b !== null && pairs.has(`${a}\u0000${b}`)
 
   /** A line with occurrences waits for the next non-blank line: together they may be an echo. */
-  const settle = (nextKey: string | null) => {
+  const settle = (nextRaw: string | null) => {
     if (pending === null) return
-    const echo = isEchoPair(pending.previousKey, pending.key) || (nextKey !== null && isEchoPair(pending.key, nextKey))
+    const echo = isEchoPair(pending.previousKey, pending.key) || isEchoPair(pending.key, keyOf(nextRaw))
     for (const verdict of pending.verdicts) {
       record(echo ? { accepted: false, reason: "echo of the prompt", text: verdict.text } : verdict)
     }
@@ -150,12 +158,11 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     }
   }
 
-  const judgeLine = (line: string) => {
-    const key = echoKey(line)
-    if (key === "") return
+  /** One whole non-blank line, normalised. */
+  const judgeLine = (line: string, raw: string) => {
+    settle(raw)
     const fenceMatch = FENCE.exec(line)
     if (fence !== null) {
-      settle(key)
       if (fenceMatch !== null && fenceMatch[1]![0] === fence.marker[0] && fenceMatch[1]!.length >= fence.marker.length && fenceMatch[2]!.trim() === "") {
         closeFence(fence)
         fence = null
@@ -165,34 +172,41 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
         for (const f of found) addToFence(fence, f)
       }
     } else if (fenceMatch !== null) {
-      settle(key)
       fence = { marker: fenceMatch[1]!, onlyPromise: true, more: 0, verdicts: [] }
     } else {
-      settle(key)
-      const found = judgeOccurrence(line, token, previousLine)
-      if (found.length > 0) pending = { key, previousKey, verdicts: found.map((f) => f.verdict) }
+      const found = judgeOccurrence(line, token, previousRaw === null ? null : normalizeLine(previousRaw))
+      if (found.length > 0) pending = { key: echoKey(line), previousKey: keyOf(previousRaw), verdicts: found.map((f) => f.verdict) }
     }
-    previousLine = line
-    previousKey = key
+    previousRaw = raw
   }
 
-  /** Joins a promise whose tags span lines (`<promise>\nCOMPLETE\n</promise>`) into one line. */
+  /** A line that holds neither a promise nor a fence. */
+  const passLine = (raw: string) => {
+    settle(raw)
+    if (fence !== null) fence.onlyPromise = false
+    previousRaw = raw
+  }
+
   const onLine = (raw: string) => {
-    const line = normalizeLine(raw)
     if (openPromise !== null) {
-      if (line.trim() === "") return
-      openPromise.text += ` ${line.trim()}`
+      // A promise whose tags span lines (`<promise>\nCOMPLETE\n</promise>`) is judged as one line.
+      const line = normalizeLine(raw).trim()
+      if (line === "") return
+      openPromise.text += ` ${line}`
       openPromise.lines++
       if (UNCLOSED.test(openPromise.text) && openPromise.lines < MAX_PROMISE_LINES && openPromise.text.length < LINE_WINDOW) return
       const joined = openPromise.text
       openPromise = null
-      return judgeLine(joined)
+      return judgeLine(joined, joined)
     }
+    if (!NON_BLANK.test(raw)) return
+    if (!PROMISE_WORD.test(raw) && !FENCE_LINE.test(raw)) return passLine(raw)
+    const line = normalizeLine(raw)
     if (OPEN_TAG.test(line) && UNCLOSED.test(line) && line.length < LINE_WINDOW) {
       openPromise = { text: line, lines: 1 }
       return
     }
-    judgeLine(line)
+    judgeLine(line, raw)
   }
 
   /**
@@ -203,36 +217,75 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
   const compact = () => {
     const cut = partial.length - LINE_WINDOW
     const lineStart = !partial.startsWith(MID_LINE)
-    settle(null)
+    settle(partial)
+    if (fence !== null) fence.onlyPromise = false
     for (const match of partial.matchAll(RAW_OPEN_TAG)) {
       if (match.index >= cut) break
       const start = Math.max(0, match.index - LINE_WINDOW)
       const window = normalizeLine(partial.slice(start, match.index + LINE_WINDOW))
       const at = normalizeText(partial.slice(start, match.index)).length
-      const found = judgeOccurrence(window, token, start === 0 && lineStart ? previousLine : null).find((f) => f.offset === at)
+      const previous = start === 0 && lineStart && previousRaw !== null ? normalizeLine(previousRaw) : null
+      const found = judgeOccurrence(window, token, previous).find((f) => f.offset === at)
       if (found === undefined) continue
       if (fence === null) record(found.verdict)
-      else {
-        fence.onlyPromise = false
-        addToFence(fence, found)
-      }
+      else addToFence(fence, found)
     }
     partial = `${MID_LINE}${partial.slice(cut)}`
   }
 
-  const feed = (text: string) => {
-    if (text === "") return
-    partial += text
+  /** A chunk that cannot hold a promise or a fence, at a line start: only its first and last lines matter. */
+  const passChunk = (text: string) => {
+    const last = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"))
+    if (pending !== null) {
+      const firstLine = /^\s*(\S[^\r\n]*)/.exec(text.slice(0, last))
+      if (firstLine !== null) settle(firstLine[1]!)
+    }
+    let end = last
+    while (end > 0) {
+      const start = Math.max(text.lastIndexOf("\n", end - 1), text.lastIndexOf("\r", end - 1)) + 1
+      const line = text.slice(start, end)
+      if (NON_BLANK.test(line)) {
+        previousRaw = line
+        if (fence !== null) fence.onlyPromise = false
+        break
+      }
+      end = start - 1
+    }
+    partial = text.slice(last + 1)
+  }
+
+  /** Splits text into lines; the part after the last line break is kept for the next chunk. */
+  const splitLines = (text: string) => {
     const breaks = /\r\n|\r|\n/g
     let start = 0
-    for (let match = breaks.exec(partial); match !== null; match = breaks.exec(partial)) {
+    for (let match = breaks.exec(text); match !== null; match = breaks.exec(text)) {
       // A "\r" at the very end may be the first half of "\r\n": wait for the next chunk.
-      if (match[0] === "\r" && match.index === partial.length - 1) break
-      onLine(partial.slice(start, match.index))
+      if (match[0] === "\r" && match.index === text.length - 1) break
+      onLine(text.slice(start, match.index))
       start = match.index + match[0].length
     }
-    partial = partial.slice(start)
+    partial = text.slice(start)
     if (partial.length > MAX_LINE) compact()
+  }
+
+  const feed = (text: string) => {
+    if (text === "") return
+    if (partial !== "" || openPromise !== null) {
+      // Finish the line in progress first; the rest of the chunk then starts at a line start.
+      const first = /\r\n|\r|\n/.exec(text)
+      if (first === null || partial.endsWith("\r") || (first[0] === "\r" && first.index === text.length - 1)) {
+        return splitLines(partial + text)
+      }
+      const line = partial + text.slice(0, first.index)
+      partial = ""
+      onLine(line)
+      text = text.slice(first.index + first[0].length)
+    }
+    // The common case, kept cheap: a chunk of ordinary lines (no promise, no fence).
+    if (openPromise === null && !text.endsWith("\r") && /[\r\n]/.test(text) && !PROMISE_WORD.test(text) && !FENCE_START.test(text)) {
+      return passChunk(text)
+    }
+    splitLines(text)
   }
 
   return {
@@ -246,7 +299,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
       if (openPromise !== null) {
         const joined = openPromise.text
         openPromise = null
-        judgeLine(joined)
+        judgeLine(joined, joined)
       }
       settle(null)
       if (fence !== null) {
