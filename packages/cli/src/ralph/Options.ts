@@ -54,7 +54,7 @@ export const ralphOptionSpecs = {
     group: "harness",
     pseudo: "provider/model",
     example: "anthropic/claude-sonnet",
-    description: "the model, passed to the harness (default: the harness's own)"
+    description: "the model, passed to the harness (else the harness's own)"
   }),
   allowAll: switchOption({
     name: "allow-all",
