@@ -46,15 +46,18 @@ export const makeTerminalReporter = (stdout: Output, stderr: Output, env: Readon
   let progress: LoopProgress | null = null
   let startedAt = 0
   let atLineStart = true
-  let shown = false
+  // The width of the status line on screen (0: none). It is erased with spaces, not an escape
+  // sequence, so that without colour the output has no escape sequences at all.
+  let shown = 0
   const clear = () => {
-    if (shown) stdout.write("\r\x1b[K")
-    shown = false
+    if (shown > 0) stdout.write(`\r${" ".repeat(shown)}\r`)
+    shown = 0
   }
   const draw = () => {
-    if (!live || progress === null || !atLineStart || shown) return
-    stdout.write(out.dim(statusLine(progress, Date.now() - startedAt)))
-    shown = true
+    if (!live || progress === null || !atLineStart || shown > 0) return
+    const text = statusLine(progress, Date.now() - startedAt)
+    stdout.write(out.dim(text))
+    shown = text.length
   }
   const redraw = () => {
     clear()
