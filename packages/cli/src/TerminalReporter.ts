@@ -97,9 +97,16 @@ export const makeTerminalReporter = (stdout: Output, stderr: Output, env: Readon
     if (timer !== null) clearInterval(timer)
     clear()
     progress = null
+    if (erase === clear) erase = null
   }
+  erase = clear
   return { service, close }
 }
+
+let erase: (() => void) | null = null
+
+/** Erases the live status line, if one is shown, before something else is written to the terminal. */
+export const eraseStatusLine = () => erase?.()
 
 export const layer = Layer.scoped(
   LoopReporter,

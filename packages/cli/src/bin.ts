@@ -6,6 +6,7 @@ import { run } from "./Cli.js"
 import { ExitCode } from "./ExitCode.js"
 import { describeFailure, writeError } from "./Failure.js"
 import { startMemoryGovernor } from "./MemoryGovernor.js"
+import { eraseStatusLine } from "./TerminalReporter.js"
 
 startMemoryGovernor()
 
@@ -45,7 +46,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.prependListener(signal, () => {
     if (signalled === null) {
       signalled = signal
-      process.stderr.write(`\nspool: stopping (${signal}); again to stop at once\n`)
+      eraseStatusLine()
+      process.stderr.write("\n")
+      writeError(`stopping (${signal}); again to stop at once`)
       return
     }
     Deferred.unsafeDone(stopNow, Exit.void)

@@ -110,6 +110,13 @@ describe("help", () => {
     expect(result.stdout).toContain("max-iterations")
   })
 
+  it("README's exit codes are the ones the help lists", () => {
+    const readme = readFileSync(join(__dirname, "..", "..", "..", "README.md"), "utf8")
+    const section = readme.slice(readme.indexOf("### Exit codes"))
+    const codes = [...section.slice(0, section.indexOf("\n\n", section.indexOf("| --- |"))).matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]))
+    expect(codes).toEqual(exitCodeTable.map((row) => row.code))
+  })
+
   it("README's option table says what `spool ralph --help` says: the same options, groups, aliases and defaults", () => {
     const help = helpRows(run("ralph", "--help").stdout)
     expect(readmeRows()).toEqual(help)
