@@ -1,9 +1,59 @@
-import { Command } from "@effect/cli"
+import { CliConfig, Command, CommandDescriptor, HelpDoc, ValidationError } from "@effect/cli"
+import { Effect, Either } from "effect"
+import { stdoutPalette } from "./Colour.js"
+import { type Shell, readCommandLine } from "./CommandLine.js"
+import { version } from "./Commands.js"
 import { loop, ralph } from "./commands/ralph.js"
+import { commandHelp, rootHelp } from "./Help.js"
+import { UsageError } from "./UsageError.js"
 
-const spool = Command.make("spool").pipe(
-  Command.withDescription("Spec-driven development tools"),
-  Command.withSubcommands([ralph, loop])
-)
+const runnable = { ralph, loop } as const
+const spool = Command.make("spool").pipe(Command.withSubcommands([ralph, loop]))
 
-export const run = Command.run(spool, { name: "spool", version: "0.1.0" })
+// spool has checked the command line already: the parser only converts it, to the letter.
+const config = CliConfig.make({ isCaseSensitive: true, autoCorrectLimit: 0 })
+
+const print = (text: string) => Effect.sync(() => void process.stdout.write(`${text}\n`))
+
+const completions = (shell: Shell) =>
+  Effect.flatMap(
+    shell === "bash"
+      ? CommandDescriptor.getBashCompletions(spool.descriptor, "spool")
+      : shell === "zsh"
+      ? CommandDescriptor.getZshCompletions(spool.descriptor, "spool")
+      : CommandDescriptor.getFishCompletions(spool.descriptor, "spool"),
+    (lines) => print(lines.join("\n"))
+  )
+
+const firstLine = (error: ValidationError.ValidationError) =>
+  HelpDoc.toAnsiText(error.error).replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((line) => line.trim() !== "")?.trim()
+
+/** `spool <argv>`: help, version and completions answered here, commands parsed by @effect/cli and run. */
+export const run = (argv: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const request = readCommandLine(argv.slice(2))
+    if (Either.isLeft(request)) return yield* request.left
+    switch (request.right._tag) {
+      case "RootHelp":
+        return yield* print(rootHelp(stdoutPalette()))
+      case "CommandHelp":
+        return yield* print(commandHelp(request.right.command, stdoutPalette()))
+      case "Version":
+        return yield* print(version)
+      case "Completions":
+        return yield* completions(request.right.shell)
+      case "Run": {
+        const { command, args } = request.right
+        const target = runnable[command.name as keyof typeof runnable]
+        const directive = yield* CommandDescriptor.parse(target.descriptor, [command.name, ...args], config).pipe(
+          Effect.mapError((error) =>
+            new UsageError({ message: `${firstLine(error) ?? "the command line cannot be read"} (see spool ${command.name} --help)` })
+          )
+        )
+        if (directive._tag === "BuiltIn" || directive.leftover.length > 0) {
+          return yield* new UsageError({ message: `the command line cannot be read (see spool ${command.name} --help)` })
+        }
+        return yield* target.transform(target.handler(directive.value), directive.value)
+      }
+    }
+  })

@@ -12,6 +12,7 @@ import {
   Workspace
 } from "@spool/core"
 import { Effect, Option } from "effect"
+import { type Palette, palette, stdoutPalette } from "./Colour.js"
 import { UsageError } from "./UsageError.js"
 
 const RECENT = 10
@@ -88,14 +89,17 @@ const promiseColumn = (r: IterationRecord) =>
     ? "ignored"
     : "-"
 
-export const statusText = (report: StatusReport): string => {
+const statusColour = (p: Palette, status: string) =>
+  status === "complete" ? p.green(status) : status === "running" ? p.cyan(status) : status === "max-iterations" ? p.yellow(status) : p.red(status)
+
+export const statusText = (report: StatusReport, p: Palette = palette(false)): string => {
   const lines: Array<string> = [`change:    ${report.changeId}`]
   const { state } = report
   if (state === null) {
     lines.push("status:    no loop has run for this change yet")
   } else {
     lines.push(
-      `status:    ${state.status}`,
+      `status:    ${statusColour(p, state.status)}`,
       `iteration: ${state.iteration} of at most ${state.maxIterations} (at least ${state.minIterations})`,
       `run:       ${state.run}, started ${state.startedAt}, updated ${state.updatedAt}`
     )
@@ -104,9 +108,9 @@ export const statusText = (report: StatusReport): string => {
   const sum = totals(report.history)
   if (sum !== null) lines.push(`usage:     ${sum.tokens} tokens, ${sum.cost === null ? "cost unknown" : `$${sum.cost.toFixed(4)}`} over the iterations below`)
   if (report.history.length > 0) {
-    lines.push("", `recent iterations (last ${report.history.length}):`)
+    lines.push("", p.bold(`recent iterations (last ${report.history.length}):`))
     lines.push(
-      `  ${pad("iter", 5)}${pad("started", 22)}${pad("duration", 10)}${pad("exit", 9)}${pad("promise", 9)}${pad("changed", 9)}${pad("commit", 9)}outcome`
+      p.dim(`  ${pad("iter", 5)}${pad("started", 22)}${pad("duration", 10)}${pad("exit", 9)}${pad("promise", 9)}${pad("changed", 9)}${pad("commit", 9)}outcome`)
     )
     for (const r of report.history) {
       const exit = r.signal !== null ? r.signal : r.exitCode === null ? "-" : String(r.exitCode)
@@ -138,4 +142,4 @@ export const onlyChangeWithState = Effect.gen(function*() {
 
 export const printStatus = (changeId: ChangeId, json: boolean) =>
   Effect.flatMap(loadStatus(changeId), (report) =>
-    Effect.sync(() => console.log(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report))))
+    Effect.sync(() => console.log(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report, stdoutPalette()))))

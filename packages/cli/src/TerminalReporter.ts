@@ -1,9 +1,120 @@
-import { LoopReporter } from "@spool/core"
+import { formatDuration, type HarnessUsage, type LoopProgress, LoopReporter } from "@spool/core"
 import { Effect, Layer } from "effect"
+import { colourEnabled, type Palette, palette, redrawEnabled } from "./Colour.js"
 
-/** Live output and summaries on stdout, warnings on stderr. */
-export const layer = Layer.succeed(LoopReporter, {
-  write: (text) => Effect.sync(() => void process.stdout.write(text)),
-  line: (text) => Effect.sync(() => void process.stdout.write(`${text}\n`)),
-  warn: (text) => Effect.sync(() => void process.stderr.write(`warning: ${text}\n`))
-})
+interface Output {
+  readonly isTTY?: boolean
+  readonly write: (text: string) => unknown
+}
+
+const tokens = (usage: HarnessUsage) => {
+  const n = usage.inputTokens + usage.outputTokens + usage.reasoningTokens
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k tokens` : `${n} tokens`
+}
+
+const cost = (usd: number) => `$${usd.toFixed(usd < 0.1 ? 3 : 2)}`
+
+/** `[spool] iteration 3/20 · 4m12s · $0.42 · 15.2k tokens` */
+export const statusLine = (progress: LoopProgress, elapsedMs: number) =>
+  [
+    `[spool] iteration ${progress.iteration}/${progress.maxIterations}`,
+    formatDuration(elapsedMs),
+    ...(progress.usage === null ? [] : [...(progress.usage.cost === null ? [] : [cost(progress.usage.cost)]), tokens(progress.usage)])
+  ].join(" · ")
+
+/** The loop's own lines, coloured by what they say. */
+const colourLine = (p: Palette, text: string) =>
+  text.startsWith("=== ")
+    ? p.bold(p.cyan(text))
+    : text.startsWith("--- ")
+    ? / -> complete$/.test(text) ? p.green(text) : / -> (failed|timeout|interrupted)$/.test(text) ? p.red(text) : p.dim(text)
+    : text.startsWith("complete:")
+    ? p.green(text)
+    : text.startsWith("stopped:")
+    ? p.yellow(text)
+    : text
+
+/**
+ * Live output and summaries on stdout, warnings on stderr. On a terminal, a dim status line (where
+ * the loop stands) sits below the agent's output while it is at the start of a line, redrawn in
+ * place; piped, the output is the plain lines alone.
+ */
+export const makeTerminalReporter = (stdout: Output, stderr: Output, env: Readonly<Record<string, string | undefined>>) => {
+  const out = palette(colourEnabled(stdout, env))
+  const err = palette(colourEnabled(stderr, env))
+  const live = redrawEnabled(stdout, env)
+  let progress: LoopProgress | null = null
+  let startedAt = 0
+  let atLineStart = true
+  // The width of the status line on screen (0: none). It is erased with spaces, not an escape
+  // sequence, so that without colour the output has no escape sequences at all.
+  let shown = 0
+  const clear = () => {
+    if (shown > 0) stdout.write(`\r${" ".repeat(shown)}\r`)
+    shown = 0
+  }
+  const draw = () => {
+    if (!live || progress === null || !atLineStart || shown > 0) return
+    const text = statusLine(progress, Date.now() - startedAt)
+    stdout.write(out.dim(text))
+    shown = text.length
+  }
+  const redraw = () => {
+    clear()
+    draw()
+  }
+  const timer = live ? setInterval(redraw, 1000) : null
+  timer?.unref()
+  const service: LoopReporter["Type"] = {
+    write: (text) =>
+      Effect.sync(() => {
+        clear()
+        stdout.write(text)
+        atLineStart = text.endsWith("\n")
+        draw()
+      }),
+    line: (text) =>
+      Effect.sync(() => {
+        clear()
+        stdout.write(`${colourLine(out, text)}\n`)
+        atLineStart = true
+        draw()
+      }),
+    warn: (text) =>
+      Effect.sync(() => {
+        clear()
+        stderr.write(`${err.yellow("warning:")} ${text}\n`)
+        draw()
+      }),
+    progress: (next) =>
+      Effect.sync(() => {
+        if (progress === null) startedAt = Date.now()
+        progress = next
+        redraw()
+      })
+  }
+  const close = () => {
+    if (timer !== null) clearInterval(timer)
+    clear()
+    progress = null
+    if (erase === clear) erase = null
+  }
+  erase = clear
+  return { service, close }
+}
+
+let erase: (() => void) | null = null
+
+/** Erases the live status line, if one is shown, before something else is written to the terminal. */
+export const eraseStatusLine = () => erase?.()
+
+export const layer = Layer.scoped(
+  LoopReporter,
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => makeTerminalReporter(process.stdout, process.stderr, process.env)),
+      (reporter) => Effect.sync(reporter.close)
+    ),
+    (reporter) => reporter.service
+  )
+)

@@ -1,12 +1,12 @@
-import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { currentGracePeriod } from "@spool/core"
 import { Cause, Deferred, Duration, Effect, Exit, FiberId } from "effect"
 import { run } from "./Cli.js"
 import { ExitCode } from "./ExitCode.js"
-import { describeFailure } from "./Failure.js"
+import { describeFailure, writeError } from "./Failure.js"
 import { startMemoryGovernor } from "./MemoryGovernor.js"
+import { eraseStatusLine } from "./TerminalReporter.js"
 
 startMemoryGovernor()
 
@@ -21,13 +21,8 @@ const GRACE = Duration.seconds(5)
 const program = run(process.argv).pipe(
   Effect.catchAll((error) =>
     Effect.sync(() => {
-      if (ValidationError.isValidationError(error)) {
-        // @effect/cli has printed its own explanation already; help requests are not failures.
-        process.exitCode = ValidationError.isHelpRequested(error) ? 0 : ExitCode.Usage
-        return
-      }
       const failure = describeFailure(error)
-      process.stderr.write(`spool: ${failure.message}\n`)
+      writeError(failure.message)
       process.exitCode = failure.exitCode
     })
   ),
@@ -40,7 +35,7 @@ NodeRuntime.runMain(program, {
   teardown: (exit, onExit) => {
     if (signalled !== null) return onExit(exitCodeFor(signalled))
     if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
-      process.stderr.write(`spool: unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}\n`)
+      writeError(`unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}`)
       return onExit(ExitCode.Failed)
     }
     onExit(typeof process.exitCode === "number" ? process.exitCode : 0)
@@ -51,7 +46,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.prependListener(signal, () => {
     if (signalled === null) {
       signalled = signal
-      process.stderr.write(`\nspool: stopping (${signal}); again to stop at once\n`)
+      eraseStatusLine()
+      process.stderr.write("\n")
+      writeError(`stopping (${signal}); again to stop at once`)
       return
     }
     Deferred.unsafeDone(stopNow, Exit.void)

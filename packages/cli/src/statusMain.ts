@@ -3,7 +3,7 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import { HistoryStore, Workspace } from "@spool/core"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { ExitCode } from "./ExitCode.js"
-import { describeFailure } from "./Failure.js"
+import { describeFailure, writeError } from "./Failure.js"
 import { parseStatusArgs } from "./StatusArgs.js"
 import { onlyChangeWithState, printStatus } from "./Status.js"
 
@@ -26,6 +26,6 @@ Effect.runPromiseExit(program).then((exit) => {
   const failure = Option.isSome(error)
     ? describeFailure(error.value)
     : { message: `unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}`, exitCode: ExitCode.Failed }
-  process.stderr.write(`spool: ${failure.message}\n`)
+  writeError(failure.message)
   process.exitCode = failure.exitCode
 })

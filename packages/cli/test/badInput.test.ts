@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { addChange, git, makeWorkspace, spool, stateDir } from "./support.js"
@@ -37,6 +37,8 @@ interface Case {
   readonly env?: Record<string, string>
   /** Run outside any spool workspace. */
   readonly outside?: boolean
+  /** `args` is the whole command line, not the arguments of `spool ralph`. */
+  readonly bare?: boolean
   readonly message: string | RegExp
   readonly code: number
 }
@@ -51,12 +53,13 @@ const cases: ReadonlyArray<Case> = [
   { name: "change id with a backslash", args: () => ["go", "--change", "001-01\\x", ...run], message: "invalid change id", code: 2 },
   { name: "change id with ..", args: () => ["go", "--change", "001..01", ...run], message: "invalid change id '001..01'", code: 2 },
   { name: "absolute path as change id", args: () => ["go", "--change", "/etc/passwd", ...run], message: "invalid change id '/etc/passwd'", code: 2 },
-  { name: "no .spool/ found", outside: true, args: () => ["go", "--change", "001-01", ...run], message: /no \.spool\/ directory found in .* or any parent directory/, code: 2 },
+  { name: "no .spool/ found", outside: true, args: () => ["go", "--change", "001-01", ...run], message: /no \.spool\/ directory found in .* or any parent directory; run spool in your repository, or start one with: mkdir -p \.spool\/changes\/001-01_my-change && echo '# My change' > \.spool\/changes\/001-01_my-change\/proposal\.md$/, code: 2 },
+  { name: "no active change", setup: (r) => rmSync(join(r, ".spool", "changes", "001-01_greeting-cli"), { recursive: true }), args: () => ["go", ...run], message: "there are no active changes under .spool/changes/; start one with: mkdir -p .spool/changes/001-01_my-change && echo '# My change' > .spool/changes/001-01_my-change/proposal.md", code: 2 },
   { name: "prompt given twice", setup: (r) => writeFileSync(join(r, "p.txt"), "do it"), args: (r) => ["go", "--prompt-file", join(r, "p.txt"), "--change", "001-01", ...run], message: "give the prompt either as arguments or with --prompt-file, not both", code: 2 },
   { name: "missing prompt file", args: (r) => ["--prompt-file", join(r, "missing.txt"), "--change", "001-01", ...run], message: /--prompt-file .*missing\.txt does not exist; check the path/, code: 2 },
   { name: "prompt file is a directory", setup: (r) => mkdirSync(join(r, "adir")), args: (r) => ["--prompt-file", join(r, "adir"), "--change", "001-01", ...run], message: /--prompt-file: cannot read .*adir: it is a directory/, code: 2 },
   { name: "empty prompt file", setup: (r) => writeFileSync(join(r, "empty.txt"), " \n"), args: (r) => ["--prompt-file", join(r, "empty.txt"), "--change", "001-01", ...run], message: /--prompt-file .*empty\.txt is empty/, code: 2 },
-  { name: "non-numeric --max-iterations", args: () => ["go", "--change", "001-01", "--max-iterations", "ten", ...run], message: "--max-iterations must be a whole number, got 'ten'", code: 2 },
+  { name: "non-numeric --max-iterations", args: () => ["go", "--change", "001-01", "--max-iterations", "ten", ...run], message: "--max-iterations must be a whole number, got 'ten'; e.g. --max-iterations 20", code: 2 },
   { name: "zero --max-iterations", args: () => ["go", "--change", "001-01", "--max-iterations", "0", ...run], message: "--max-iterations must be a positive whole number", code: 2 },
   { name: "zero --min-iterations", args: () => ["go", "--change", "001-01", "--min-iterations", "0", ...run], message: "--min-iterations must be a positive whole number", code: 2 },
   { name: "fractional --min-iterations", args: () => ["go", "--change", "001-01", "--min-iterations", "1.5", ...run], message: "--min-iterations must be a whole number, got '1.5'", code: 2 },
@@ -69,14 +72,36 @@ const cases: ReadonlyArray<Case> = [
   { name: "--add-context with blank text", args: () => ["--add-context", "  \n ", "--change", "001-01"], message: "--add-context needs some text", code: 2 },
   { name: "no --change without a terminal", args: () => ["go", ...run], message: "--change is required when spool cannot ask (no terminal, --no-interactive or CI); active changes: 001-01_greeting-cli", code: 2 },
   { name: "no --change under CI", env: { CI: "true" }, args: () => ["go", "--harness", "command", "--harness-command", "node -e 0"], message: "--change is required when spool cannot ask", code: 2 },
-  { name: "unknown option", args: () => ["go", "--change", "001-01", "--max-iteration", "3", ...run], message: "unknown option '--max-iteration'", code: 2 },
-  { name: "option missing its value", args: () => ["--change"], message: "--change needs a value", code: 2 },
+  { name: "unknown option", args: () => ["go", "--change", "001-01", "--max-iteration", "3", ...run], message: "unknown option '--max-iteration'; did you mean --max-iterations?", code: 2 },
+  { name: "option missing its value", args: () => ["--change"], message: "--change needs a value, e.g. --change 002-01", code: 2 },
+  // The command line itself: every mistake names what to do, exits 2 and writes nothing.
+  { name: "unknown command close to one", bare: true, args: () => ["ralf", "go"], message: "unknown command 'ralf'; did you mean spool ralph?", code: 2 },
+  { name: "unknown command close to the alias", bare: true, args: () => ["lop"], message: "unknown command 'lop'; did you mean spool loop?", code: 2 },
+  { name: "unknown command far from any", bare: true, args: () => ["deploy"], message: "unknown command 'deploy'; the commands are ralph, loop (see spool --help)", code: 2 },
+  { name: "unknown option before the command", bare: true, args: () => ["--verison"], message: "unknown option '--verison'; did you mean --version?", code: 2 },
+  { name: "a command's option before the command", bare: true, args: () => ["--change", "001-01", "ralph"], message: "--change goes after the command: spool ralph --change ...", code: 2 },
+  { name: "--completions without a shell", bare: true, args: () => ["--completions"], message: "--completions needs a shell: bash, zsh, fish, e.g. spool --completions bash", code: 2 },
+  { name: "--completions for an unknown shell", bare: true, args: () => ["--completions", "tcsh"], message: "--completions needs a shell: bash, zsh, fish", code: 2 },
+  { name: "--completions after the command", args: () => ["--completions", "bash"], message: "--completions goes before the command: spool --completions ...", code: 2 },
+  { name: "unknown option of loop", bare: true, args: () => ["loop", "--chnage", "001-01"], message: "unknown option '--chnage'; did you mean --change?", code: 2 },
+  { name: "option in the wrong case", args: () => ["--Change", "001-01"], message: "unknown option '--Change'; did you mean --change?", code: 2 },
+  { name: "unknown short option", args: () => ["-x", "--change", "001-01", ...run], message: "unknown option '-x'; see spool ralph --help (prompt words that start with '-' go after --)", code: 2 },
+  { name: "option far from any", args: () => ["--frobnicate", "--change", "001-01", ...run], message: "unknown option '--frobnicate'; see spool ralph --help", code: 2 },
+  { name: "@effect/cli's --wizard is not spool's", args: () => ["--wizard"], message: "unknown option '--wizard'", code: 2 },
+  { name: "a switch given a value", args: () => ["go", "--change", "001-01", "--allow-all=maybe", ...run], message: "--allow-all takes no value; write --allow-all alone, without '=maybe'", code: 2 },
+  { name: "a switch given true", args: () => ["--status=true", "--change", "001-01"], message: "--status takes no value; write --status alone, without '=true'", code: 2 },
+  { name: "an alias of a switch given a value", args: () => ["go", "--change", "001-01", "--yolo=no", ...run], message: "--yolo takes no value", code: 2 },
+  { name: "option given twice", args: () => ["go", "--change", "001-01", "--change", "001-02", ...run], message: "--change is given twice; give it once", code: 2 },
+  { name: "a switch and its alias", args: () => ["go", "--change", "001-01", "--allow-all", "--yolo", ...run], message: "--allow-all and --yolo are the same option; give it once", code: 2 },
+  { name: "value option followed by another option", args: () => ["go", "--change", "--no-interactive"], message: "--change needs a value, e.g. --change 002-01", code: 2 },
+  { name: "short option missing its value", args: () => ["go", "-c"], message: "-c needs a value, e.g. --change 002-01", code: 2 },
+  { name: "value option with = and a bad number", args: () => ["go", "--change", "001-01", "--history-commits=many", ...run], message: "--history-commits must be a whole number, got 'many'; e.g. --history-commits 10", code: 2 },
   { name: "command harness without a command", args: () => ["go", "--change", "001-01", "--harness", "command", "--no-interactive"], message: "--harness command needs --harness-command", code: 2 },
   { name: "harness command with an open quote", args: () => ["go", "--change", "001-01", "--harness", "command", "--harness-command", "node 'x", "--no-interactive"], message: "--harness-command has an unterminated quote", code: 2 },
   { name: "bad --inactivity-timeout", args: () => ["go", "--change", "001-01", "--inactivity-timeout", "5 minutes", ...run], message: "--inactivity-timeout must be a duration like 30s, 5m or 1h30m, got '5 minutes'", code: 2 },
   { name: "bad --history-commits", args: () => ["go", "--change", "001-01", "--history-commits", "-"], message: "--history-commits must be a whole number", code: 2 },
   { name: "bad --error-history", args: () => ["go", "--change", "001-01", "--error-history", "some", ...run], message: "--error-history must be a whole number, got 'some'", code: 2 },
-  { name: "--json without --status", args: () => ["--json", "--change", "001-01"], message: "--json goes with --status", code: 2 },
+  { name: "--json without --status", args: () => ["--json", "--change", "001-01"], message: "--json goes with --status: spool ralph --status --json", code: 2 },
   { name: "two modes at once", args: () => ["--status", "--clear-context", "--change", "001-01"], message: "use only one of --status, --add-context and --clear-context at a time", code: 2 },
   { name: "--module that does not own the change", args: () => ["go", "--change", "001-01", "--module", "002", ...run], message: "change 001-01_greeting-cli belongs to module 001, not 002", code: 2 },
   { name: "--module with no active changes", args: () => ["go", "--module", "007", ...run], message: "module 007 has no active changes; active changes: 001-01_greeting-cli", code: 2 },
@@ -105,7 +130,7 @@ describe("bad input: one clear line, a failing exit code, nothing written", () =
     const before = testCase.outside ? "" : git(root, "status", "--porcelain")
     const files = snapshot(root)
     const outsideBefore = snapshot(outsideDir)
-    const result = spool(["ralph", ...testCase.args(root)], { cwd: root, ...(testCase.env ? { env: testCase.env } : {}) })
+    const result = spool([...(testCase.bare ? [] : ["ralph"]), ...testCase.args(root)], { cwd: root, ...(testCase.env ? { env: testCase.env } : {}) })
 
     expect(result.code).toBe(testCase.code)
     const lines = result.stderr.split("\n").filter((line) => line.trim() !== "")

@@ -6,10 +6,15 @@ import { join } from "node:path"
 import { baseEnv, spoolBin, stateDir } from "./support.js"
 
 // `script` gives spool a real terminal on stdin, as a person at a keyboard has.
-const inTerminal = (cwd: string, args: ReadonlyArray<string>, keys: (output: string) => string | null) =>
+const inTerminal = (
+  cwd: string,
+  args: ReadonlyArray<string>,
+  keys: (output: string) => string | null,
+  env: Record<string, string> = {}
+) =>
   new Promise<{ code: number | null; output: string }>((resolve) => {
     const quoted = [process.execPath, spoolBin, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ")
-    const child = spawn("script", ["-qfec", quoted, "/dev/null"], { cwd, env: baseEnv(), stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn("script", ["-qfec", quoted, "/dev/null"], { cwd, env: baseEnv(env), stdio: ["pipe", "pipe", "pipe"] })
     let output = ""
     let sent = false
     const onData = (data: Buffer) => {
@@ -73,5 +78,32 @@ describe("choosing a change on a terminal", () => {
     const { code, output } = await inTerminal(root, ["ralph", "--no-interactive", ...run], () => null)
     expect(code).toBe(2)
     expect(output).toContain("--change is required when spool cannot ask (no terminal, --no-interactive or CI); active changes: 001-01_a, 001-02_b")
+  })
+})
+
+describe("the live view on a terminal", () => {
+  const agent = "node -e \"console.log('working'); console.log('<promise>COMPLETE</promise>')\""
+  const loop = ["ralph", "go", "--change", "001-01_a", "--harness", "command", "--harness-command", agent, "--max-iterations", "3", "--no-commit"]
+
+  it("shows where the loop is between the agent's lines, in colour", async () => {
+    const { code, output } = await inTerminal(workspace("001-01_a"), loop, () => null, { NO_COLOR: "" })
+    expect(code).toBe(0)
+    expect(output).toMatch(/\[spool\] iteration 1\/3 · \d/)
+    expect(output).toContain("\x1b[")
+  })
+
+  it("with NO_COLOR: the same status line, and no escape sequences", async () => {
+    const { code, output } = await inTerminal(workspace("001-01_a"), loop, () => null, { NO_COLOR: "1" })
+    expect(code).toBe(0)
+    expect(output).toMatch(/\[spool\] iteration 1\/3 · \d/)
+    expect(output).not.toContain("\x1b")
+  })
+
+  it("with TERM=dumb: plain lines only", async () => {
+    const { code, output } = await inTerminal(workspace("001-01_a"), loop, () => null, { NO_COLOR: "", TERM: "dumb" })
+    expect(code).toBe(0)
+    expect(output).toContain("complete: the promise was accepted at iteration 1")
+    expect(output).not.toContain("[spool] iteration")
+    expect(output).not.toContain("\x1b")
   })
 })

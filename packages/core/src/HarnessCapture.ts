@@ -13,7 +13,8 @@ export const JOURNAL_STREAM_HALF = 128 * 1024
 /** Unknown only while every part is unknown. */
 export const addCost = (a: number | null, b: number | null): number | null => a === null ? b : b === null ? a : a + b
 
-const addUsage = (total: HarnessUsage | null, next: HarnessUsage): HarnessUsage =>
+/** `next` added to `total` (null: nothing reported yet). */
+export const addUsage = (total: HarnessUsage | null, next: HarnessUsage): HarnessUsage =>
   total === null ? next : {
     inputTokens: total.inputTokens + next.inputTokens,
     outputTokens: total.outputTokens + next.outputTokens,
@@ -87,6 +88,8 @@ export const runHarness = (options: {
   readonly stream: boolean
   readonly inactivityTimeoutMs: number
   readonly redact: (text: string) => string
+  /** Called with this iteration's usage so far whenever the harness reports some. */
+  readonly onUsage?: (usage: HarnessUsage) => Effect.Effect<void>
 }): Effect.Effect<void, HarnessError | StateError> => {
   const { capture, log, reporter } = options
   const logOut = makeLineRedactor(options.redact)
@@ -109,7 +112,11 @@ export const runHarness = (options: {
         case "AgentText":
           return Effect.sync(() => capture.judge.feed(event.text))
         case "Usage":
-          return Effect.sync(() => void (capture.usage = addUsage(capture.usage, event.usage)))
+          return Effect.suspend(() => {
+            const usage = addUsage(capture.usage, event.usage)
+            capture.usage = usage
+            return options.onUsage === undefined ? Effect.void : options.onUsage(usage)
+          })
         case "Warning":
           return Effect.sync(() => void capture.warnings.push(event.message))
         case "Failed":

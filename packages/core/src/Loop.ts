@@ -2,10 +2,10 @@ import { FileSystem } from "@effect/platform"
 import { Clock, Data, Effect, Option, Ref, Schema } from "effect"
 import { readTextFile } from "./AtomicFile.js"
 import { ContextStore } from "./ContextStore.js"
-import type { IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
+import type { HarnessUsage, IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
 import { type GitSnapshot, GitSummary } from "./GitSummary.js"
-import { type Capture, makeCapture, runHarness } from "./HarnessCapture.js"
+import { addUsage, type Capture, makeCapture, runHarness } from "./HarnessCapture.js"
 import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
 import { type JournalEntry, previousErrorsSection } from "./JournalEntry.js"
@@ -144,6 +144,10 @@ export const runLoop = (input: LoopRun) =>
       Effect.map(parseTasks)
     )
 
+    let runUsage: HarnessUsage | null = null
+    const reportProgress = (iteration: number, usage: HarnessUsage | null) =>
+      reporter.progress === undefined ? Effect.void : reporter.progress({ iteration, maxIterations: options.maxIterations, usage })
+
     const runErrors: Array<JournalEntry> = []
     /** What the next prompt must tell the agent about the last iteration (a claim set aside). */
     let loopNotes: Array<string> = []
@@ -201,6 +205,7 @@ export const runLoop = (input: LoopRun) =>
         const startedAt = yield* Clock.currentTimeMillis
         yield* saveState({ iteration })
         yield* reporter.line(formatBanner(iteration, options.maxIterations, startedAt - loopStartedAt))
+        yield* reportProgress(iteration, runUsage)
         // The previous iteration's closing snapshot is this one's start: nothing but the agent changes
         // the work tree in between, and it saves a scan of the work tree per iteration.
         const before = nextBefore ?? (yield* gitOrWarn(git.snapshot, null))
@@ -270,6 +275,7 @@ export const runLoop = (input: LoopRun) =>
               warnings: capture.warnings
             }
             if (!capture.displayAtLineStart) yield* reporter.write("\n")
+            if (record.usage !== null) runUsage = addUsage(runUsage, record.usage)
             yield* history.append(changeId, record)
             // Every harness failure is journaled, even one whose promise was accepted.
             if (failed && !interrupted) {
@@ -308,7 +314,8 @@ export const runLoop = (input: LoopRun) =>
               reporter,
               stream: options.stream,
               inactivityTimeoutMs: options.inactivityTimeoutMs,
-              redact: input.redact
+              redact: input.redact,
+              onUsage: (usage) => reportProgress(iteration, addUsage(runUsage, usage))
             })
           })
         ).pipe(Effect.onInterrupt(() => finish(true).pipe(Effect.ignore)))

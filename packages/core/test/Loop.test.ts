@@ -12,7 +12,7 @@ import { HarnessEvent, type HarnessRequest, HarnessService, scriptedRun } from "
 import { HistoryStore } from "../src/HistoryStore.js"
 import { runLoop } from "../src/Loop.js"
 import { LoopLock } from "../src/LoopLock.js"
-import { LoopReporter } from "../src/LoopReporter.js"
+import { type LoopProgress, LoopReporter } from "../src/LoopReporter.js"
 import { CONTEXT_HEADING, PromptBuilder } from "../src/PromptBuilder.js"
 import type { Change } from "../src/Workspace.js"
 
@@ -61,6 +61,7 @@ const runWith = (
   Effect.gen(function*() {
     const prompts: Array<HarnessRequest> = []
     const output: Array<string> = []
+    const progress: Array<LoopProgress> = []
     const harness = Layer.effect(
       HarnessService,
       Effect.map(ContextStore, (contexts) => ({
@@ -81,7 +82,7 @@ const runWith = (
       harness,
       git,
       PromptBuilder.layer,
-      LoopReporter.layerTest(output),
+      LoopReporter.layerTest(output, progress),
       NodeFileSystem.layer
     ).pipe(Layer.provideMerge(stores))
     const change = makeChange(extras.tasks)
@@ -94,7 +95,7 @@ const runWith = (
       const { records } = yield* history.recent(changeId, 100)
       const state = yield* history.readState(changeId)
       const journal = yield* (yield* ErrorJournal).read(changeId)
-      return { exit, prompts, output: output.join(""), records, state: Option.getOrNull(state), journal, change }
+      return { exit, prompts, output: output.join(""), progress, records, state: Option.getOrNull(state), journal, change }
     }).pipe(Effect.provide(layer))
   })
 
@@ -253,6 +254,18 @@ describe("the loop", () => {
       ])
       assert.deepStrictEqual(records[0]!.usage, { ...usage, inputTokens: 200, outputTokens: 40, cacheReadTokens: 10, cost: 0.02 })
       assert.deepStrictEqual(records[0]!.warnings, ["permissions were rejected; try --allow-all"])
+    }))
+
+  it.effect("reports where the loop stands: each iteration's start, and the run's usage so far as it is reported", () =>
+    Effect.gen(function*() {
+      const usage = { inputTokens: 100, outputTokens: 20, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0.5 }
+      const { progress } = yield* runWith((r) => [HarnessEvent.Usage({ usage }), ...scriptedRun(r.iteration === 2 ? done : "x\n")])
+      assert.deepStrictEqual(progress.map((p) => [p.iteration, p.maxIterations, p.usage?.inputTokens ?? null, p.usage?.cost ?? null]), [
+        [1, 5, null, null],
+        [1, 5, 100, 0.5],
+        [2, 5, 100, 0.5],
+        [2, 5, 200, 1]
+      ])
     }))
 
   it.effect("includes recent commits in the prompt", () =>

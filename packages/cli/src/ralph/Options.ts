@@ -1,0 +1,168 @@
+import { Args, type Command } from "@effect/cli"
+import { harnessNames } from "../Harnesses.js"
+import { effectOptions, switchOption, valueOption } from "../OptionSpec.js"
+
+/**
+ * The options of `spool ralph`: parsing, the help, the checks of the command line and README's
+ * option table all follow from this table. A new option is one entry here, then used in the run.
+ */
+export const ralphOptionSpecs = {
+  change: valueOption({
+    name: "change",
+    aliases: ["c"],
+    group: "targeting",
+    pseudo: "id",
+    example: "002-01",
+    description: "a directory under .spool/changes/, or a unique prefix of one"
+  }),
+  module: valueOption({
+    name: "module",
+    aliases: ["m"],
+    group: "targeting",
+    pseudo: "id",
+    example: "002",
+    description: "the module (002): narrows the choice of change"
+  }),
+  promptFile: valueOption({
+    name: "prompt-file",
+    group: "targeting",
+    pseudo: "path",
+    example: "prompt.md",
+    description: "read the prompt from this file"
+  }),
+  noInteractive: switchOption({
+    name: "no-interactive",
+    group: "targeting",
+    description: "never ask; without --change, fail instead of asking which change"
+  }),
+  harness: valueOption({
+    name: "harness",
+    group: "harness",
+    pseudo: "name",
+    default: "opencode",
+    description: `the agent harness: ${harnessNames.join(", ")}`
+  }),
+  harnessCommand: valueOption({
+    name: "harness-command",
+    group: "harness",
+    pseudo: "command",
+    example: "\"node agent.mjs\"",
+    description: "for --harness command: the agent's command line (no shell); prompt on stdin"
+  }),
+  model: valueOption({
+    name: "model",
+    group: "harness",
+    pseudo: "provider/model",
+    example: "anthropic/claude-sonnet",
+    description: "the model, passed to the harness (else the harness's own)"
+  }),
+  allowAll: switchOption({
+    name: "allow-all",
+    aliases: ["yolo", "dangerously-allow-all"],
+    group: "harness",
+    description: "auto-approve every tool permission"
+  }),
+  minIterations: valueOption({
+    name: "min-iterations",
+    group: "iterations",
+    pseudo: "n",
+    default: "1",
+    description: "iterations to run at least, even after the promise"
+  }),
+  maxIterations: valueOption({
+    name: "max-iterations",
+    group: "iterations",
+    pseudo: "n",
+    default: "20",
+    description: "iterations to run at most"
+  }),
+  completionPromise: valueOption({
+    name: "completion-promise",
+    group: "iterations",
+    pseudo: "token",
+    default: "COMPLETE",
+    description: "done when the agent prints <promise>TOKEN</promise>"
+  }),
+  requireTasks: switchOption({
+    name: "require-tasks",
+    group: "iterations",
+    description: "refuse the promise while tasks.md has open tasks"
+  }),
+  status: switchOption({
+    name: "status",
+    group: "state and context",
+    description: "print the loop's state and recent iterations, then exit"
+  }),
+  json: switchOption({
+    name: "json",
+    group: "state and context",
+    description: "with --status: print one JSON object"
+  }),
+  addContext: valueOption({
+    name: "add-context",
+    group: "state and context",
+    pseudo: "text",
+    example: "\"use the v2 API\"",
+    description: "append to the change's context (read at every iteration)"
+  }),
+  clearContext: switchOption({
+    name: "clear-context",
+    group: "state and context",
+    description: "empty the change's context"
+  }),
+  errorHistory: valueOption({
+    name: "error-history",
+    group: "state and context",
+    pseudo: "n",
+    default: "3",
+    description: "failures of earlier runs shown in each prompt"
+  }),
+  keepErrors: switchOption({
+    name: "keep-errors",
+    group: "state and context",
+    description: "keep errors.md when the change completes instead of archiving it"
+  }),
+  noCommit: switchOption({
+    name: "no-commit",
+    group: "git",
+    description: "do not commit after each iteration"
+  }),
+  historyCommits: valueOption({
+    name: "history-commits",
+    group: "git",
+    pseudo: "n",
+    default: "10",
+    description: "recent commits listed in each prompt, 0 for none"
+  }),
+  historyMerges: switchOption({
+    name: "history-merges",
+    group: "git",
+    description: "include merge commits in that list"
+  }),
+  failFast: switchOption({
+    name: "fail-fast",
+    group: "guards",
+    description: "stop (exit 1) at the first iteration whose harness fails"
+  }),
+  inactivityTimeout: valueOption({
+    name: "inactivity-timeout",
+    group: "guards",
+    pseudo: "duration",
+    default: "15m",
+    description: "stop an iteration silent for this long, e.g. 30s, 5m, 1h30m"
+  }),
+  noStream: switchOption({
+    name: "no-stream",
+    group: "output",
+    description: "do not show the agent's output live (it is still logged)"
+  })
+}
+
+export const prompt = Args.text({ name: "prompt" }).pipe(
+  Args.withDescription("what the agent should do (words are joined with spaces)"),
+  Args.repeated
+)
+
+export const ralphOptions = { ...effectOptions(ralphOptionSpecs), prompt }
+
+export type RalphArgs = Command.Command.ParseConfig<typeof ralphOptions>

@@ -1,0 +1,89 @@
+import { FileSystem } from "@effect/platform"
+import { type Change, LoopOptions, makeRedactor, PromptBuilder, readTextFile, runLoop, Workspace } from "@spool/core"
+import { Effect, Layer, Option, ParseResult, Schema } from "effect"
+import { parseDuration } from "../Duration.js"
+import { ExitCode, setExitCode } from "../ExitCode.js"
+import { gitLayer } from "../Git.js"
+import { harnessLayer } from "../Harnesses.js"
+import { example, type ValueSpec } from "../OptionSpec.js"
+import * as TerminalReporter from "../TerminalReporter.js"
+import { UsageError } from "../UsageError.js"
+import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+
+const usage = (message: string) => new UsageError({ message })
+
+const parseCount = (spec: ValueSpec, text: string) =>
+  /^\s*\d+\s*$/.test(text)
+    ? Effect.succeed(Number(text))
+    : Effect.fail(usage(`--${spec.name} must be a whole number, got '${text}'; e.g. ${example(spec)}`))
+
+const decodeLoopOptions = (input: unknown) =>
+  Schema.decodeUnknown(LoopOptions)(input).pipe(
+    Effect.mapError((error) => {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      return usage(issue?.message ?? "invalid loop options")
+    })
+  )
+
+const readPrompt = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    const positional = args.prompt.join(" ").trim()
+    if (Option.isNone(args.promptFile)) return positional
+    if (positional !== "") {
+      return yield* usage("give the prompt either as arguments or with --prompt-file, not both")
+    }
+    const fs = yield* FileSystem.FileSystem
+    const file = args.promptFile.value
+    const text = yield* readTextFile(fs, file, { maxBytes: 8 * 1024 * 1024, hint: "shorten the prompt" }).pipe(
+      Effect.mapError((error) => usage(`--prompt-file: ${error.message}`))
+    )
+    if (text === null) return yield* usage(`--prompt-file ${file} does not exist; check the path`)
+    if (text.trim() === "") return yield* usage(`--prompt-file ${file} is empty; write the prompt into it`)
+    return text.trim()
+  })
+
+/** The loop's settings from the command line; every mistake is a usage error before anything runs. */
+const loopOptions = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    return yield* decodeLoopOptions({
+      minIterations: yield* parseCount(specs.minIterations, args.minIterations),
+      maxIterations: yield* parseCount(specs.maxIterations, args.maxIterations),
+      completionPromise: args.completionPromise,
+      stream: !args.noStream,
+      failFast: args.failFast,
+      commit: !args.noCommit,
+      inactivityTimeoutMs: yield* parseDuration("--inactivity-timeout", args.inactivityTimeout),
+      historyCount: yield* parseCount(specs.historyCommits, args.historyCommits),
+      includeMerges: args.historyMerges,
+      requireTasks: args.requireTasks,
+      keepErrors: args.keepErrors,
+      errorHistory: yield* parseCount(specs.errorHistory, args.errorHistory)
+    })
+  })
+
+/** Runs the loop on `change` and sets the exit code from how it ended. */
+export const runChange = (args: RalphArgs, change: Change) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const userPrompt = yield* readPrompt(args)
+    const options = yield* loopOptions(args)
+    const harness = yield* harnessLayer(args.harness.trim(), {
+      model: Option.getOrNull(args.model),
+      allowAll: args.allowAll,
+      harnessCommand: Option.getOrNull(args.harnessCommand)
+    })
+    const loop = Effect.gen(function*() {
+      const result = yield* runLoop({
+        change,
+        userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
+        options,
+        cwd: workspace.root,
+        pid: process.pid,
+        redact: makeRedactor(process.env)
+      })
+      yield* setExitCode(result.status === "complete" ? ExitCode.Completed : ExitCode.MaxIterations)
+    })
+    yield* loop.pipe(
+      Effect.provide(Layer.mergeAll(harness, gitLayer(workspace.root), PromptBuilder.layer, TerminalReporter.layer))
+    )
+  })

@@ -1,0 +1,54 @@
+import { Workspace } from "@spool/core"
+import { Effect, Option } from "effect"
+import { selectChange } from "../ChangeSelection.js"
+import { firstChangeHint } from "../FirstChange.js"
+import { onlyChangeWithState } from "../Status.js"
+import { UsageError } from "../UsageError.js"
+import type { RalphArgs } from "./Options.js"
+
+const usage = (message: string) => new UsageError({ message })
+
+/** Resolves `--change` / `--module`, or asks, or explains what is missing. */
+export const targetChange = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    if (Option.isSome(args.module) && !/^\d+(_[\w.-]*)?$/.test(args.module.value.trim())) {
+      return yield* usage(`invalid module id '${args.module.value}': use the module's number, e.g. --module 002`)
+    }
+    const moduleFilter = Option.map(args.module, (m) => m.trim().replace(/_.*$/, ""))
+    if (Option.isSome(args.change)) {
+      const change = yield* workspace.resolveChange(args.change.value)
+      if (Option.isSome(moduleFilter) && change.moduleId !== moduleFilter.value) {
+        return yield* usage(
+          `change ${change.id} belongs to module ${change.moduleId ?? "(none)"}, not ${moduleFilter.value}; drop --module or pick another change`
+        )
+      }
+      return change
+    }
+    const active = yield* workspace.activeChanges
+    if (active.length === 0) return yield* usage(`there are no active changes under .spool/changes/; ${firstChangeHint}`)
+    const candidates = Option.match(moduleFilter, {
+      onNone: () => active,
+      onSome: (m) => active.filter((id) => id.startsWith(`${m}-`))
+    })
+    if (Option.isSome(moduleFilter) && candidates.length === 0) {
+      return yield* usage(`module ${moduleFilter.value} has no active changes; active changes: ${active.join(", ")}`)
+    }
+    if (Option.isSome(moduleFilter) && candidates.length === 1) {
+      return yield* workspace.resolveChange(candidates[0]!)
+    }
+    const interactive = !args.noInteractive && process.stdin.isTTY === true && !process.env.CI
+    if (!interactive) {
+      return yield* usage(
+        `--change is required when spool cannot ask (no terminal, --no-interactive or CI); active changes: ${candidates.join(", ")}`
+      )
+    }
+    if (candidates.length === 1) return yield* workspace.resolveChange(candidates[0]!)
+    return yield* workspace.resolveChange(yield* selectChange(candidates))
+  })
+
+/** `--status` without `--change` picks the one change that has loop state. */
+export const statusTarget = (args: RalphArgs) =>
+  Option.isSome(args.change) || Option.isSome(args.module)
+    ? Effect.map(targetChange(args), (change) => change.id)
+    : onlyChangeWithState

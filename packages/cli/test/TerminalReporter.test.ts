@@ -1,0 +1,92 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { colourEnabled } from "../src/Colour.js"
+import { makeTerminalReporter, statusLine } from "../src/TerminalReporter.js"
+
+const stream = (isTTY: boolean) => {
+  const chunks: Array<string> = []
+  return { isTTY, chunks, write: (text: string) => void chunks.push(text), text: () => chunks.join("") }
+}
+
+const usage = { inputTokens: 12_000, outputTokens: 3_200, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0.42 }
+
+/** Plays a short loop on a reporter writing to fake streams. */
+const play = (isTTY: boolean, env: Record<string, string> = {}) => {
+  const out = stream(isTTY)
+  const err = stream(isTTY)
+  const { service, close } = makeTerminalReporter(out, err, env)
+  Effect.runSync(Effect.all([
+    service.line("=== spool ralph: iteration 1/20 (elapsed 5ms) ==="),
+    service.progress!({ iteration: 1, maxIterations: 20, usage: null }),
+    service.write("first line of the agent\n"),
+    service.progress!({ iteration: 1, maxIterations: 20, usage }),
+    service.write("half a line"),
+    service.write(", the rest\n"),
+    service.warn("something to know"),
+    service.line("--- iteration 1: exit 0 | 1.0s | promise found | 0 files changed | -> complete")
+  ]))
+  close()
+  return { out: out.text(), err: err.text() }
+}
+
+describe("the terminal reporter", () => {
+  it("piped: plain lines, no status line, no escape sequences", () => {
+    const { out, err } = play(false)
+    expect(out).toBe(
+      "=== spool ralph: iteration 1/20 (elapsed 5ms) ===\nfirst line of the agent\nhalf a line, the rest\n" +
+        "--- iteration 1: exit 0 | 1.0s | promise found | 0 files changed | -> complete\n"
+    )
+    expect(err).toBe("warning: something to know\n")
+  })
+
+  it("on a terminal: a status line with iteration, elapsed time and spend below the agent's lines, erased before the next", () => {
+    const { out } = play(true)
+    expect(out).toContain("\x1b[")
+    expect(out).toMatch(/\[spool\] iteration 1\/20 · \d+ms\x1b\[22m\r {26,}\rfirst line of the agent\n/)
+    expect(out).toMatch(/\[spool\] iteration 1\/20 · \d+ms · \$0\.42 · 15\.2k tokens/)
+    // Never in the middle of a line the agent has not finished.
+    expect(out).toContain("half a line, the rest\n")
+    // Erased when the loop ends.
+    expect(out.endsWith("\r")).toBe(true)
+  })
+
+  it("on a terminal with NO_COLOR: the status line still, but no escape sequences", () => {
+    const { out, err } = play(true, { NO_COLOR: "1" })
+    expect(out).toContain("[spool] iteration 1/20")
+    expect(out + err).not.toContain("\x1b")
+  })
+
+  it("with TERM=dumb: no status line and no escape sequences", () => {
+    const { out } = play(true, { TERM: "dumb" })
+    expect(out).not.toContain("[spool]")
+    expect(out).not.toContain("\x1b")
+  })
+
+  it("piped with FORCE_COLOR: colour, but no status line", () => {
+    const { out, err } = play(false, { FORCE_COLOR: "1" })
+    expect(out).toContain("\x1b[32m--- iteration 1")
+    expect(err).toContain("\x1b[33mwarning:")
+    expect(out).not.toContain("[spool]")
+  })
+
+  it("says what is spent when the harness reports it: cost when known, tokens always", () => {
+    expect(statusLine({ iteration: 3, maxIterations: 20, usage: null }, 252_000)).toBe("[spool] iteration 3/20 · 4m12s")
+    expect(statusLine({ iteration: 3, maxIterations: 20, usage: { ...usage, cost: null } }, 1000)).toBe("[spool] iteration 3/20 · 1.0s · 15.2k tokens")
+  })
+})
+
+describe("colour", () => {
+  it.each([
+    [{ isTTY: true }, {}, true],
+    [{ isTTY: false }, {}, false],
+    [{}, {}, false],
+    [{ isTTY: true }, { NO_COLOR: "1" }, false],
+    [{ isTTY: true }, { NO_COLOR: "" }, true],
+    [{ isTTY: true }, { TERM: "dumb" }, false],
+    [{ isTTY: false }, { FORCE_COLOR: "1" }, true],
+    [{ isTTY: true }, { NO_COLOR: "1", FORCE_COLOR: "1" }, true],
+    [{ isTTY: true }, { FORCE_COLOR: "0" }, false]
+  ])("stream %j with %j: colour %s", (stream, env, expected) => {
+    expect(colourEnabled(stream, env)).toBe(expected)
+  })
+})

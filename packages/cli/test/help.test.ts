@@ -1,0 +1,124 @@
+import { describe, expect, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { commandBuiltIns, commands, rootOptions, version } from "../src/Commands.js"
+import { exitCodeTable } from "../src/ExitCode.js"
+import { groups, longAliases, type OptionSpec, signature, spellings } from "../src/OptionSpec.js"
+import { ralphOptionSpecs } from "../src/ralph/Options.js"
+import { makeWorkspace, spool } from "./support.js"
+
+const root = makeWorkspace({ git: false })
+const run = (...args: Array<string>) => spool(args, { cwd: root })
+
+interface HelpRow {
+  readonly group: string
+  readonly signature: string
+  readonly aliases: ReadonlyArray<string>
+  readonly default: string | null
+}
+
+/** The option lines of `spool ralph --help`, by group. */
+const helpRows = (help: string): Array<HelpRow> => {
+  const rows: Array<HelpRow> = []
+  let group: string | null = null
+  for (const line of help.split("\n")) {
+    const heading = /^([A-Z][a-z ]+):$/.exec(line)
+    if (heading) group = heading[1]!.toLowerCase()
+    const option = /^ {2}(-\S.*?) {2,}(.*)$/.exec(line)
+    if (group === null || option === null || !(groups as ReadonlyArray<string>).includes(group)) continue
+    const notes = /\(([^()]*)\)$/.exec(option[2]!)?.[1] ?? ""
+    rows.push({
+      group,
+      signature: option[1]!,
+      aliases: /also ([^;]*)/.exec(notes)?.[1]!.split(", ") ?? [],
+      default: /default: ([^;]*)/.exec(notes)?.[1] ?? null
+    })
+  }
+  return rows
+}
+
+/** The rows of README's option table of `spool ralph`. */
+const readmeRows = (): Array<HelpRow> => {
+  const readme = readFileSync(join(__dirname, "..", "..", "..", "README.md"), "utf8")
+  const section = readme.slice(readme.indexOf("## `spool ralph [options] [prompt..]`"))
+  const table = section.slice(0, section.indexOf("\n\n", section.indexOf("| --- |")))
+  return table.split("\n").filter((line) => line.startsWith("| `")).map((line) => {
+    const [, names, meaning] = /^\| (.*?) \| (.*) \|$/.exec(line)!
+    const [first, ...aliases] = [...names!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!)
+    return {
+      group: /^([a-z ]+):/.exec(meaning!)![1]!,
+      signature: first!,
+      aliases,
+      default: /default `([^`]+)`/.exec(meaning!)?.[1] ?? null
+    }
+  })
+}
+
+describe("help", () => {
+  it("`spool ralph --help` fits on a screen or two: usage, options by group, exit codes, examples", () => {
+    const result = run("ralph", "--help")
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe("")
+    const lines = result.stdout.trimEnd().split("\n")
+    expect(lines.length).toBeLessThan(90)
+    expect(lines[0]).toBe("Usage: spool ralph [options] [prompt..]")
+    expect(result.stdout).not.toContain("This setting is optional")
+    for (const { code, meaning } of exitCodeTable) expect(lines).toContain(`  ${String(code).padEnd(4)} ${meaning}`)
+    expect(result.stdout).toMatch(/Examples:\n(  spool ralph .*\n){2,}/)
+    expect(run("ralph", "-h").stdout).toBe(result.stdout)
+  })
+
+  it("lists every option of the option definitions, once, in its group, with its default", () => {
+    const help = run("ralph", "--help").stdout
+    const specs: Array<OptionSpec> = [...Object.values(ralphOptionSpecs), ...Object.values(commandBuiltIns)]
+    const rows = helpRows(help)
+    expect(rows.map((row) => row.signature)).toEqual(specs.map(signature))
+    for (const [row, spec] of rows.map((row, i) => [row, specs[i]!] as const)) {
+      expect(row.group).toBe(spec.group)
+      expect(row.aliases).toEqual(longAliases(spec))
+      expect(row.default).toBe(spec.kind === "value" ? spec.default ?? null : null)
+    }
+    for (const spec of specs) for (const flag of spellings(spec)) expect(help).toContain(flag)
+  })
+
+  it("`spool loop --help` is the help of the same command", () => {
+    const ralph = run("ralph", "--help").stdout
+    const loop = run("loop", "--help").stdout
+    expect(loop.split("\n")[0]).toBe("Usage: spool loop [options] [prompt..]")
+    expect(loop).toContain("The same as spool ralph")
+    expect(helpRows(loop)).toEqual(helpRows(ralph))
+  })
+
+  it("`spool --help` (and `spool` alone) lists the commands, one line each", () => {
+    const result = run("--help")
+    expect(result.code).toBe(0)
+    for (const command of commands) expect(result.stdout).toMatch(new RegExp(`^  ${command.name} +${command.summary}$`, "m"))
+    for (const spec of Object.values(rootOptions)) expect(result.stdout).toContain(signature(spec))
+    expect(run().stdout).toBe(result.stdout)
+    expect(run("-h").stdout).toBe(result.stdout)
+  })
+
+  it("`--version` prints the version, before or after the command", () => {
+    expect(run("--version")).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" })
+    expect(run("ralph", "--version")).toMatchObject({ code: 0, stdout: `${version}\n` })
+  })
+
+  it.each(["bash", "zsh", "fish"])("`spool --completions %s` prints a completion script naming the commands and options", (shell) => {
+    const result = run("--completions", shell)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("ralph")
+    expect(result.stdout).toContain("max-iterations")
+  })
+
+  it("README's exit codes are the ones the help lists", () => {
+    const readme = readFileSync(join(__dirname, "..", "..", "..", "README.md"), "utf8")
+    const section = readme.slice(readme.indexOf("### Exit codes"))
+    const codes = [...section.slice(0, section.indexOf("\n\n", section.indexOf("| --- |"))).matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]))
+    expect(codes).toEqual(exitCodeTable.map((row) => row.code))
+  })
+
+  it("README's option table says what `spool ralph --help` says: the same options, groups, aliases and defaults", () => {
+    const help = helpRows(run("ralph", "--help").stdout)
+    expect(readmeRows()).toEqual(help)
+  })
+})
