@@ -44,7 +44,7 @@ const options = {
   ),
   harness: Options.text("harness").pipe(
     Options.withPseudoName("name"),
-    Options.withDescription("The agent harness: opencode, or command (see --harness-command) (default: opencode)"),
+    Options.withDescription("The agent harness: opencode, codex, or command (see --harness-command) (default: opencode)"),
     Options.withDefault("opencode")
   ),
   harnessCommand: Options.text("harness-command").pipe(
