@@ -81,10 +81,8 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
         const { history } = statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].exitCode).not.toBe(0)
-        const state = join(root, ".spool", ".state", "ralph", change)
-        const records = readFileSync(join(state, "history.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
-        expect(records[0].error).toBe("bad request: context too long")
-        const journal = readFileSync(join(state, "errors.md"), "utf8")
+        expect(history[0].error).toBe("bad request: context too long")
+        const journal = readFileSync(join(root, ".spool", ".state", "ralph", change, "errors.md"), "utf8")
         expect(journal).toContain("- error: bad request: context too long")
       }
     ))

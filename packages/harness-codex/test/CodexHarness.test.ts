@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ChangeId, detectCompletion, type HarnessEvent, HarnessService } from "@spool/core"
+import { ChangeId, type HarnessEvent, HarnessService, judgeCompletion } from "@spool/core"
 import { Chunk, Effect, Exit, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -78,7 +78,7 @@ describe("codex harness, real binary against a fake Responses server", () => {
       assert.deepStrictEqual(result.exited, { _tag: "Exited", exitCode: 0, signal: null })
       assert.strictEqual(fs.readFileSync(path.join(result.cwd, "hello.txt"), "utf8"), "hello\n")
       assert.strictEqual(result.agentText, `Writing the file.\nAll done.\n${PROMISE}\n`)
-      assert.isTrue(detectCompletion(result.agentText, "COMPLETE"))
+      assert.isTrue(judgeCompletion(result.agentText, { token: "COMPLETE", prompt: "" }).claimed)
       assert.include(result.display, "→ $ printf 'hello\\n' > hello.txt (exit 0)\n")
       // The tool's result went back to the model in a second request.
       assert.strictEqual(result.requests.length, 2)

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { detectCompletion, HarnessEvent } from "@spool/core"
+import { HarnessEvent, judgeCompletion } from "@spool/core"
 import { decodeLine, errorMessage } from "../src/CodexEvent.js"
 import { incompleteTurn, makeCodexOutput, shownCommand } from "../src/CodexOutput.js"
 
@@ -49,7 +49,7 @@ describe("codex JSON output", () => {
     const result = translate([stdout(whole.slice(0, 17)), stdout(whole.slice(17, 90)), stdout(whole.slice(90))])
     assert.strictEqual(result.agentText, "Writing the file.\n<promise>COMPLETE</promise>\n")
     assert.strictEqual(result.display, result.agentText)
-    assert.isTrue(detectCompletion(result.agentText, "COMPLETE"))
+    assert.isTrue(judgeCompletion(result.agentText, { token: "COMPLETE", prompt: "" }).claimed)
     assert.strictEqual(result.agentText.split("<promise>COMPLETE</promise>").length, 2)
   })
 
