@@ -1,4 +1,5 @@
 import { CommandHarness, splitArgs } from "@spool/core"
+import { CodexHarness } from "@spool/harness-codex"
 import { OpencodeHarness } from "@spool/harness-opencode"
 import { Effect } from "effect"
 import { UsageError } from "./UsageError.js"
@@ -16,6 +17,13 @@ export const harnesses = {
       model: settings.model,
       allowAll: settings.allowAll,
       binary: process.env.SPOOL_OPENCODE_BIN?.trim() || null,
+      pathEnv: process.env.PATH
+    })),
+  codex: (settings: HarnessSettings) =>
+    Effect.succeed(CodexHarness.layer({
+      model: settings.model,
+      allowAll: settings.allowAll,
+      binary: process.env.SPOOL_CODEX_BIN?.trim() || null,
       pathEnv: process.env.PATH
     })),
   command: (settings: HarnessSettings) =>

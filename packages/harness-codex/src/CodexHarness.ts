@@ -1,0 +1,96 @@
+import { CommandExecutor, FileSystem } from "@effect/platform"
+import { HarnessError, type HarnessRequest, HarnessService, resolveProgram, runProcess } from "@spool/core"
+import { Effect, Layer, Stream } from "effect"
+import { makeCodexOutput } from "./CodexOutput.js"
+
+export const name = "codex"
+
+export interface CodexHarnessOptions {
+  /** A model id (`gpt-5.5`); null leaves the choice to codex's own configuration. */
+  readonly model: string | null
+  /** Approve everything and run without codex's sandbox (`--dangerously-bypass-approvals-and-sandbox`). */
+  readonly allowAll: boolean
+  /** An explicit path to the codex binary (SPOOL_CODEX_BIN); null looks for `codex` on PATH. */
+  readonly binary: string | null
+  readonly pathEnv: string | undefined
+  /** Extra environment for codex (tests point it at a fake model server through CODEX_HOME). */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+export const installHint = "install it with `npm install -g @openai/codex`, or set SPOOL_CODEX_BIN to its path"
+
+/**
+ * The arguments of one iteration; the prompt goes to stdin (`-`). Without `--allow-all` codex
+ * runs in its `workspace-write` sandbox: the default of `exec`, read-only, would let every edit
+ * of the work tree fail while the run still exits 0. `--ephemeral` keeps no session files, and
+ * `--skip-git-repo-check` lets spool run outside a git repository as the other harnesses do.
+ */
+export const commandArgs = (
+  options: Pick<CodexHarnessOptions, "model" | "allowAll">,
+  request: Pick<HarnessRequest, "cwd">
+): Array<string> => [
+  "exec",
+  "--json",
+  "--skip-git-repo-check",
+  "--ephemeral",
+  "-C",
+  request.cwd,
+  ...(options.allowAll ? ["--dangerously-bypass-approvals-and-sandbox"] : ["--sandbox", "workspace-write"]),
+  ...(options.model === null ? [] : ["-m", options.model]),
+  "-"
+]
+
+const findBinary = (options: CodexHarnessOptions) =>
+  resolveProgram(options.binary ?? "codex", options.pathEnv, name).pipe(
+    Effect.catchTag("HarnessError", (error) =>
+      Effect.fail(
+        error.reason !== "NotFound"
+          ? error
+          : new HarnessError({
+            harness: name,
+            reason: "NotFound",
+            detail: options.binary === null
+              ? `'codex' was not found on PATH; ${installHint}`
+              : `SPOOL_CODEX_BIN is '${options.binary}', which does not exist; ${installHint}`
+          })
+      ))
+  )
+
+/**
+ * Runs each iteration as one `codex exec --json`, prompt on stdin. The npm package's `codex` is
+ * a Node wrapper whose native child survives the wrapper's SIGKILL; both are in the process group
+ * runProcess stops as a whole.
+ */
+export const layer = (options: CodexHarnessOptions): Layer.Layer<
+  HarnessService,
+  never,
+  CommandExecutor.CommandExecutor | FileSystem.FileSystem
+> =>
+  Layer.effect(
+    HarnessService,
+    Effect.gen(function*() {
+      const executor = yield* CommandExecutor.CommandExecutor
+      const fs = yield* FileSystem.FileSystem
+      const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+      return {
+        name,
+        preflight: Effect.asVoid(resolve),
+        run: (request) =>
+          Stream.unwrap(Effect.map(resolve, (command) => {
+            const output = makeCodexOutput({ cwd: request.cwd })
+            return runProcess(executor, {
+              harness: name,
+              command,
+              args: commandArgs(options, request),
+              cwd: request.cwd,
+              env: {
+                ...options.env,
+                SPOOL_CHANGE: request.changeId,
+                SPOOL_ITERATION: String(request.iteration)
+              },
+              stdin: request.prompt
+            }).pipe(Stream.mapConcat(output.feed))
+          }))
+      }
+    })
+  )

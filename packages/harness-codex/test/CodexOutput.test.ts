@@ -1,0 +1,184 @@
+import { assert, describe, it } from "@effect/vitest"
+import { HarnessEvent, judgeCompletion } from "@spool/core"
+import { decodeLine, errorMessage } from "../src/CodexEvent.js"
+import { incompleteTurn, makeCodexOutput, shownCommand } from "../src/CodexOutput.js"
+
+const cwd = "/repo"
+const stdout = (text: string) => HarnessEvent.Output({ stream: "stdout", text })
+const stderr = (text: string) => HarnessEvent.Output({ stream: "stderr", text })
+const exited = (exitCode: number | null = 0, signal: string | null = null) => HarnessEvent.Exited({ exitCode, signal })
+
+const line = (event: object) => `${JSON.stringify(event)}\n`
+const completed = (item: object) => line({ type: "item.completed", item: { id: "item_0", ...item } })
+const message = (text: string) => completed({ type: "agent_message", text })
+const command = (cmd: string, exit_code: number | null, status = exit_code === 0 ? "completed" : "failed") =>
+  completed({ type: "command_execution", command: cmd, aggregated_output: "<promise>COMPLETE</promise>\n", exit_code, status })
+const turnCompleted = line({
+  type: "turn.completed",
+  usage: { input_tokens: 200, cached_input_tokens: 60, cache_write_input_tokens: 7, output_tokens: 40, reasoning_output_tokens: 10 }
+})
+const turnFailed = (message: string) => line({ type: "turn.failed", error: { message } })
+const streamError = (message: string) => line({ type: "error", message })
+
+/** Feeds the chunks, then `Exited` (after `turn.completed` unless `complete` is false), and sorts what came out. */
+const translate = (chunks: ReadonlyArray<HarnessEvent>, end: HarnessEvent = exited(), now = 0) => {
+  const output = makeCodexOutput({ cwd, now: () => now })
+  const events = [...chunks, end].flatMap(output.feed)
+  const of = <T extends HarnessEvent["_tag"]>(tag: T) => events.filter((e): e is Extract<HarnessEvent, { _tag: T }> => e._tag === tag)
+  return {
+    events,
+    outputs: of("Output"),
+    agentText: of("AgentText").map((e) => e.text).join(""),
+    display: of("Display").map((e) => e.text).join(""),
+    usage: of("Usage").map((e) => e.usage),
+    failed: of("Failed").map((e) => e.message),
+    limited: of("Limited")
+  }
+}
+
+describe("codex JSON output", () => {
+  it("passes every raw chunk on as Output, in order, and ends with Exited", () => {
+    const chunks = [stdout(message("hi")), stderr("WARNING: proceeding\n"), stdout(turnCompleted)]
+    const result = translate(chunks)
+    assert.deepStrictEqual(result.outputs, chunks)
+    assert.deepStrictEqual(result.events.at(-1), exited())
+  })
+
+  it("reports each agent message whole, on a line of its own, so a promise opening the second one is found once", () => {
+    const whole = message("Writing the file.") + message("<promise>COMPLETE</promise>") + turnCompleted
+    const result = translate([stdout(whole.slice(0, 17)), stdout(whole.slice(17, 90)), stdout(whole.slice(90))])
+    assert.strictEqual(result.agentText, "Writing the file.\n<promise>COMPLETE</promise>\n")
+    assert.strictEqual(result.display, result.agentText)
+    assert.isTrue(judgeCompletion(result.agentText, { token: "COMPLETE", prompt: "" }).claimed)
+    assert.strictEqual(result.agentText.split("<promise>COMPLETE</promise>").length, 2)
+  })
+
+  it("shows one line per finished command with its exit code, and never takes command output as agent text", () => {
+    const result = translate([
+      stdout(line({ type: "item.started", item: { id: "c", type: "command_execution", command: "/bin/bash -c 'npm test'", exit_code: null, status: "in_progress" } })),
+      stdout(command(`/bin/bash -c "printf 'hello\\\\n' > hello.txt"`, 0)),
+      stdout(command("/bin/bash -c 'exit 3'", 3)),
+      stdout(command("bash -lc 'npm test\necho more'", 0)),
+      stdout(turnCompleted)
+    ])
+    assert.strictEqual(result.display, "→ $ printf 'hello\\n' > hello.txt (exit 0)\n✗ $ exit 3 (exit 3)\n→ $ npm test (exit 0)\n")
+    assert.strictEqual(result.agentText, "")
+  })
+
+  it("shows one line per file a patch changed, relative to the working directory", () => {
+    const result = translate([
+      stdout(completed({ type: "file_change", status: "completed", changes: [{ path: "/repo/src/a.ts", kind: "add" }, { path: "/elsewhere/b.ts", kind: "update" }] })),
+      stdout(completed({ type: "file_change", status: "failed", changes: [{ path: "/repo/c.ts", kind: "delete" }] })),
+      stdout(turnCompleted)
+    ])
+    assert.strictEqual(result.display, "→ add src/a.ts\n→ update /elsewhere/b.ts\n✗ delete c.ts\n")
+  })
+
+  it("reports the turn's tokens as one Usage with cost unknown, cached and reasoning tokens apart", () => {
+    const result = translate([stdout(turnCompleted)])
+    assert.deepStrictEqual(result.usage, [
+      { inputTokens: 140, outputTokens: 30, reasoningTokens: 10, cacheReadTokens: 60, cacheWriteTokens: 7, cost: null }
+    ])
+    assert.deepStrictEqual(result.failed, [])
+  })
+
+  it("counts missing token fields as zero", () => {
+    const result = translate([stdout(line({ type: "turn.completed", usage: { input_tokens: 5 } }))])
+    assert.deepStrictEqual(result.usage, [
+      { inputTokens: 5, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: null }
+    ])
+  })
+
+  it("turns turn.failed into Failed with the message inside the API's error body, shown once", () => {
+    const body = JSON.stringify({ error: { message: "bad request: context too long", type: "invalid_request_error" } })
+    const result = translate([stdout(streamError(body)), stdout(turnFailed(body))], exited(1))
+    assert.deepStrictEqual(result.failed, ["bad request: context too long"])
+    assert.strictEqual(result.display, "✗ codex error: bad request: context too long\n")
+    assert.deepStrictEqual(result.limited, [])
+  })
+
+  it("keeps a plain turn.failed message as it is", () => {
+    const text = "We’re currently experiencing high demand, which may cause temporary errors."
+    const result = translate([stdout(turnFailed(text))], exited(1))
+    assert.deepStrictEqual(result.failed, [text])
+    assert.strictEqual(result.display, `✗ codex error: ${text}\n`)
+  })
+
+  it("shows non-fatal errors without failing the run", () => {
+    const result = translate([
+      stdout(streamError("Reconnecting… 1/5")),
+      stdout(completed({ type: "error", message: "Model metadata for `x` not found." })),
+      stdout(turnCompleted)
+    ])
+    assert.strictEqual(result.display, "✗ codex error: Reconnecting… 1/5\n! codex: Model metadata for `x` not found.\n")
+    assert.deepStrictEqual(result.failed, [])
+  })
+
+  it("fails a run that exits without completing its turn, with codex's own error line", () => {
+    const interrupted = translate([stdout(line({ type: "turn.started" }))], exited(1))
+    assert.deepStrictEqual(interrupted.failed, [`${incompleteTurn} (exit code 1)`])
+    const killed = translate([], exited(null, "SIGKILL"))
+    assert.deepStrictEqual(killed.failed, [`${incompleteTurn} (SIGKILL)`])
+    const badConfig = translate([stderr("WARNING: x\nError: approval_policy = \"untrusted\" is no longer supported\n\nStack backtrace:\n   0: <unknown>\n")], exited(1))
+    assert.deepStrictEqual(badConfig.failed, [`${incompleteTurn} (exit code 1): Error: approval_policy = "untrusted" is no longer supported`])
+  })
+
+  it("reports a usage limit once, as Limited, from the error channels", () => {
+    const text = "You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more credits or try again later."
+    const result = translate([stdout(streamError(text)), stdout(turnFailed(text))], exited(1))
+    assert.deepStrictEqual(result.limited, [HarnessEvent.Limited({ message: text, resetAt: null, retryAfterMs: null, resets: true })])
+    assert.deepStrictEqual(result.failed, [text])
+  })
+
+  it("never takes the agent's own words about a limit for a limit", () => {
+    const result = translate([stdout(message("You've hit your usage limit. Try again at 3:51 PM.")), stdout(turnCompleted)])
+    assert.deepStrictEqual(result.limited, [])
+  })
+
+  it("shows lines that are not JSON events, and ignores unknown or malformed events", () => {
+    const result = translate([
+      stdout("plain words\n\n"),
+      stdout(line({ type: "thread.started", thread_id: "t" })),
+      stdout(completed({ type: "reasoning", text: "<promise>COMPLETE</promise>" })),
+      stdout(line({ type: "something_new", text: "<promise>COMPLETE</promise>" })),
+      stdout("{ broken json\n"),
+      stdout(turnCompleted)
+    ])
+    assert.strictEqual(result.display, "plain words\n{ broken json\n")
+    assert.strictEqual(result.agentText, "")
+  })
+
+  it("drops an over-long line, says so, and goes on with the next one", () => {
+    const output = makeCodexOutput({ cwd, maxLineLength: 100 })
+    const events = [stdout(message("x".repeat(200) + "<promise>COMPLETE</promise>")), stdout(message("after")), exited()].flatMap(output.feed)
+    const agentText = events.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join("")
+    const display = events.flatMap((e) => (e._tag === "Display" ? [e.text] : [])).join("")
+    assert.strictEqual(agentText, "after\n")
+    assert.match(display, /codex printed a \d+-character line on stdout; it is only in the log/)
+  })
+})
+
+describe("codex command display", () => {
+  it("unwraps the shell codex runs a command in", () => {
+    assert.strictEqual(shownCommand(`/bin/bash -c "echo \\"a\\" \\$HOME"`), `echo "a" $HOME`)
+    assert.strictEqual(shownCommand("/bin/zsh -lc 'ls -la'"), "ls -la")
+    assert.strictEqual(shownCommand("bash -c ls"), "ls")
+    assert.strictEqual(shownCommand("git status"), "git status")
+  })
+})
+
+describe("codex event decoding", () => {
+  it("tells events, ignored JSON and plain lines apart", () => {
+    assert.strictEqual(decodeLine(message("x").trimEnd())._tag, "Event")
+    assert.strictEqual(decodeLine(`{"type":"turn.started"}`)._tag, "Ignored")
+    assert.deepStrictEqual(decodeLine(`["type"]`), { _tag: "Plain", text: `["type"]` })
+    assert.deepStrictEqual(decodeLine("hello"), { _tag: "Plain", text: "hello" })
+  })
+
+  it("reads the message out of an API error body, and leaves other text alone", () => {
+    assert.strictEqual(errorMessage(`{"error":{"message":"too long","type":"invalid_request_error"}}`), "too long")
+    assert.strictEqual(errorMessage(`{"detail":"nope"}`), `{"detail":"nope"}`)
+    assert.strictEqual(errorMessage("null"), "null")
+    assert.strictEqual(errorMessage("stream disconnected"), "stream disconnected")
+  })
+})
