@@ -1,16 +1,20 @@
 import { Context, Data, Effect, Layer, Schema, Stream } from "effect"
 import type { ChangeId, HarnessUsage } from "./Domain.js"
 
-/** The harness could not run at all: a fatal error, unlike an iteration whose agent exited non-zero. */
+/**
+ * The harness could not run at all: a fatal error, unlike an iteration whose agent exited non-zero.
+ * `Refused`: the agent would refuse to run with these settings (found before the first iteration).
+ */
 export class HarnessError extends Schema.TaggedError<HarnessError>()("HarnessError", {
   harness: Schema.String,
-  reason: Schema.Literal("NotFound", "NotExecutable", "SpawnFailed", "Io"),
+  reason: Schema.Literal("NotFound", "NotExecutable", "Refused", "SpawnFailed", "Io"),
   detail: Schema.String
 }) {
   override get message() {
     switch (this.reason) {
       case "NotFound":
       case "NotExecutable":
+      case "Refused":
         return `${this.harness} harness cannot start: ${this.detail}`
       default:
         return `${this.harness} harness failed: ${this.detail}`

@@ -1,1 +1,5 @@
-export {}
+export * as ClaudeEvent from "./ClaudeEvent.js"
+export * as ClaudeHarness from "./ClaudeHarness.js"
+export * as ClaudeLimit from "./ClaudeLimit.js"
+export * as ClaudeOutput from "./ClaudeOutput.js"
+export * as LineBuffer from "./LineBuffer.js"

@@ -1,0 +1,97 @@
+import { CommandExecutor, FileSystem } from "@effect/platform"
+import { HarnessError, HarnessService, resolveProgram, runProcess } from "@spool/core"
+import { Effect, Layer, Stream } from "effect"
+import { makeClaudeOutput, rootHint } from "./ClaudeOutput.js"
+
+export const name = "claude"
+
+export interface ClaudeHarnessOptions {
+  /** A model id passed on as it is (`claude-sonnet-4-5`, `sonnet`); null leaves the choice to claude. */
+  readonly model: string | null
+  /** Approve every tool call (`--dangerously-skip-permissions`). */
+  readonly allowAll: boolean
+  /** An explicit path to the claude binary (SPOOL_CLAUDE_BIN); null looks for `claude` on PATH. */
+  readonly binary: string | null
+  readonly pathEnv: string | undefined
+  /** Whether spool runs as root: claude then refuses `--dangerously-skip-permissions` unless IS_SANDBOX=1. */
+  readonly runsAsRoot: boolean
+  /** The IS_SANDBOX claude inherits; spool never sets it. */
+  readonly isSandbox: string | undefined
+  /** Extra environment for claude (tests point it at a fake model server). */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+export const installHint = "install it with `npm install -g @anthropic-ai/claude-code`, or set SPOOL_CLAUDE_BIN to its path"
+
+/**
+ * The arguments of one iteration. The prompt is not among them: it goes to stdin (an argv word is
+ * limited to 128 KiB). Sessions are not kept: every iteration starts afresh from spool's prompt.
+ */
+export const commandArgs = (options: Pick<ClaudeHarnessOptions, "model" | "allowAll">): Array<string> => [
+  "-p",
+  "--output-format",
+  "stream-json",
+  "--verbose",
+  "--no-session-persistence",
+  ...(options.model === null ? [] : ["--model", options.model]),
+  ...(options.allowAll ? ["--dangerously-skip-permissions"] : [])
+]
+
+const findBinary = (options: ClaudeHarnessOptions) =>
+  resolveProgram(options.binary ?? "claude", options.pathEnv, name).pipe(
+    Effect.catchTag("HarnessError", (error) =>
+      Effect.fail(
+        error.reason !== "NotFound"
+          ? error
+          : new HarnessError({
+            harness: name,
+            reason: "NotFound",
+            detail: options.binary === null
+              ? `'claude' was not found on PATH; ${installHint}`
+              : `SPOOL_CLAUDE_BIN is '${options.binary}', which does not exist; ${installHint}`
+          })
+      ))
+  )
+
+/** Fails when claude would refuse `--dangerously-skip-permissions` (as root outside a declared sandbox). */
+export const checkRoot = (options: ClaudeHarnessOptions): Effect.Effect<void, HarnessError> => {
+  const sandbox = options.env?.IS_SANDBOX ?? options.isSandbox
+  return options.allowAll && options.runsAsRoot && sandbox !== "1"
+    ? Effect.fail(new HarnessError({ harness: name, reason: "Refused", detail: `--allow-all: ${rootHint}` }))
+    : Effect.void
+}
+
+/** Runs each iteration as one `claude -p --output-format stream-json --verbose`, prompt on stdin. */
+export const layer = (options: ClaudeHarnessOptions): Layer.Layer<
+  HarnessService,
+  never,
+  CommandExecutor.CommandExecutor | FileSystem.FileSystem
+> =>
+  Layer.effect(
+    HarnessService,
+    Effect.gen(function*() {
+      const executor = yield* CommandExecutor.CommandExecutor
+      const fs = yield* FileSystem.FileSystem
+      const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+      return {
+        name,
+        preflight: Effect.zipRight(resolve, checkRoot(options)),
+        run: (request) =>
+          Stream.unwrap(Effect.map(resolve, (command) => {
+            const output = makeClaudeOutput({ cwd: request.cwd })
+            return runProcess(executor, {
+              harness: name,
+              command,
+              args: commandArgs(options),
+              cwd: request.cwd,
+              env: {
+                ...options.env,
+                SPOOL_CHANGE: request.changeId,
+                SPOOL_ITERATION: String(request.iteration)
+              },
+              stdin: request.prompt
+            }).pipe(Stream.mapConcat(output.feed))
+          }))
+      }
+    })
+  )
