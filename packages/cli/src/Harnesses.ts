@@ -1,4 +1,5 @@
 import { CommandHarness, splitArgs } from "@spool/core"
+import { ClaudeHarness } from "@spool/harness-claude"
 import { CodexHarness } from "@spool/harness-codex"
 import { OpencodeHarness } from "@spool/harness-opencode"
 import { Effect } from "effect"
@@ -18,6 +19,15 @@ export const harnesses = {
       allowAll: settings.allowAll,
       binary: process.env.SPOOL_OPENCODE_BIN?.trim() || null,
       pathEnv: process.env.PATH
+    })),
+  claude: (settings: HarnessSettings) =>
+    Effect.succeed(ClaudeHarness.layer({
+      model: settings.model,
+      allowAll: settings.allowAll,
+      binary: process.env.SPOOL_CLAUDE_BIN?.trim() || null,
+      pathEnv: process.env.PATH,
+      runsAsRoot: process.getuid?.() === 0,
+      isSandbox: process.env.IS_SANDBOX
     })),
   codex: (settings: HarnessSettings) =>
     Effect.succeed(CodexHarness.layer({

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join, relative } from "node:path"
+import { CLAUDE_BIN } from "../../harness-claude/test/fixtures/fakeAnthropicServer.js"
 import { addChange, git, makeWorkspace, spool, stateDir } from "./support.js"
 
 /** Every file below `root` (but .git) with its content: "nothing was written" means this does not change. */
@@ -64,7 +65,7 @@ const cases: ReadonlyArray<Case> = [
   { name: "zero --min-iterations", args: () => ["go", "--change", "001-01", "--min-iterations", "0", ...run], message: "--min-iterations must be a positive whole number", code: 2 },
   { name: "fractional --min-iterations", args: () => ["go", "--change", "001-01", "--min-iterations", "1.5", ...run], message: "--min-iterations must be a whole number, got '1.5'", code: 2 },
   { name: "--min-iterations above --max-iterations", args: () => ["go", "--change", "001-01", "--min-iterations", "5", "--max-iterations", "3", ...run], message: "--min-iterations (5) must not be above --max-iterations (3)", code: 2 },
-  { name: "unknown harness", args: () => ["go", "--change", "001-01", "--harness", "claude", "--no-interactive"], message: "unknown harness 'claude'; known harnesses: opencode, codex, command", code: 2 },
+  { name: "unknown harness", args: () => ["go", "--change", "001-01", "--harness", "nope", "--no-interactive"], message: "unknown harness 'nope'; known harnesses: opencode, claude, codex, command", code: 2 },
   { name: "empty --completion-promise", args: () => ["go", "--change", "001-01", "--completion-promise", "", ...run], message: "--completion-promise must not be empty", code: 2 },
   { name: "blank --completion-promise", args: () => ["go", "--change", "001-01", "--completion-promise", "   ", ...run], message: "--completion-promise must not be empty", code: 2 },
   { name: "--completion-promise with a tag character", args: () => ["go", "--change", "001-01", "--completion-promise", "</promise>", ...run], message: "--completion-promise must not contain '<' or '>'", code: 2 },
@@ -119,6 +120,12 @@ const cases: ReadonlyArray<Case> = [
   { name: "a loop already runs on the change", setup: (r) => writeFileSync(join(changeState(r), "lock"), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-11-22T01:00:00.000Z" })), args: () => ["go", "--change", "001-01", ...run], message: /a loop is already running on 001-01_greeting-cli \(pid \d+ on .*, since 2026-11-22T01:00:00\.000Z\); see spool ralph --status --change 001-01_greeting-cli/, code: 1 },
   { name: "SPOOL_OPENCODE_BIN names no file", env: { SPOOL_OPENCODE_BIN: "/nonexistent/opencode" }, args: () => ["go", "--change", "001-01", "--no-interactive"], message: "SPOOL_OPENCODE_BIN is '/nonexistent/opencode', which does not exist; install it with `npm install -g opencode-ai`", code: 1 },
   { name: "opencode not on PATH", env: { PATH: "/nonexistent-bin" }, args: () => ["go", "--change", "001-01", "--no-interactive"], message: "opencode harness cannot start: 'opencode' was not found on PATH; install it with `npm install -g opencode-ai`", code: 1 },
+  { name: "SPOOL_CLAUDE_BIN names no file", env: { SPOOL_CLAUDE_BIN: "/nonexistent/claude" }, args: () => ["go", "--change", "001-01", "--harness", "claude", "--no-interactive"], message: "SPOOL_CLAUDE_BIN is '/nonexistent/claude', which does not exist; install it with `npm install -g @anthropic-ai/claude-code`", code: 1 },
+  { name: "claude not on PATH", env: { PATH: "/nonexistent-bin" }, args: () => ["go", "--change", "001-01", "--harness", "claude", "--no-interactive"], message: "claude harness cannot start: 'claude' was not found on PATH; install it with `npm install -g @anthropic-ai/claude-code`", code: 1 },
+  // claude refuses --dangerously-skip-permissions as root: only a root user can see spool say so first.
+  ...(process.getuid?.() === 0
+    ? [{ name: "claude --allow-all as root without IS_SANDBOX=1", env: { SPOOL_CLAUDE_BIN: CLAUDE_BIN, IS_SANDBOX: "" }, args: () => ["go", "--change", "001-01", "--harness", "claude", "--allow-all", "--no-interactive"], message: "claude harness cannot start: --allow-all: claude refuses --dangerously-skip-permissions as root; set IS_SANDBOX=1 if this machine is a sandbox, or run as a non-root user", code: 1 }]
+    : []),
   { name: "harness program not executable", setup: (r) => { writeFileSync(join(r, "agent.sh"), "echo hi\n"); chmodSync(join(r, "agent.sh"), 0o644) }, args: (r) => ["go", "--change", "001-01", "--harness", "command", "--harness-command", join(r, "agent.sh"), "--no-interactive"], message: /command harness cannot start: '.*agent\.sh' is not executable \(chmod \+x it\)/, code: 1 },
   { name: "missing harness program", args: () => ["go", "--change", "001-01", "--harness", "command", "--harness-command", "definitely-not-a-program-xyz", "--no-interactive"], message: "command harness cannot start: 'definitely-not-a-program-xyz' was not found on PATH", code: 1 }
 ]
