@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ChangeId, detectCompletion, type HarnessEvent, HarnessService } from "@spool/core"
+import { ChangeId, type HarnessEvent, HarnessService, judgeCompletion } from "@spool/core"
 import { Chunk, Effect, Exit, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -84,7 +84,7 @@ describe("claude harness, real binary against a fake Anthropic server", () => {
       assert.strictEqual(fs.readFileSync(path.join(result.cwd, "hello.txt"), "utf8"), content)
       assert.isAbove(result.output.split(PROMISE).length, 3)
       assert.strictEqual(result.agentText, `Writing the file.\nAll done.\n${PROMISE}\n`)
-      assert.isTrue(detectCompletion(result.agentText, "COMPLETE"))
+      assert.isTrue(judgeCompletion(result.agentText, { token: "COMPLETE", prompt: "" }).claimed)
       assert.include(result.display, "→ Write hello.txt\n")
       assert.include(result.display, "All done.")
       // Two model requests, totalled once from the final result.

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { detectCompletion, HarnessEvent } from "@spool/core"
+import { HarnessEvent, judgeCompletion } from "@spool/core"
 import { ClaudeOutput } from "../src/index.js"
 
 // Lines shaped like those claude 2.1 prints (trimmed of fields spool does not read).
@@ -59,7 +59,7 @@ describe("ClaudeOutput: the agent's text", () => {
   it("each top-level assistant message is AgentText ending with a newline, so a promise opens its own line", () => {
     const r = run(init + assistant([text("First part")]) + assistant([text(PROMISE)]) + result({ result: PROMISE }), { chunk: 7 })
     assert.strictEqual(r.agentText, `First part\n${PROMISE}\n`)
-    assert.isTrue(detectCompletion(r.agentText, "COMPLETE"))
+    assert.isTrue(judgeCompletion(r.agentText, { token: "COMPLETE", prompt: "" }).claimed)
     assert.include(r.display, `First part\n${PROMISE}\n`)
   })
 
@@ -73,7 +73,7 @@ describe("ClaudeOutput: the agent's text", () => {
         result({ result: PROMISE })
     )
     assert.strictEqual(r.agentText, "Writing.\nNothing more.\n")
-    assert.isFalse(detectCompletion(r.agentText, "COMPLETE"))
+    assert.isFalse(judgeCompletion(r.agentText, { token: "COMPLETE", prompt: "" }).claimed)
     assert.include(r.display, "→ Write notes.md\n")
     assert.notInclude(r.display, PROMISE)
     assert.include(r.output, PROMISE)
