@@ -1,7 +1,7 @@
 import { HarnessEvent, type HarnessUsage } from "@spool/core"
 import { type ClaudeEvent, contentBlocks, decodeLine, type Result, textOf } from "./ClaudeEvent.js"
 import * as ClaudeLimit from "./ClaudeLimit.js"
-import { type BufferedLine, makeLineBuffer, MAX_LINE_LENGTH } from "./LineBuffer.js"
+import { type BufferedLine, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
 
 export interface ClaudeOutputOptions {
   /** The agent's working directory: file paths under it are shown relative to it. */

@@ -1,5 +1,5 @@
 import { HarnessEvent, type HarnessUsage } from "@spool/core"
-import { type BufferedLine, makeLineBuffer, MAX_LINE_LENGTH } from "./LineBuffer.js"
+import { type BufferedLine, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
 import { decodeLine, type OpencodeEvent } from "./OpencodeEvent.js"
 
 export interface OpencodeOutputOptions {

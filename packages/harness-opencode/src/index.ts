@@ -1,4 +1,3 @@
-export * as LineBuffer from "./LineBuffer.js"
 export * as OpencodeEvent from "./OpencodeEvent.js"
 export * as OpencodeHarness from "./OpencodeHarness.js"
 export * as OpencodeOutput from "./OpencodeOutput.js"

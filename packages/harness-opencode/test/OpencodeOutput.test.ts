@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion } from "@spool/core"
-import { makeLineBuffer } from "../src/LineBuffer.js"
+import { makeLineBuffer } from "@spool/core"
 import { decodeLine } from "../src/OpencodeEvent.js"
 import { makeOpencodeOutput } from "../src/OpencodeOutput.js"
 

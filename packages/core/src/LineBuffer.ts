@@ -3,7 +3,7 @@ export type BufferedLine =
   | { readonly _tag: "Line"; readonly text: string }
   | { readonly _tag: "TooLong"; readonly length: number }
 
-/** The longest line kept by default: a claude event carrying more than this is only logged raw. */
+/** The longest line a JSON harness keeps by default: an event carrying more than this is only logged raw. */
 export const MAX_LINE_LENGTH = 8 * 1024 * 1024
 
 export interface LineBuffer {
