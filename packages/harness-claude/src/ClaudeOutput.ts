@@ -1,7 +1,6 @@
-import { HarnessEvent, type HarnessUsage } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
 import { type ClaudeEvent, contentBlocks, decodeLine, type Result, textOf } from "./ClaudeEvent.js"
 import * as ClaudeLimit from "./ClaudeLimit.js"
-import { type BufferedLine, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
 
 export interface ClaudeOutputOptions {
   /** The agent's working directory: file paths under it are shown relative to it. */

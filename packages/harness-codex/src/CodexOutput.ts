@@ -1,7 +1,6 @@
-import { HarnessEvent, type HarnessUsage } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
 import { type CodexEvent, decodeLine, errorMessage } from "./CodexEvent.js"
 import { parseLimit } from "./CodexLimit.js"
-import { type BufferedLine, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
 
 export interface CodexOutputOptions {
   /** The agent's working directory: file paths under it are shown relative to it. */

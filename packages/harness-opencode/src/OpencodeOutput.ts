@@ -1,5 +1,4 @@
-import { HarnessEvent, type HarnessUsage } from "@spool/core"
-import { type BufferedLine, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
 import { decodeLine, type OpencodeEvent } from "./OpencodeEvent.js"
 
 export interface OpencodeOutputOptions {
