@@ -1,5 +1,6 @@
 import { type OptionSpec, switchOption, valueOption } from "./OptionSpec.js"
 import { ralphOptionSpecs } from "./ralph/Options.js"
+import packageJson from "../package.json" with { type: "json" }
 
 /** A command of `spool`, as the help and the command-line checks see it. */
 export interface CommandSpec {
@@ -12,7 +13,7 @@ export interface CommandSpec {
   readonly examples: ReadonlyArray<string>
 }
 
-export const version = "0.1.0"
+export const version: string = packageJson.version
 
 /** Understood by every command; spool answers them itself. */
 export const commandBuiltIns = {
