@@ -25,6 +25,8 @@ export const layer = (options: CommandHarnessOptions) =>
       )
       return {
         name: "command",
+        // A plain program reports no usage.
+        reports: { cost: false, tokens: false },
         preflight: Effect.asVoid(resolve),
         run: (request) =>
           Stream.unwrap(Effect.map(resolve, (command) =>

@@ -37,6 +37,9 @@ export const HarnessUsage = Schema.Struct({
 })
 export type HarnessUsage = typeof HarnessUsage.Type
 
+/** The tokens a usage counts toward `--max-tokens` and `--status`: input, output and reasoning (cache reads and writes are not). */
+export const countTokens = (usage: HarnessUsage) => usage.inputTokens + usage.outputTokens + usage.reasoningTokens
+
 /**
  * How an iteration ended:
  * - `complete`: the promise was accepted and the loop stops
@@ -44,8 +47,10 @@ export type HarnessUsage = typeof HarnessUsage.Type
  * - `failed`: the harness exited non-zero or was killed by a signal
  * - `timeout`: the harness was silent past --inactivity-timeout and was killed
  * - `interrupted`: the user stopped the loop during the iteration
+ * - `stopped`: a guard (a spend cap) stopped the agent during the iteration
+ * - `limited`: the agent hit a usage limit; the same iteration runs again once it lifts
  */
-export const IterationOutcome = Schema.Literal("complete", "continue", "failed", "timeout", "interrupted")
+export const IterationOutcome = Schema.Literal("complete", "continue", "failed", "timeout", "interrupted", "stopped", "limited")
 export type IterationOutcome = typeof IterationOutcome.Type
 
 /** How one occurrence of the promise in the agent's text was judged. */
@@ -77,8 +82,54 @@ export const IterationRecord = Schema.Struct({
 })
 export type IterationRecord = typeof IterationRecord.Type
 
-export const LoopStatus = Schema.Literal("running", "complete", "failed", "max-iterations", "interrupted")
+/**
+ * Where a run stands: `running`, `waiting` (for a usage limit to lift, until `resumeAt`), or how it
+ * ended: `complete`, `failed` (failures or a fatal error), `max-iterations`, `stopped` (a guard),
+ * `usage-limit` (a limit not waited out), `interrupted`.
+ */
+export const LoopStatus = Schema.Literal(
+  "running",
+  "waiting",
+  "complete",
+  "failed",
+  "max-iterations",
+  "stopped",
+  "usage-limit",
+  "interrupted"
+)
 export type LoopStatus = typeof LoopStatus.Type
+
+/** Why a run ended; `error` is a fatal error (the harness cannot start, state cannot be written). */
+export const StopReason = Schema.Literal(
+  "complete",
+  "max-iterations",
+  "max-cost",
+  "max-tokens",
+  "max-duration",
+  "stall",
+  "failures",
+  "usage-limit",
+  "interrupted",
+  "error"
+)
+export type StopReason = typeof StopReason.Type
+
+/** The guards of a run and their counters, as `--status` shows them. Caps are null when not set. */
+export const GuardReport = Schema.Struct({
+  maxCostUsd: Schema.NullOr(Schema.Number),
+  maxTokens: Schema.NullOr(Schema.Number),
+  maxDurationMs: Schema.NullOr(Schema.Number),
+  stallIterations: Schema.Int,
+  maxConsecutiveFailures: Schema.Int,
+  maxLimitWaitMs: Schema.Number,
+  /** Spent in this run so far; cost is null while the harness has reported none. */
+  costUsd: Schema.NullOr(Schema.Number),
+  tokens: Schema.Number,
+  /** Iterations in a row without progress, and failed iterations in a row. */
+  stalledIterations: Schema.Int,
+  consecutiveFailures: Schema.Int
+})
+export type GuardReport = typeof GuardReport.Type
 
 /** The small state file of the current (or last) run of a change. */
 export const LoopState = Schema.Struct({
@@ -90,7 +141,14 @@ export const LoopState = Schema.Struct({
   maxIterations: Schema.Int,
   startedAt: Schema.String,
   updatedAt: Schema.String,
-  pid: Schema.Int
+  pid: Schema.Int,
+  /** Why the run ended; null while it runs (and in state written before it was recorded). */
+  stopReason: Schema.optionalWith(Schema.NullOr(StopReason), { default: () => null }),
+  /** The line that said why, naming the guard and the totals. */
+  stopMessage: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  /** While waiting for a usage limit, when the loop resumes; after a limit not waited out, when it would have. */
+  resumeAt: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  guards: Schema.optionalWith(Schema.NullOr(GuardReport), { default: () => null })
 })
 export type LoopState = typeof LoopState.Type
 
@@ -101,6 +159,9 @@ export const CommitInfo = Schema.Struct({
   date: Schema.String
 })
 export type CommitInfo = typeof CommitInfo.Type
+
+/** `--max-limit-wait` can be at most a week. */
+export const MAX_LIMIT_WAIT_MS = 7 * 24 * 3_600_000
 
 /** The loop settings a run is started with, validated once at the edge. */
 export const LoopOptions = Schema.Struct({
@@ -123,7 +184,21 @@ export const LoopOptions = Schema.Struct({
   /** Keep `errors.md` when the change completes, instead of archiving it. */
   keepErrors: Schema.Boolean,
   /** Journal entries of earlier runs shown in the prompt (the current run's are always shown). */
-  errorHistory: Schema.Int.pipe(Schema.nonNegative())
+  errorHistory: Schema.Int.pipe(Schema.nonNegative()),
+  /** Spend caps: US dollars, tokens (as `countTokens` counts them), milliseconds since the run began. */
+  maxCostUsd: Schema.NullOr(Schema.Number.pipe(Schema.positive({ message: () => "--max-cost must be above 0" }))),
+  maxTokens: Schema.NullOr(Schema.Int.pipe(Schema.positive({ message: () => "--max-tokens must be a positive whole number" }))),
+  maxDurationMs: Schema.NullOr(Schema.Number.pipe(Schema.positive({ message: () => "--max-duration must be above 0" }))),
+  /** Iterations in a row without progress before the loop stops; 0 turns the stall breaker off. */
+  stallIterations: Schema.Int.pipe(Schema.nonNegative({ message: () => "--stall-iterations must be 0 or more" })),
+  /** Failed iterations in a row before the loop stops (1 with `failFast`). */
+  maxConsecutiveFailures: Schema.Int.pipe(
+    Schema.positive({ message: () => "--max-consecutive-failures must be a positive whole number" })
+  ),
+  /** The longest wait for one usage limit to lift; 0 does not wait. At most 7 days. */
+  maxLimitWaitMs: Schema.Number.pipe(
+    Schema.between(0, MAX_LIMIT_WAIT_MS, { message: () => "--max-limit-wait must be between 0 and 7d" })
+  )
 }).pipe(
   Schema.filter((o) =>
     o.minIterations <= o.maxIterations ||

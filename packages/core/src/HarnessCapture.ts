@@ -58,6 +58,8 @@ export const makeCapture = (completionPromise: string, echoReference: string) =>
     exitCode: null as number | null,
     signal: null as string | null,
     timedOut: false,
+    /** Why a guard stopped the agent mid-run (a spend cap), if one did. */
+    stopped: null as string | null,
     usage: null as HarnessUsage | null,
     /** The failure the agent reported (`Failed`), the first one kept. */
     error: null as string | null,
@@ -75,6 +77,11 @@ class InactivityTimeout {
   readonly _tag = "InactivityTimeout"
 }
 
+class GuardStopped {
+  readonly _tag = "GuardStopped"
+  constructor(readonly reason: string) {}
+}
+
 /**
  * Runs the harness once, feeding `capture`: the log gets every byte (redacted line by line), the
  * terminal the live view (unless streaming is off), the detector the agent's own text.
@@ -90,6 +97,8 @@ export const runHarness = (options: {
   readonly redact: (text: string) => string
   /** Called with this iteration's usage so far whenever the harness reports some. */
   readonly onUsage?: (usage: HarnessUsage) => Effect.Effect<void>
+  /** Completes, with the reason, when a guard must stop the agent (a spend cap was reached). */
+  readonly stopWhen?: Effect.Effect<string>
 }): Effect.Effect<void, HarnessError | StateError> => {
   const { capture, log, reporter } = options
   const logOut = makeLineRedactor(options.redact)
@@ -97,6 +106,10 @@ export const runHarness = (options: {
   const timeout = Duration.millis(options.inactivityTimeoutMs)
   return options.harness.run(options.request).pipe(
     Stream.timeoutFail(() => new InactivityTimeout(), timeout),
+    // A guard stops the agent the same way as the inactivity timeout: the stream ends, the process group is stopped.
+    Stream.interruptWhen(
+      options.stopWhen === undefined ? Effect.never : Effect.flatMap(options.stopWhen, (reason) => Effect.fail(new GuardStopped(reason)))
+    ),
     Stream.runForEach((event) => {
       switch (event._tag) {
         case "Output": {
@@ -135,6 +148,8 @@ export const runHarness = (options: {
         capture.timedOut = true
         capture.warnings.push(`the harness printed nothing for ${Duration.format(timeout)} and was stopped`)
       })),
+    Effect.catchIf((error): error is GuardStopped => error instanceof GuardStopped, (stop) =>
+      Effect.sync(() => void (capture.stopped = stop.reason))),
     Effect.ensuring(
       Effect.suspend(() => {
         const rest = logOut.flush() + logErr.flush().replace(/^(?=.)/gm, "[stderr] ")

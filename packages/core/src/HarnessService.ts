@@ -66,6 +66,8 @@ export const HarnessEvent = Data.taggedEnum<HarnessEvent>()
 /** Runs one prompt through an agent. Which agent is chosen by the layer provided. */
 export class HarnessService extends Context.Tag("@spool/core/HarnessService")<HarnessService, {
   readonly name: string
+  /** What the agent reports of its usage: a spend cap on something it does not report is refused before the run. */
+  readonly reports: { readonly cost: boolean; readonly tokens: boolean }
   /** Checks, before the first iteration, that the agent can be started at all. */
   readonly preflight: Effect.Effect<void, HarnessError>
   /**
@@ -79,10 +81,12 @@ export class HarnessService extends Context.Tag("@spool/core/HarnessService")<Ha
    */
   static readonly layerTest = (
     script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent>,
-    prompts: Array<HarnessRequest> = []
+    prompts: Array<HarnessRequest> = [],
+    reports: { readonly cost: boolean; readonly tokens: boolean } = { cost: true, tokens: true }
   ) =>
     Layer.succeed(HarnessService, {
       name: "test",
+      reports,
       preflight: Effect.void,
       run: (request) =>
         Stream.suspend(() => {

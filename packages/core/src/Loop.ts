@@ -1,28 +1,45 @@
-import { FileSystem } from "@effect/platform"
-import { Clock, Data, Effect, Option, Ref, Schema } from "effect"
-import { readTextFile } from "./AtomicFile.js"
+import { Clock, Deferred, Effect, Option, Ref, Schedule, Schema } from "effect"
 import { ContextStore } from "./ContextStore.js"
-import type { HarnessUsage, IterationOutcome, IterationRecord, LoopOptions, LoopState, LoopStatus } from "./Domain.js"
+import type { HarnessUsage, LoopOptions, LoopState, LoopStatus, StopReason } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
 import { type GitSnapshot, GitSummary } from "./GitSummary.js"
-import { addUsage, type Capture, makeCapture, runHarness } from "./HarnessCapture.js"
+import {
+  addSpend,
+  countIteration,
+  type GuardStop,
+  guardReport,
+  initialCounters,
+  judgeCounters,
+  spendStop,
+  unsupportedCap
+} from "./Guards.js"
+import { addUsage } from "./HarnessCapture.js"
 import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
-import { type JournalEntry, previousErrorsSection } from "./JournalEntry.js"
-import { formatBanner, formatCommits, formatSummary } from "./LoopFormat.js"
+import { type IterationContext, type IterationResult, runIteration, type IterationWatch } from "./Iteration.js"
+import type { JournalEntry } from "./JournalEntry.js"
+import { type LimitPlan, limitWaits, sleepLong } from "./LimitWait.js"
+import { makeLoopInputs } from "./LoopInputs.js"
 import { LoopLock } from "./LoopLock.js"
 import { LoopReporter } from "./LoopReporter.js"
-import { PromptBuilder, type PromptSection, renderPrompt } from "./PromptBuilder.js"
-import { StateError } from "./StateError.js"
-import { currentTask, openTaskCount, parseTasks, taskSection } from "./Tasks.js"
+import { openTaskCount } from "./Tasks.js"
 import type { Change } from "./Workspace.js"
 
-/** `--fail-fast` was set and an iteration failed. */
+const oneLine = (text: string, max = 200) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/** The failure breaker tripped: `failures` iterations failed in a row (1 with `--fail-fast`). Exit code 1. */
 export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("LoopFailedError", {
   iteration: Schema.Int,
   exitCode: Schema.NullOr(Schema.Int),
   signal: Schema.NullOr(Schema.String),
-  outcome: Schema.String
+  outcome: Schema.String,
+  failures: Schema.Int,
+  failFast: Schema.Boolean,
+  /** The error every failure of the streak shared, when they did. */
+  sameError: Schema.NullOr(Schema.String)
 }) {
   override get message() {
     const how = this.outcome === "timeout"
@@ -30,12 +47,15 @@ export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("Loop
       : this.signal !== null
       ? `was killed by ${this.signal}`
       : `exited with code ${this.exitCode}`
-    return `iteration ${this.iteration} failed (the harness ${how}) and --fail-fast is set; see spool ralph --status`
+    if (this.failFast) {
+      return `iteration ${this.iteration} failed (the harness ${how}) and --fail-fast is set; see spool ralph --status`
+    }
+    if (this.sameError !== null) {
+      return `the same error ${this.failures} times in a row (--max-consecutive-failures ${this.failures}): ${oneLine(this.sameError)}; see spool ralph --status`
+    }
+    return `${this.failures} iterations failed in a row (--max-consecutive-failures ${this.failures}); the last one: the harness ${how}; see spool ralph --status`
   }
 }
-
-/** An iteration whose harness exited non-zero, was killed or timed out. Already recorded; the policy decides what follows. */
-class IterationFailure extends Data.TaggedError("IterationFailure")<{ readonly record: IterationRecord }> {}
 
 export interface LoopRun {
   readonly change: Change
@@ -49,65 +69,75 @@ export interface LoopRun {
   readonly redact: (text: string) => string
 }
 
+/**
+ * How a run ended, short of a failure: `complete` (exit 0), `max-iterations` (3), `stopped` by a
+ * guard (4), `usage-limit` not waited out (5, with `resumeAt` when it would have resumed).
+ */
 export interface LoopResult {
   readonly run: string
-  readonly status: Extract<LoopStatus, "complete" | "max-iterations">
+  readonly status: Extract<LoopStatus, "complete" | "max-iterations" | "stopped" | "usage-limit">
+  readonly reason: StopReason
   readonly iterations: number
+  /** The line that says why the run ended. */
+  readonly message: string
+  readonly resumeAt: number | null
 }
 
-/**
- * The one place that decides whether a failed iteration stops the loop: with `--fail-fast` it
- * becomes a `LoopFailedError`; otherwise its record stands and the loop goes on.
- */
-const failurePolicy = (failFast: boolean) =>
-<E, R>(iteration: Effect.Effect<IterationRecord, IterationFailure | E, R>) =>
-  Effect.catchIf(iteration, (error): error is IterationFailure => error instanceof IterationFailure, ({ record }) =>
-    failFast
-      ? Effect.fail(
-        new LoopFailedError({
-          iteration: record.iteration,
-          exitCode: record.exitCode,
-          signal: record.signal,
-          outcome: record.outcome
-        })
-      )
-      : Effect.succeed(record))
-
-const PREVIOUS_ERRORS = "Previous errors"
-
-const describeFailure = (capture: Capture) =>
-  capture.timedOut
-    ? "it timed out"
-    : capture.signal !== null
-    ? `it was killed by ${capture.signal}`
-    : capture.exitCode !== 0
-    ? `exit code ${capture.exitCode}`
-    : `the agent reported: ${capture.error}`
-
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
+const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z")
+
+type Next = { readonly _tag: "Next"; readonly iteration: number; readonly notes: ReadonlyArray<string> }
+type End = { readonly _tag: "End"; readonly result: LoopResult; readonly last: IterationResult | null }
+type Attempt =
+  | { readonly _tag: "Ran"; readonly result: IterationResult }
+  | { readonly _tag: "GaveUp"; readonly result: IterationResult; readonly plan: Extract<LimitPlan, { _tag: "GiveUp" }> }
+  | { readonly _tag: "Capped"; readonly stop: GuardStop }
 
 /**
- * Runs iterations until the promise is accepted or `maxIterations` have run, holding the change's
- * lock throughout.
+ * Runs iterations until the promise is accepted, `maxIterations` have run or a guard stops the
+ * loop, holding the change's lock throughout. A usage limit is waited out and the same iteration
+ * runs again.
  */
 export const runLoop = (input: LoopRun) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     const contexts = yield* ContextStore
     const history = yield* HistoryStore
     const journal = yield* ErrorJournal
     const git = yield* GitSummary
     const harness = yield* HarnessService
-    const builder = yield* PromptBuilder
     const reporter = yield* LoopReporter
     const lock = yield* LoopLock
     const { change, options } = input
-    const changeId = change.id
+    const inputs = yield* makeLoopInputs(change)
+
+    // Bad input stops the run before it writes anything: the agent must start, its caps must be
+    // ones it reports, and everything an iteration reads is read once here. Only then is the
+    // change locked and state written.
+    yield* harness.preflight
+    const unsupported = unsupportedCap(options, harness.name, harness.reports)
+    if (unsupported !== null) return yield* unsupported
+    yield* contexts.load(change.id)
+    yield* inputs.readDocument(change.proposalPath)
+    if (change.modulePath !== null) yield* inputs.readDocument(change.modulePath)
+    yield* inputs.readTasks
+    const previousOwner = yield* lock.acquire(change.id)
+    if (Option.isSome(previousOwner)) {
+      yield* reporter.warn(
+        `took over the lock of a loop that is no longer running (pid ${previousOwner.value.pid}, started ${previousOwner.value.startedAt})`
+      )
+    }
 
     const loopStartedAt = yield* Clock.currentTimeMillis
     const run = `${compactStamp(loopStartedAt)}-${Math.random().toString(36).slice(2, 6)}`
+    const deadline = options.maxDurationMs === null ? null : loopStartedAt + options.maxDurationMs
+    const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - loopStartedAt)
+    const counters = yield* Ref.make(initialCounters)
+    /** Everything the harness reported this run, for reporters with a live status line. */
+    const runUsage = yield* Ref.make<HarnessUsage | null>(null)
+    const reportProgress = (iteration: number, usage: HarnessUsage | null) =>
+      reporter.progress === undefined ? Effect.void : reporter.progress({ iteration, maxIterations: options.maxIterations, usage })
     const state = yield* Ref.make<LoopState>({
-      changeId,
+      changeId: change.id,
       run,
       status: "running",
       iteration: 0,
@@ -115,268 +145,165 @@ export const runLoop = (input: LoopRun) =>
       maxIterations: options.maxIterations,
       startedAt: new Date(loopStartedAt).toISOString(),
       updatedAt: new Date(loopStartedAt).toISOString(),
-      pid: input.pid
+      pid: input.pid,
+      stopReason: null,
+      stopMessage: null,
+      resumeAt: null,
+      guards: guardReport(options, initialCounters)
     })
     const saveState = (patch: Partial<LoopState>) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const next = yield* Ref.updateAndGet(state, (s) => ({ ...s, ...patch, updatedAt: new Date(now).toISOString() }))
-        yield* history.writeState(changeId, next)
+        const guards = guardReport(options, yield* Ref.get(counters))
+        const next = yield* Ref.updateAndGet(state, (s) => ({ ...s, ...patch, guards, updatedAt: new Date(now).toISOString() }))
+        yield* history.writeState(change.id, next)
       })
 
-    let gitWarned = false
-    const gitOrWarn = <A>(effect: Effect.Effect<A, { readonly message: string }>, fallback: A) =>
-      Effect.catchAll(effect, (error) =>
-        Effect.as(gitWarned ? Effect.void : Effect.zipRight(Effect.sync(() => (gitWarned = true)), reporter.warn(error.message)), fallback))
-
-    const readDocument = (path: string) =>
-      readTextFile(fs, path, { maxBytes: 8 * 1024 * 1024, hint: "split it, or move detail into other files" }).pipe(
-        Effect.flatMap((text) =>
-          text === null ? Effect.fail(new StateError({ reason: "Read", path, detail: "the file is missing" })) : Effect.succeed(text)
-        )
-      )
-    // Tasks only steer the agent: a tasks.md that cannot be read is warned about once and treated as empty.
-    let tasksWarned = false
-    const readTasks = readTextFile(fs, change.tasksPath, { maxBytes: 4 * 1024 * 1024, hint: "it is ignored" }).pipe(
-      Effect.catchAll((error) =>
-        Effect.as(tasksWarned ? Effect.void : Effect.zipRight(Effect.sync(() => (tasksWarned = true)), reporter.warn(error.message)), null)
-      ),
-      Effect.map(parseTasks)
-    )
-
-    let runUsage: HarnessUsage | null = null
-    const reportProgress = (iteration: number, usage: HarnessUsage | null) =>
-      reporter.progress === undefined ? Effect.void : reporter.progress({ iteration, maxIterations: options.maxIterations, usage })
-
-    const runErrors: Array<JournalEntry> = []
-    /** What the next prompt must tell the agent about the last iteration (a claim set aside). */
-    let loopNotes: Array<string> = []
-    let nextBefore: GitSnapshot | null = null
-    let earlierErrors: ReadonlyArray<JournalEntry> = []
-
-    const promptSections = (tasks: ReturnType<typeof parseTasks>) =>
-      Effect.gen(function*() {
-        const sections: Array<PromptSection> = []
-        if (loopNotes.length > 0) sections.push({ title: "Notes from the loop", body: loopNotes.map((note) => `- ${note}`).join("\n") })
-        loopNotes = []
-        const taskBody = taskSection(tasks)
-        if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
-        const errors = previousErrorsSection([...earlierErrors, ...runErrors])
-        if (errors !== null) sections.push({ title: PREVIOUS_ERRORS, body: errors })
-        if (options.historyCount > 0 && git.repository) {
-          const commits = yield* gitOrWarn(
-            git.recentCommits({ count: options.historyCount, includeMerges: options.includeMerges }),
-            []
-          )
-          if (commits.length > 0) sections.push({ title: "Recent commits", body: formatCommits(commits) })
-        }
-        return sections
-      })
-
-    const runIteration = (iteration: number) =>
-      Effect.gen(function*() {
-        // Reloaded every iteration, so context added from another terminal shows up at the next one.
-        const context = yield* contexts.load(changeId)
-        const proposal = yield* readDocument(change.proposalPath)
-        const module = change.modulePath === null ? null : yield* readDocument(change.modulePath)
-        const tasks = yield* readTasks
-        const task = currentTask(tasks)
-        const promptInput = {
-          iteration,
-          minIterations: options.minIterations,
-          maxIterations: options.maxIterations,
-          completionPromise: options.completionPromise,
-          context,
-          changeId,
-          moduleId: change.moduleId,
-          userPrompt: input.userPrompt,
-          proposal,
-          module,
-          sections: yield* promptSections(tasks)
-        }
-        const prompt = builder.build(promptInput)
-        // An echo is recognised against the prompt without the agent's own earlier output, which
-        // the journal quotes: a claim repeated after a failed run is a claim, not an echo.
-        const echoReference = renderPrompt({
-          ...promptInput,
-          sections: promptInput.sections.filter((section) => section.title !== PREVIOUS_ERRORS)
-        })
-
-        const startedAt = yield* Clock.currentTimeMillis
-        yield* saveState({ iteration })
-        yield* reporter.line(formatBanner(iteration, options.maxIterations, startedAt - loopStartedAt))
-        yield* reportProgress(iteration, runUsage)
-        // The previous iteration's closing snapshot is this one's start: nothing but the agent changes
-        // the work tree in between, and it saves a scan of the work tree per iteration.
-        const before = nextBefore ?? (yield* gitOrWarn(git.snapshot, null))
-        const capture = makeCapture(options.completionPromise, echoReference)
-        let logPath = ""
-
-        const finish = (interrupted: boolean) =>
-          Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
-            if (capture.limited !== null) capture.error ??= capture.limited.message
-            const failed = capture.timedOut || capture.signal !== null || capture.exitCode !== 0 || capture.error !== null
-            const judgement = capture.judge.judgement()
-            // A failed run never completes the loop, whatever it claimed.
-            let accepted = judgement.claimed && !failed && iteration >= options.minIterations
-            const notes: Array<string> = []
-            if (judgement.claimed && !failed && !accepted) {
-              notes.push(`completion promise seen, but --min-iterations is ${options.minIterations}: going on`)
-            }
-            if (judgement.claimed && failed && !interrupted) {
-              loopNotes.push(
-                `In iteration ${iteration} you printed the completion promise, but the run failed (${describeFailure(capture)}), ` +
-                  "so the claim was set aside. Fix the failure, check that everything passes, and only then claim completion again."
-              )
-            }
-            if (accepted && !interrupted) {
-              const open = openTaskCount(yield* readTasks)
-              if (open > 0 && options.requireTasks) {
-                accepted = false
-                notes.push(`completion refused: tasks.md still has ${open} open task${open === 1 ? "" : "s"} (--require-tasks)`)
-              } else if (open > 0) {
-                capture.warnings.push(`the agent claims completion, but tasks.md still has ${open} open task${open === 1 ? "" : "s"}`)
-              }
-            }
-            const outcome: IterationOutcome = interrupted
-              ? "interrupted"
-              : accepted
-              ? "complete"
-              : capture.timedOut
-              ? "timeout"
-              : failed
-              ? "failed"
-              : "continue"
-            const change = interrupted ? null : yield* gitOrWarn(git.changesSince(before), null)
-            nextBefore = change?.after ?? null
-            const summary = change?.summary ?? null
-            let commit: string | null = null
-            if (options.commit && summary !== null && summary.changedFiles > 0) {
-              commit = yield* git.commitAll(`spool ralph: ${changeId} iteration ${iteration}`).pipe(
-                Effect.catchTag("GitError", (error) =>
-                  Effect.as(Effect.sync(() => capture.warnings.push(`auto-commit failed: ${error.detail}`)), null))
-              )
-            }
-            const record: IterationRecord = {
-              run,
-              iteration,
-              startedAt: new Date(startedAt).toISOString(),
-              durationMs: now - startedAt,
-              exitCode: capture.exitCode,
-              signal: capture.signal,
-              completionDetected: judgement.claimed,
-              promises: judgement.verdicts.map((verdict) => ({ ...verdict, text: input.redact(verdict.text) })),
-              outcome,
-              git: summary,
-              commit,
-              usage: capture.usage,
-              error: capture.error,
-              warnings: capture.warnings
-            }
-            if (!capture.displayAtLineStart) yield* reporter.write("\n")
-            if (record.usage !== null) runUsage = addUsage(runUsage, record.usage)
-            yield* history.append(changeId, record)
-            // Every harness failure is journaled, even one whose promise was accepted.
-            if (failed && !interrupted) {
-              const entry: JournalEntry = {
-                timestamp: new Date(now).toISOString(),
-                run,
-                iteration,
-                exitCode: capture.exitCode,
-                signal: capture.signal,
-                timedOut: capture.timedOut,
-                error: capture.error,
-                taskId: task?.id ?? null,
-                taskDescription: task?.description ?? null,
-                stderr: input.redact(capture.stderr.text(logPath)),
-                stdout: input.redact(capture.stdout.text(logPath))
-              }
-              yield* journal.append(changeId, entry)
-              runErrors.push(entry)
-            }
-            yield* reporter.line(formatSummary(record))
-            for (const warning of capture.warnings) yield* reporter.warn(warning)
-            for (const note of notes) yield* reporter.line(note)
-            return record
-          })
-
-        yield* Effect.scoped(
-          Effect.gen(function*() {
-            const log = yield* history.openLog(changeId, run, iteration)
-            logPath = log.path
-            yield* log.write(input.redact(`=== prompt (iteration ${iteration}) ===\n${prompt}\n=== output ===\n`))
-            yield* runHarness({
-              harness,
-              request: { prompt, changeId, iteration, cwd: input.cwd },
-              capture,
-              log,
-              reporter,
-              stream: options.stream,
-              inactivityTimeoutMs: options.inactivityTimeoutMs,
-              redact: input.redact,
-              onUsage: (usage) => reportProgress(iteration, addUsage(runUsage, usage))
-            })
-          })
-        ).pipe(Effect.onInterrupt(() => finish(true).pipe(Effect.ignore)))
-        const record = yield* finish(false)
-        if (record.outcome === "failed" || record.outcome === "timeout") {
-          return yield* new IterationFailure({ record })
-        }
-        return record
-      })
-
-    // Bad input stops the run before it writes anything: the agent must start, and everything an
-    // iteration reads is read once here. Only then is the change locked and state written.
-    yield* harness.preflight
-    yield* contexts.load(changeId)
-    yield* readDocument(change.proposalPath)
-    if (change.modulePath !== null) yield* readDocument(change.modulePath)
-    yield* readTasks
-    const previousOwner = yield* lock.acquire(changeId)
-    if (Option.isSome(previousOwner)) {
-      yield* reporter.warn(
-        `took over the lock of a loop that is no longer running (pid ${previousOwner.value.pid}, started ${previousOwner.value.startedAt})`
-      )
-    }
-
-    // Earlier runs' failures are read once; this run's are kept as they are journaled.
-    if (options.errorHistory > 0) {
-      earlierErrors = (yield* journal.read(changeId).pipe(
-        Effect.catchAll((error) => Effect.as(reporter.warn(`${error.message}; earlier errors are left out of the prompt`), []))
-      )).slice(-options.errorHistory)
+    // Earlier runs' failures are read once; this run's are added as they are journaled.
+    const earlierErrors: ReadonlyArray<JournalEntry> = options.errorHistory === 0 ? [] : (yield* journal.read(change.id).pipe(
+      Effect.catchAll((error) => Effect.as(reporter.warn(`${error.message}; earlier errors are left out of the prompt`), []))
+    )).slice(-options.errorHistory)
+    const ctx: IterationContext = {
+      input,
+      run,
+      loopStartedAt,
+      inputs,
+      lastSnapshot: yield* Ref.make<GitSnapshot | null>(null),
+      journaled: yield* Ref.make(earlierErrors),
+      setIteration: (iteration) => saveState({ iteration })
     }
 
     yield* saveState({})
     if (!git.repository) {
-      yield* reporter.warn("not inside a git repository: iterations will not be summarized or committed")
+      yield* reporter.warn(
+        "not inside a git repository: iterations will not be summarized or committed, and the stall breaker cannot see file changes"
+      )
     }
 
-    const policy = failurePolicy(options.failFast)
-    const loop = Effect.gen(function*() {
-      for (let iteration = 1;; iteration++) {
-        const record = yield* policy(runIteration(iteration))
-        if (record.outcome === "complete") return { result: { run, status: "complete", iterations: iteration }, record } as const
-        if (iteration >= options.maxIterations) {
-          return { result: { run, status: "max-iterations", iterations: iteration }, record } as const
-        }
-      }
+    /** The guards watching one iteration: a spend cap reached by what the agent reports, or the end of --max-duration, stops it. */
+    const watchIteration = (iteration: number) => Effect.gen(function*() {
+      const reached = yield* Deferred.make<string>()
+      const { spend } = yield* Ref.get(counters)
+      const usedBefore = yield* Ref.get(runUsage)
+      const outOfTime = deadline === null
+        ? Effect.never
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => sleepLong(deadline - now)).pipe(Effect.as("max-duration"))
+      return {
+        onStart: reportProgress(iteration, usedBefore),
+        onUsage: (usage) =>
+          Effect.flatMap(elapsed, (ms) => {
+            const stop = spendStop(options, addSpend(spend, usage), ms)
+            return Effect.zipRight(
+              reportProgress(iteration, addUsage(usedBefore, usage)),
+              stop === null ? Effect.void : Deferred.succeed(reached, stop.reason)
+            )
+          }),
+        stopWhen: Effect.race(Deferred.await(reached), outOfTime)
+      } satisfies IterationWatch
     })
 
-    const { record: last, result } = yield* loop.pipe(
-      Effect.tapError(() => saveState({ status: "failed" }).pipe(Effect.ignore)),
-      Effect.onInterrupt(() => saveState({ status: "interrupted" }).pipe(Effect.ignore))
+    const announceWait = (plan: LimitPlan) =>
+      plan._tag === "GiveUp" ? Effect.void : Effect.zipRight(
+        reporter.line(`waiting for the usage limit until ${clock(plan.resumeAt)} (${plan.basis}); Ctrl-C stops the loop`),
+        // The wait goes on even when the state file cannot say so.
+        saveState({ status: "waiting", resumeAt: new Date(plan.resumeAt).toISOString() }).pipe(
+          Effect.catchAll((error) => reporter.warn(error.message))
+        )
+      )
+
+    /** Runs iteration `iteration`, waiting out usage limits and running it again as the limit schedule allows. */
+    const attemptIteration = (iteration: number, notes: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const waits = yield* Schedule.driver(limitWaits({ maxLimitWaitMs: options.maxLimitWaitMs, deadline }).pipe(Schedule.tapOutput(announceWait)))
+        for (;;) {
+          const capped = spendStop(options, (yield* Ref.get(counters)).spend, yield* elapsed)
+          if (capped !== null) return { _tag: "Capped", stop: capped } satisfies Attempt
+          const result = yield* runIteration(ctx, iteration, notes, yield* watchIteration(iteration))
+          const { usage } = result.record
+          yield* Ref.update(counters, (c) => ({ ...c, spend: addSpend(c.spend, usage) }))
+          if (usage !== null) yield* Ref.update(runUsage, (total) => addUsage(total, usage))
+          if (result.limit === null) return { _tag: "Ran", result } satisfies Attempt
+          const waited = yield* Effect.option(waits.next(result.limit))
+          const plan = Option.isSome(waited) ? waited.value : yield* Effect.orDie(waits.last)
+          if (plan._tag === "GiveUp") return { _tag: "GaveUp", result, plan } satisfies Attempt
+          yield* saveState({ status: "running", resumeAt: null })
+        }
+      })
+
+    const end = (result: Omit<LoopResult, "run">, last: IterationResult | null): End => ({ _tag: "End", result: { run, ...result }, last })
+
+    /** One iteration and what the guards make of it: the next iteration, or the end of the run. */
+    const step = ({ iteration, notes }: Next) =>
+      Effect.gen(function*() {
+        const attempt = yield* attemptIteration(iteration, notes)
+        if (attempt._tag === "Capped") {
+          return end({ status: "stopped", reason: attempt.stop.reason, iterations: iteration - 1, message: attempt.stop.message, resumeAt: null }, null)
+        }
+        const { result } = attempt
+        if (attempt._tag === "GaveUp") {
+          const { plan } = attempt
+          const when = plan.resumeAt === null ? "run spool again once it is lifted" : `run spool again after ${clock(plan.resumeAt)}`
+          const message = `stopped: ${plan.why} (${oneLine(result.record.error ?? "usage limit")}); ${when}`
+          return end({ status: "usage-limit", reason: "usage-limit", iterations: iteration, message, resumeAt: plan.resumeAt }, result)
+        }
+        if (result.record.outcome === "complete") {
+          return end({ status: "complete", reason: "complete", iterations: iteration, message: `complete: the promise was accepted at iteration ${iteration}`, resumeAt: null }, result)
+        }
+        const ms = yield* elapsed
+        const counted = yield* Ref.updateAndGet(counters, (c) => countIteration(c, result.facts))
+        const cap = spendStop(options, counted.spend, ms)
+        if (cap !== null || result.record.outcome === "stopped") {
+          const stop = cap ?? { reason: "max-duration" as const, message: "stopped: a spend cap was reached" }
+          return end({ status: "stopped", reason: stop.reason, iterations: iteration, message: stop.message, resumeAt: null }, result)
+        }
+        const verdict = judgeCounters(options, counted, result.facts.failure, ms)
+        if (verdict._tag === "Fail") {
+          const { record } = result
+          return yield* new LoopFailedError({
+            iteration,
+            exitCode: record.exitCode,
+            signal: record.signal,
+            outcome: record.outcome,
+            failures: verdict.failure.failures,
+            failFast: options.failFast,
+            sameError: verdict.failure.sameError
+          })
+        }
+        if (verdict._tag === "Stop") {
+          return end({ status: "stopped", reason: verdict.stop.reason, iterations: iteration, message: verdict.stop.message, resumeAt: null }, result)
+        }
+        if (verdict.warning !== null) yield* reporter.warn(verdict.warning)
+        if (iteration >= options.maxIterations) {
+          const message = `stopped: --max-iterations (${options.maxIterations}) reached without the completion promise`
+          return end({ status: "max-iterations", reason: "max-iterations", iterations: iteration, message, resumeAt: null }, result)
+        }
+        const next: Next = { _tag: "Next", iteration: iteration + 1, notes: verdict.note === null ? result.notes : [...result.notes, verdict.note] }
+        return next
+      })
+
+    const first: Next | End = { _tag: "Next", iteration: 1, notes: [] }
+    const ending = yield* Effect.iterate(first, { while: (s): s is Next => s._tag === "Next", body: step }).pipe(
+      Effect.tapError((error) =>
+        saveState({
+          status: "failed",
+          stopReason: error._tag === "LoopFailedError" ? "failures" : "error",
+          stopMessage: error.message,
+          resumeAt: null
+        }).pipe(Effect.ignore)
+      ),
+      Effect.onInterrupt(() => saveState({ status: "interrupted", stopReason: "interrupted", resumeAt: null }).pipe(Effect.ignore))
     )
-    yield* saveState({ status: result.status })
-    if (result.status === "complete") {
-      yield* reporter.line(`complete: the promise was accepted at iteration ${result.iterations}`)
-      const open = openTaskCount(yield* readTasks)
-      if (!options.keepErrors && last.exitCode === 0 && open === 0) {
-        const archived = yield* journal.archive(changeId, compactStamp(yield* Clock.currentTimeMillis))
+    if (ending._tag !== "End") return yield* Effect.dieMessage("the loop ended without a result")
+    const { result, last } = ending
+    const resumeAt = result.resumeAt === null ? null : new Date(result.resumeAt).toISOString()
+    yield* saveState({ status: result.status, stopReason: result.reason, stopMessage: result.message, resumeAt })
+    yield* reporter.line(result.message)
+    if (result.status === "complete" && last !== null) {
+      const open = openTaskCount(yield* inputs.readTasks)
+      if (!options.keepErrors && last.record.exitCode === 0 && open === 0) {
+        const archived = yield* journal.archive(change.id, compactStamp(yield* Clock.currentTimeMillis))
         if (archived !== null) yield* reporter.line(`error journal archived to ${archived}; errors.md is now empty`)
       }
-    } else {
-      yield* reporter.line(`stopped: --max-iterations (${options.maxIterations}) reached without the completion promise`)
     }
     return result satisfies LoopResult
   }).pipe(Effect.scoped)

@@ -47,7 +47,11 @@ const state: LoopState = {
   maxIterations: 5,
   startedAt: "2026-11-22T00:00:00.000Z",
   updatedAt: "2026-11-22T00:00:01.000Z",
-  pid: 1
+  pid: 1,
+  stopReason: null,
+  stopMessage: null,
+  resumeAt: null,
+  guards: null
 }
 
 describe("HistoryStore and ContextStore on disk", () => {

@@ -46,6 +46,12 @@ const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
   requireTasks: false,
   keepErrors: false,
   errorHistory: 3,
+  maxCostUsd: null,
+  maxTokens: null,
+  maxDurationMs: null,
+  stallIterations: 5,
+  maxConsecutiveFailures: 5,
+  maxLimitWaitMs: 6 * 3_600_000,
   ...overrides
 })
 
@@ -66,6 +72,7 @@ const runWith = (
       HarnessService,
       Effect.map(ContextStore, (contexts) => ({
         name: "test",
+        reports: { cost: true, tokens: true },
         preflight: Effect.void,
         run: (request: HarnessRequest) =>
           Stream.unwrap(Effect.suspend(() => {

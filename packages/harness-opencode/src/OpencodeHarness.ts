@@ -67,6 +67,7 @@ export const layer = (options: OpencodeHarnessOptions): Layer.Layer<
       const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
       return {
         name,
+        reports: { cost: true, tokens: true },
         preflight: Effect.asVoid(resolve),
         run: (request) =>
           Stream.unwrap(Effect.map(resolve, (command) => {

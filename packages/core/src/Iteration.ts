@@ -1,0 +1,248 @@
+import { Clock, Effect, Ref } from "effect"
+import { ContextStore } from "./ContextStore.js"
+import type { HarnessUsage, IterationOutcome, IterationRecord } from "./Domain.js"
+import { ErrorJournal } from "./ErrorJournal.js"
+import { type GitSnapshot, GitSummary } from "./GitSummary.js"
+import type { IterationFacts } from "./Guards.js"
+import { type Capture, makeCapture, runHarness } from "./HarnessCapture.js"
+import { HarnessService } from "./HarnessService.js"
+import { HistoryStore } from "./HistoryStore.js"
+import { type JournalEntry, previousErrorsSection } from "./JournalEntry.js"
+import type { UsageLimit } from "./LimitWait.js"
+import type { LoopRun } from "./Loop.js"
+import { formatBanner, formatCommits, formatSummary } from "./LoopFormat.js"
+import type { LoopInputs } from "./LoopInputs.js"
+import { LoopReporter } from "./LoopReporter.js"
+import { PromptBuilder, type PromptSection, renderPrompt } from "./PromptBuilder.js"
+import type { StateError } from "./StateError.js"
+import { currentTask, openTaskCount, type TaskList, taskSection } from "./Tasks.js"
+
+const PREVIOUS_ERRORS = "Previous errors"
+
+/** What every iteration of a run shares. */
+export interface IterationContext {
+  readonly input: LoopRun
+  readonly run: string
+  readonly loopStartedAt: number
+  readonly inputs: LoopInputs
+  /** The work tree as the last iteration left it (null: take a snapshot). */
+  readonly lastSnapshot: Ref.Ref<GitSnapshot | null>
+  /** Journal entries the prompt shows: earlier runs' last few, then this run's. */
+  readonly journaled: Ref.Ref<ReadonlyArray<JournalEntry>>
+  readonly setIteration: (iteration: number) => Effect.Effect<void, StateError>
+}
+
+/** How the loop watches one iteration: told when it starts and of its usage as it is reported, and able to stop it. */
+export interface IterationWatch {
+  readonly onStart: Effect.Effect<void>
+  readonly onUsage: (usage: HarnessUsage) => Effect.Effect<void>
+  readonly stopWhen: Effect.Effect<string>
+}
+
+export interface IterationResult {
+  readonly record: IterationRecord
+  readonly facts: IterationFacts
+  /** The usage limit the agent hit, when the iteration is `limited`. */
+  readonly limit: UsageLimit | null
+  /** What the next prompt must tell the agent about this iteration (a claim set aside). */
+  readonly notes: ReadonlyArray<string>
+}
+
+const describeFailure = (capture: Capture) =>
+  capture.timedOut
+    ? "it timed out"
+    : capture.signal !== null
+    ? `it was killed by ${capture.signal}`
+    : capture.exitCode !== 0
+    ? `exit code ${capture.exitCode}`
+    : `the agent reported: ${capture.error}`
+
+const completeTasks = (tasks: TaskList) => tasks.tasks.filter((task) => task.status === "complete").length
+const lastLine = (text: string) => text.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(-1) ?? null
+
+const outcomeOf = (capture: Capture, state: { interrupted: boolean; failed: boolean; accepted: boolean }): IterationOutcome =>
+  state.interrupted
+    ? "interrupted"
+    : capture.stopped !== null
+    ? "stopped"
+    : capture.limited !== null
+    ? "limited"
+    : state.accepted
+    ? "complete"
+    : capture.timedOut
+    ? "timeout"
+    : state.failed
+    ? "failed"
+    : "continue"
+
+/**
+ * One iteration: builds the prompt, runs the agent under `watch`, then records, journals,
+ * summarises and commits what it did, even when it was interrupted or stopped.
+ */
+export const runIteration = (ctx: IterationContext, iteration: number, notesIn: ReadonlyArray<string>, watch: IterationWatch) =>
+  Effect.gen(function*() {
+    const contexts = yield* ContextStore
+    const history = yield* HistoryStore
+    const journal = yield* ErrorJournal
+    const git = yield* GitSummary
+    const harness = yield* HarnessService
+    const builder = yield* PromptBuilder
+    const reporter = yield* LoopReporter
+    const { change, options } = ctx.input
+    const { inputs } = ctx
+
+    // Reloaded every iteration, so context added from another terminal shows up at the next one.
+    const context = yield* contexts.load(change.id)
+    const proposal = yield* inputs.readDocument(change.proposalPath)
+    const module = change.modulePath === null ? null : yield* inputs.readDocument(change.modulePath)
+    const tasks = yield* inputs.readTasks
+    const task = currentTask(tasks)
+    const sections: Array<PromptSection> = []
+    if (notesIn.length > 0) sections.push({ title: "Notes from the loop", body: notesIn.map((note) => `- ${note}`).join("\n") })
+    const taskBody = taskSection(tasks)
+    if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
+    const errors = previousErrorsSection(yield* Ref.get(ctx.journaled))
+    if (errors !== null) sections.push({ title: PREVIOUS_ERRORS, body: errors })
+    if (options.historyCount > 0 && git.repository) {
+      const commits = yield* inputs.gitOrWarn(git.recentCommits({ count: options.historyCount, includeMerges: options.includeMerges }), [])
+      if (commits.length > 0) sections.push({ title: "Recent commits", body: formatCommits(commits) })
+    }
+    const promptInput = {
+      iteration,
+      minIterations: options.minIterations,
+      maxIterations: options.maxIterations,
+      completionPromise: options.completionPromise,
+      context,
+      changeId: change.id,
+      moduleId: change.moduleId,
+      userPrompt: ctx.input.userPrompt,
+      proposal,
+      module,
+      sections
+    }
+    const prompt = builder.build(promptInput)
+    // An echo is recognised against the prompt without the agent's own earlier output, which the
+    // journal quotes: a claim repeated after a failed run is a claim, not an echo.
+    const echoReference = renderPrompt({ ...promptInput, sections: sections.filter((s) => s.title !== PREVIOUS_ERRORS) })
+
+    const startedAt = yield* Clock.currentTimeMillis
+    yield* ctx.setIteration(iteration)
+    yield* reporter.line(formatBanner(iteration, options.maxIterations, startedAt - ctx.loopStartedAt))
+    yield* watch.onStart
+    // The previous iteration's closing snapshot is this one's start: nothing but the agent changes
+    // the work tree in between, and it saves a scan of the work tree per iteration.
+    const before = (yield* Ref.get(ctx.lastSnapshot)) ?? (yield* inputs.gitOrWarn(git.snapshot, null))
+    const capture = makeCapture(options.completionPromise, echoReference)
+    let logPath = ""
+
+    const finish = (interrupted: boolean) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const cut = interrupted || capture.stopped !== null || capture.limited !== null
+        const failed = !cut && (capture.timedOut || capture.signal !== null || capture.exitCode !== 0 || capture.error !== null)
+        const judgement = capture.judge.judgement()
+        // A failed, stopped or limited run never completes the loop, whatever it claimed.
+        let accepted = judgement.claimed && !failed && !cut && iteration >= options.minIterations
+        const lines: Array<string> = []
+        const notes: Array<string> = []
+        if (judgement.claimed && !failed && !cut && !accepted) {
+          lines.push(`completion promise seen, but --min-iterations is ${options.minIterations}: going on`)
+        }
+        if (judgement.claimed && failed) {
+          notes.push(
+            `In iteration ${iteration} you printed the completion promise, but the run failed (${describeFailure(capture)}), ` +
+              "so the claim was set aside. Fix the failure, check that everything passes, and only then claim completion again."
+          )
+        }
+        const tasksAfter = interrupted ? tasks : yield* inputs.readTasks
+        if (accepted) {
+          const open = openTaskCount(tasksAfter)
+          if (open > 0 && options.requireTasks) {
+            accepted = false
+            lines.push(`completion refused: tasks.md still has ${open} open task${open === 1 ? "" : "s"} (--require-tasks)`)
+          } else if (open > 0) {
+            capture.warnings.push(`the agent claims completion, but tasks.md still has ${open} open task${open === 1 ? "" : "s"}`)
+          }
+        }
+        const outcome = outcomeOf(capture, { interrupted, failed, accepted })
+        const changed = interrupted ? null : yield* inputs.gitOrWarn(git.changesSince(before), null)
+        yield* Ref.set(ctx.lastSnapshot, changed?.after ?? null)
+        const summary = changed?.summary ?? null
+        let commit: string | null = null
+        if (options.commit && summary !== null && summary.changedFiles > 0) {
+          commit = yield* git.commitAll(`spool ralph: ${change.id} iteration ${iteration}`).pipe(
+            Effect.catchTag("GitError", (error) =>
+              Effect.as(Effect.sync(() => capture.warnings.push(`auto-commit failed: ${error.detail}`)), null))
+          )
+        }
+        const record: IterationRecord = {
+          run: ctx.run,
+          iteration,
+          startedAt: new Date(startedAt).toISOString(),
+          durationMs: now - startedAt,
+          exitCode: capture.exitCode,
+          signal: capture.signal,
+          completionDetected: judgement.claimed,
+          promises: judgement.verdicts.map((verdict) => ({ ...verdict, text: ctx.input.redact(verdict.text) })),
+          outcome,
+          git: summary,
+          commit,
+          usage: capture.usage,
+          error: outcome === "limited" ? capture.limited?.message ?? null : capture.error,
+          warnings: capture.warnings
+        }
+        if (!capture.displayAtLineStart) yield* reporter.write("\n")
+        yield* history.append(change.id, record)
+        const stderr = capture.stderr.text(logPath)
+        // Every harness failure is journaled, even one whose promise was accepted.
+        if (failed) {
+          const entry: JournalEntry = {
+            timestamp: new Date(now).toISOString(),
+            run: ctx.run,
+            iteration,
+            exitCode: capture.exitCode,
+            signal: capture.signal,
+            timedOut: capture.timedOut,
+            error: capture.error,
+            taskId: task?.id ?? null,
+            taskDescription: task?.description ?? null,
+            stderr: ctx.input.redact(stderr),
+            stdout: ctx.input.redact(capture.stdout.text(logPath))
+          }
+          yield* journal.append(change.id, entry)
+          yield* Ref.update(ctx.journaled, (entries) => [...entries, entry])
+        }
+        yield* reporter.line(formatSummary(record))
+        for (const warning of capture.warnings) yield* reporter.warn(warning)
+        for (const line of lines) yield* reporter.line(line)
+        const tasksTicked = completeTasks(tasksAfter) > completeTasks(tasks)
+        const progress = judgement.claimed || tasksTicked || commit !== null ? true : summary === null ? null : summary.changedFiles > 0
+        const facts: IterationFacts = {
+          outcome,
+          progress,
+          failure: failed ? capture.error ?? lastLine(stderr) ?? describeFailure(capture) : null
+        }
+        return { record, facts, limit: capture.limited, notes } satisfies IterationResult
+      })
+
+    yield* Effect.scoped(
+      Effect.gen(function*() {
+        const log = yield* history.openLog(change.id, ctx.run, iteration)
+        logPath = log.path
+        yield* log.write(ctx.input.redact(`=== prompt (iteration ${iteration}) ===\n${prompt}\n=== output ===\n`))
+        yield* runHarness({
+          harness,
+          request: { prompt, changeId: change.id, iteration, cwd: ctx.input.cwd },
+          capture,
+          log,
+          reporter,
+          stream: options.stream,
+          inactivityTimeoutMs: options.inactivityTimeoutMs,
+          redact: ctx.input.redact,
+          onUsage: watch.onUsage,
+          stopWhen: watch.stopWhen
+        })
+      })
+    ).pipe(Effect.onInterrupt(() => finish(true).pipe(Effect.ignore)))
+    return yield* finish(false)
+  })

@@ -1,0 +1,118 @@
+import { Duration, Effect, Schedule, ScheduleDecision, ScheduleInterval } from "effect"
+import type { HarnessEvent } from "./HarnessService.js"
+import { formatDuration } from "./LoopFormat.js"
+
+/** A usage limit as the harness reported it. */
+export type UsageLimit = Omit<Extract<HarnessEvent, { _tag: "Limited" }>, "_tag">
+
+/**
+ * The longest single sleep: JavaScript timers overflow at 2^31 ms (about 24.8 days), and a longer
+ * Effect sleep would never end. Longer waits are slept in pieces.
+ */
+export const MAX_SINGLE_SLEEP_MS = 2 ** 31 - 1
+
+/** Waiting past a known reset by this much lets the provider's clock catch up with ours. */
+export const RESET_MARGIN_MS = 60_000
+const BACKOFF_FIRST_MS = 60_000
+const BACKOFF_MAX_MS = 30 * 60_000
+
+export interface LimitWaitSettings {
+  /** The most one limit may be waited for, in all; 0 does not wait. */
+  readonly maxLimitWaitMs: number
+  /** When the run must end (`--max-duration`), epoch ms; null without one. */
+  readonly deadline: number | null
+}
+
+/** What has been waited for the current limit so far. */
+export interface LimitWaitState {
+  readonly waitedMs: number
+  /** Waits made without a known reset time: the backoff doubles with each. */
+  readonly backoffs: number
+}
+
+export const noWaitYet: LimitWaitState = { waitedMs: 0, backoffs: 0 }
+
+/**
+ * What to do about a usage limit:
+ * - `Wait`: sleep `delayMs`, then run the same iteration again at `resumeAt`
+ * - `GiveUp`: stop now; `resumeAt` is when the loop would have resumed (null when unknown)
+ */
+export type LimitPlan =
+  | {
+    readonly _tag: "Wait"
+    readonly delayMs: number
+    readonly resumeAt: number
+    readonly basis: "reset time" | "retry-after" | "backoff"
+  }
+  | { readonly _tag: "GiveUp"; readonly resumeAt: number | null; readonly why: string }
+
+/** The first backoff is a minute, doubling up to half an hour. */
+export const backoffMs = (backoffs: number) => Math.min(BACKOFF_FIRST_MS * 2 ** Math.min(backoffs, 30), BACKOFF_MAX_MS)
+
+const clock = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * The one policy for usage limits: wait until the reset plus a minute, or as long as the agent's
+ * `retry-after` says, or else back off from a minute doubling to half an hour; never longer in all
+ * than `maxLimitWaitMs`, nor past the deadline. A limit that does not reset, or whose known reset
+ * lies past either, is given up at once.
+ */
+export const planLimitWait = (
+  limit: UsageLimit,
+  now: number,
+  state: LimitWaitState,
+  settings: LimitWaitSettings
+): LimitPlan => {
+  const known = limit.resetAt !== null
+    ? { delayMs: Math.max(0, limit.resetAt - now) + RESET_MARGIN_MS, basis: "reset time" as const }
+    : limit.retryAfterMs !== null
+    ? { delayMs: Math.max(0, limit.retryAfterMs), basis: "retry-after" as const }
+    : null
+  if (!limit.resets) {
+    return { _tag: "GiveUp", resumeAt: limit.resetAt, why: "the usage limit does not reset by waiting" }
+  }
+  const byWaitCap = settings.maxLimitWaitMs - state.waitedMs
+  const byDeadline = settings.deadline === null ? Number.POSITIVE_INFINITY : settings.deadline - now
+  const budget = Math.min(byWaitCap, byDeadline)
+  const cap = byWaitCap <= byDeadline
+    ? settings.maxLimitWaitMs === 0
+      ? "--max-limit-wait is 0"
+      : `--max-limit-wait (${formatDuration(settings.maxLimitWaitMs)})`
+    : "--max-duration"
+  if (known !== null) {
+    return known.delayMs <= budget
+      ? { _tag: "Wait", delayMs: known.delayMs, resumeAt: now + known.delayMs, basis: known.basis }
+      : { _tag: "GiveUp", resumeAt: now + known.delayMs, why: `the limit lifts at ${clock(now + known.delayMs)}, past ${cap}` }
+  }
+  const backoff = backoffMs(state.backoffs)
+  if (budget <= 0) {
+    return { _tag: "GiveUp", resumeAt: now + backoff, why: `the limit did not lift within ${cap}` }
+  }
+  const delayMs = Math.min(backoff, budget, MAX_SINGLE_SLEEP_MS)
+  return { _tag: "Wait", delayMs, resumeAt: now + delayMs, basis: "backoff" }
+}
+
+/**
+ * The limit policy as a `Schedule` fed each limit the agent reports for one iteration: it sleeps
+ * each planned wait and is done at the first `GiveUp`, which is its last output.
+ */
+export const limitWaits = (settings: LimitWaitSettings): Schedule.Schedule<LimitPlan, UsageLimit> =>
+  Schedule.makeWithState(noWaitYet, (now, limit: UsageLimit, state) => {
+    const plan: LimitPlan = planLimitWait(limit, now, state, settings)
+    if (plan._tag === "GiveUp") return Effect.succeed([state, plan as LimitPlan, ScheduleDecision.done] as const)
+    const next: LimitWaitState = {
+      waitedMs: state.waitedMs + plan.delayMs,
+      backoffs: state.backoffs + (plan.basis === "backoff" ? 1 : 0)
+    }
+    return Effect.succeed([next, plan as LimitPlan, ScheduleDecision.continueWith(ScheduleInterval.after(now + plan.delayMs))] as const)
+  })
+
+/** The pieces a long sleep is cut into, each below the timers' limit. */
+export const sleepPieces = (ms: number): Array<number> => {
+  const pieces: Array<number> = []
+  for (let left = Math.max(0, ms); left > 0; left -= MAX_SINGLE_SLEEP_MS) pieces.push(Math.min(left, MAX_SINGLE_SLEEP_MS))
+  return pieces
+}
+
+/** Sleeps `ms`, however long, in pieces no timer overflows on. */
+export const sleepLong = (ms: number) => Effect.forEach(sleepPieces(ms), (piece) => Effect.sleep(Duration.millis(piece)), { discard: true })
