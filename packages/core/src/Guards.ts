@@ -55,8 +55,8 @@ export interface GuardCounters {
   readonly spend: Spend
   readonly stalledIterations: number
   readonly consecutiveFailures: number
-  /** The fingerprint of each failure of the current streak, newest last. */
-  readonly failureFingerprints: ReadonlyArray<string>
+  /** The fingerprint of each failure of the current streak, newest last (null: it said nothing). */
+  readonly failureFingerprints: ReadonlyArray<string | null>
 }
 
 export const initialCounters: GuardCounters = { spend: noSpend, stalledIterations: 0, consecutiveFailures: 0, failureFingerprints: [] }
@@ -95,7 +95,7 @@ export interface IterationFacts {
   readonly outcome: IterationOutcome
   /** It changed files, committed, ticked a task or claimed completion; null when that cannot be known (no git, nothing else). */
   readonly progress: boolean | null
-  /** What failed, for recognising the same error again (the agent's error, or how the run ended). */
+  /** What a failed run said went wrong (the agent's error, or its last line on stderr), for recognising the same error again. */
   readonly failure: string | null
 }
 
@@ -134,7 +134,7 @@ export const countIteration = (counters: GuardCounters, facts: IterationFacts): 
       ...counters,
       stalledIterations,
       consecutiveFailures: counters.consecutiveFailures + 1,
-      failureFingerprints: [...counters.failureFingerprints, errorFingerprint(facts.failure ?? "")]
+      failureFingerprints: [...counters.failureFingerprints, facts.failure === null ? null : errorFingerprint(facts.failure)]
     }
     : { ...counters, stalledIterations, consecutiveFailures: 0, failureFingerprints: [] }
 }
@@ -144,7 +144,8 @@ export const judgeCounters = (settings: GuardSettings, counters: GuardCounters, 
   const limit = failureLimit(settings)
   if (counters.consecutiveFailures >= limit) {
     const prints = counters.failureFingerprints.slice(-limit)
-    const same = limit > 1 && prints.length === limit && prints.every((print) => print === prints[0]) && failure !== null
+    const same = limit > 1 && prints.length === limit && prints.every((print) => print !== null && print === prints[0]) &&
+      failure !== null
     return { _tag: "Fail", failure: { failures: counters.consecutiveFailures, sameError: same ? failure : null } }
   }
   const stall = settings.stallIterations

@@ -220,7 +220,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         const facts: IterationFacts = {
           outcome,
           progress,
-          failure: failed ? capture.error ?? lastLine(stderr) ?? describeFailure(capture) : null
+          failure: failed ? capture.error ?? lastLine(stderr) : null
         }
         return { record, facts, limit: capture.limited, notes } satisfies IterationResult
       })

@@ -21,6 +21,10 @@ const describeExit = (record: IterationRecord) =>
     ? "timed out"
     : record.outcome === "interrupted"
     ? "interrupted"
+    : record.outcome === "stopped"
+    ? "stopped"
+    : record.outcome === "limited"
+    ? "usage limit"
     : record.signal !== null
     ? `killed by ${record.signal}`
     : `exit ${record.exitCode}`

@@ -1,110 +1,11 @@
-import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Option, Stream } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
+import { Effect, Exit } from "effect"
 import { ContextStore } from "../src/ContextStore.js"
-import { ChangeId, type LoopOptions } from "../src/Domain.js"
 import { ErrorJournal } from "../src/ErrorJournal.js"
 import { GitSummary } from "../src/GitSummary.js"
-import { HarnessEvent, type HarnessRequest, HarnessService, scriptedRun } from "../src/HarnessService.js"
-import { HistoryStore } from "../src/HistoryStore.js"
-import { runLoop } from "../src/Loop.js"
-import { LoopLock } from "../src/LoopLock.js"
-import { type LoopProgress, LoopReporter } from "../src/LoopReporter.js"
-import { CONTEXT_HEADING, PromptBuilder } from "../src/PromptBuilder.js"
-import type { Change } from "../src/Workspace.js"
-
-const changeId = ChangeId.make("002-01_add-ralph-loop")
-
-const makeChange = (tasks?: string): Change => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "spool-loop-"))
-  fs.writeFileSync(path.join(dir, "proposal.md"), "# Proposal\nAdd the loop.\n")
-  if (tasks !== undefined) fs.writeFileSync(path.join(dir, "tasks.md"), tasks)
-  fs.writeFileSync(path.join(dir, "module.md"), "# Module\n")
-  return {
-    id: changeId,
-    moduleId: null,
-    dir,
-    proposalPath: path.join(dir, "proposal.md"),
-    tasksPath: path.join(dir, "tasks.md"),
-    modulePath: path.join(dir, "module.md")
-  }
-}
-
-const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
-  minIterations: 1,
-  maxIterations: 5,
-  completionPromise: "COMPLETE",
-  stream: true,
-  failFast: false,
-  commit: true,
-  inactivityTimeoutMs: 60_000,
-  historyCount: 10,
-  includeMerges: false,
-  requireTasks: false,
-  keepErrors: false,
-  errorHistory: 3,
-  maxCostUsd: null,
-  maxTokens: null,
-  maxDurationMs: null,
-  stallIterations: 5,
-  maxConsecutiveFailures: 5,
-  maxLimitWaitMs: 6 * 3_600_000,
-  ...overrides
-})
-
-const done = "all good\n<promise>COMPLETE</promise>\n"
-
-/** Runs the loop against in-memory stores and a harness that plays `script`, returning what it saw. */
-const runWith = (
-  script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Effect.Effect<ReadonlyArray<HarnessEvent>, never, ContextStore>,
-  loopOptions: Partial<LoopOptions> = {},
-  git: Layer.Layer<GitSummary> = GitSummary.layerTest(),
-  extras: { readonly tasks?: string; readonly setup?: Effect.Effect<void, never, ErrorJournal> } = {}
-) =>
-  Effect.gen(function*() {
-    const prompts: Array<HarnessRequest> = []
-    const output: Array<string> = []
-    const progress: Array<LoopProgress> = []
-    const harness = Layer.effect(
-      HarnessService,
-      Effect.map(ContextStore, (contexts) => ({
-        name: "test",
-        reports: { cost: true, tokens: true },
-        preflight: Effect.void,
-        run: (request: HarnessRequest) =>
-          Stream.unwrap(Effect.suspend(() => {
-            prompts.push(request)
-            const events = script(request)
-            return Effect.isEffect(events)
-              ? Effect.map(Effect.provideService(events, ContextStore, contexts), Stream.fromIterable)
-              : Effect.succeed(Stream.fromIterable(events))
-          }))
-      }))
-    )
-    const stores = Layer.mergeAll(ContextStore.layerMemory, HistoryStore.layerMemory, ErrorJournal.layerMemory, LoopLock.layerMemory)
-    const layer = Layer.mergeAll(
-      harness,
-      git,
-      PromptBuilder.layer,
-      LoopReporter.layerTest(output, progress),
-      NodeFileSystem.layer
-    ).pipe(Layer.provideMerge(stores))
-    const change = makeChange(extras.tasks)
-    return yield* Effect.gen(function*() {
-      if (extras.setup) yield* extras.setup
-      const exit = yield* Effect.exit(
-        runLoop({ change, userPrompt: "Build it.", options: options(loopOptions), cwd: "/tmp", pid: 42, redact: (text) => text })
-      )
-      const history = yield* HistoryStore
-      const { records } = yield* history.recent(changeId, 100)
-      const state = yield* history.readState(changeId)
-      const journal = yield* (yield* ErrorJournal).read(changeId)
-      return { exit, prompts, output: output.join(""), progress, records, state: Option.getOrNull(state), journal, change }
-    }).pipe(Effect.provide(layer))
-  })
+import { HarnessEvent, scriptedRun } from "../src/HarnessService.js"
+import { CONTEXT_HEADING } from "../src/PromptBuilder.js"
+import { changeId, done, runWith } from "./loopFixture.js"
 
 describe("the loop", () => {
   it.effect("stops at the first iteration whose agent prints the promise", () =>

@@ -1,0 +1,125 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { IterationOutcome } from "../src/Domain.js"
+import { errorFingerprint } from "../src/ErrorFingerprint.js"
+import {
+  addSpend,
+  countIteration,
+  type GuardCounters,
+  type GuardSettings,
+  initialCounters,
+  judgeCounters,
+  spendStop,
+  unsupportedCap
+} from "../src/Guards.js"
+
+const settings = (overrides: Partial<GuardSettings> = {}): GuardSettings => ({
+  maxCostUsd: null,
+  maxTokens: null,
+  maxDurationMs: null,
+  stallIterations: 5,
+  maxConsecutiveFailures: 5,
+  failFast: false,
+  maxLimitWaitMs: 6 * 3_600_000,
+  ...overrides
+})
+
+const usage = (tokens: number, cost: number | null) => ({
+  inputTokens: tokens,
+  outputTokens: 0,
+  reasoningTokens: 0,
+  cacheReadTokens: 1_000_000,
+  cacheWriteTokens: 0,
+  cost
+})
+
+const run = (outcomes: ReadonlyArray<[IterationOutcome, boolean | null, string | null]>) =>
+  outcomes.reduce<GuardCounters>((counters, [outcome, progress, failure]) => countIteration(counters, { outcome, progress, failure }), initialCounters)
+
+describe("error fingerprints", () => {
+  it("recognise the same error whatever its times, ids, paths and numbers", () => {
+    const a = errorFingerprint("Error: connect ECONNREFUSED 127.0.0.1:4000 at 2026-11-22T03:14:15.123Z (request req_8f3a9c2b1d7e4f60)")
+    const b = errorFingerprint("Error: connect ECONNREFUSED 127.0.0.1:4311 at 2026-11-23T01:02:03Z (request req_1a2b3c4d5e6f7a8b)")
+    assert.strictEqual(a, b)
+    assert.strictEqual(
+      errorFingerprint("Cannot find module '/home/ada/src/app/dist/index.js' (3 times, 12:04:05)"),
+      errorFingerprint("Cannot find module '/tmp/spool-x1/dist/main.js' (14 times, 09:00:00)")
+    )
+    assert.strictEqual(errorFingerprint("session 0b7e3c1a-9d4f-4e2b-8a6c-1f2e3d4c5b6a failed"), errorFingerprint("session 5a6b7c8d-1e2f-4a3b-9c8d-7e6f5a4b3c2d failed"))
+  })
+
+  it("keep different errors apart", () => {
+    assert.notStrictEqual(errorFingerprint("TypeError: x is undefined"), errorFingerprint("SyntaxError: unexpected token"))
+    assert.notStrictEqual(errorFingerprint("exit code 1"), errorFingerprint("it timed out"))
+  })
+})
+
+describe("spend caps", () => {
+  it("stop at the first cap reached, naming it with the totals", () => {
+    const spend = addSpend(addSpend(initialCounters.spend, usage(600, 0.75)), usage(500, 0.5))
+    assert.deepStrictEqual(spend, { costUsd: 1.25, tokens: 1100 })
+    assert.deepStrictEqual(spendStop(settings({ maxCostUsd: 1 }), spend, 65_000), {
+      reason: "max-cost",
+      message: "stopped: --max-cost $1.00 reached ($1.25 spent, 1100 tokens, 1m05s)"
+    })
+    assert.strictEqual(spendStop(settings({ maxTokens: 1000 }), spend, 0)?.reason, "max-tokens")
+    assert.strictEqual(spendStop(settings({ maxDurationMs: 60_000 }), spend, 60_000)?.reason, "max-duration")
+    assert.isNull(spendStop(settings({ maxCostUsd: 2, maxTokens: 2000, maxDurationMs: 120_000 }), spend, 60_000))
+  })
+
+  it("count tokens without cache reads, and leave cost unknown while none is reported", () => {
+    const spend = addSpend(initialCounters.spend, usage(10, null))
+    assert.deepStrictEqual(spend, { costUsd: null, tokens: 10 })
+    assert.isNull(spendStop(settings({ maxCostUsd: 0.01 }), spend, 0))
+  })
+
+  it("refuse a cap the harness cannot report", () => {
+    assert.strictEqual(unsupportedCap(settings({ maxCostUsd: 5 }), "command", { cost: false, tokens: false })?.flag, "--max-cost")
+    assert.strictEqual(unsupportedCap(settings({ maxTokens: 5 }), "codex", { cost: false, tokens: true }), null)
+    assert.include(
+      unsupportedCap(settings({ maxTokens: 5 }), "command", { cost: false, tokens: false })?.message ?? "",
+      "--max-tokens needs a harness that reports tokens, and the command harness does not"
+    )
+  })
+})
+
+describe("stall breaker", () => {
+  it("stops after n iterations in a row without progress, warning and telling the agent one before", () => {
+    const four = run([["continue", false, null], ["continue", false, null], ["continue", false, null], ["continue", false, null]])
+    const warned = judgeCounters(settings(), four, null, 0)
+    assert.strictEqual(warned._tag, "Continue")
+    assert.include(warned._tag === "Continue" ? warned.warning : "", "4 iterations in a row made no progress")
+    assert.include(warned._tag === "Continue" ? warned.note : "", "The last 4 iterations changed nothing")
+    const five = countIteration(four, { outcome: "continue", progress: false, failure: null })
+    assert.deepInclude(judgeCounters(settings(), five, null, 0), { _tag: "Stop" })
+  })
+
+  it("starts again at any progress, and does not count failed, limited or unknown iterations", () => {
+    assert.strictEqual(run([["continue", false, null], ["continue", false, null], ["continue", true, null]]).stalledIterations, 0)
+    assert.strictEqual(run([["continue", false, null], ["failed", false, "boom"], ["limited", false, null], ["continue", null, null]]).stalledIterations, 1)
+    assert.deepStrictEqual(judgeCounters(settings({ stallIterations: 0 }), run(Array.from({ length: 9 }, () => ["continue", false, null] as const)), null, 0), {
+      _tag: "Continue",
+      warning: null,
+      note: null
+    })
+  })
+})
+
+describe("failure breaker", () => {
+  it("stops after n failed iterations in a row, naming the error they share", () => {
+    const same = run([["failed", false, "ECONNREFUSED 127.0.0.1:4000"], ["timeout", false, "ECONNREFUSED 127.0.0.1:4001"], ["failed", false, "ECONNREFUSED 127.0.0.1:4002"]])
+    assert.deepStrictEqual(judgeCounters(settings({ maxConsecutiveFailures: 3 }), same, "ECONNREFUSED 127.0.0.1:4002", 0), {
+      _tag: "Fail",
+      failure: { failures: 3, sameError: "ECONNREFUSED 127.0.0.1:4002" }
+    })
+    const mixed = run([["failed", false, "a"], ["failed", false, "b"], ["failed", false, "c"]])
+    assert.deepStrictEqual(judgeCounters(settings({ maxConsecutiveFailures: 3 }), mixed, "c", 0), { _tag: "Fail", failure: { failures: 3, sameError: null } })
+  })
+
+  it("counts only failures in a row; a limited iteration neither counts nor breaks the streak; --fail-fast means 1", () => {
+    const broken = run([["failed", false, "x"], ["failed", false, "x"], ["continue", false, null], ["failed", false, "x"]])
+    assert.strictEqual(broken.consecutiveFailures, 1)
+    assert.strictEqual(run([["failed", false, "x"], ["limited", false, null], ["failed", false, "x"]]).consecutiveFailures, 2)
+    assert.deepInclude(judgeCounters(settings({ failFast: true }), run([["failed", false, "x"]]), "x", 0), { _tag: "Fail" })
+    assert.deepInclude(judgeCounters(settings(), run([["failed", false, "x"]]), "x", 0), { _tag: "Continue" })
+  })
+})

@@ -1,0 +1,128 @@
+import { NodeFileSystem } from "@effect/platform-node"
+import { Effect, Layer, Option, Stream } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ContextStore } from "../src/ContextStore.js"
+import { ChangeId, type LoopOptions } from "../src/Domain.js"
+import { ErrorJournal } from "../src/ErrorJournal.js"
+import { GitSummary } from "../src/GitSummary.js"
+import type { HarnessEvent, HarnessRequest } from "../src/HarnessService.js"
+import { HarnessService } from "../src/HarnessService.js"
+import { HistoryStore } from "../src/HistoryStore.js"
+import { runLoop } from "../src/Loop.js"
+import { LoopLock } from "../src/LoopLock.js"
+import { type LoopProgress, LoopReporter } from "../src/LoopReporter.js"
+import { PromptBuilder } from "../src/PromptBuilder.js"
+import type { Change } from "../src/Workspace.js"
+
+export const changeId = ChangeId.make("002-01_add-ralph-loop")
+
+const makeChange = (tasks?: string): Change => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "spool-loop-"))
+  fs.writeFileSync(path.join(dir, "proposal.md"), "# Proposal\nAdd the loop.\n")
+  if (tasks !== undefined) fs.writeFileSync(path.join(dir, "tasks.md"), tasks)
+  fs.writeFileSync(path.join(dir, "module.md"), "# Module\n")
+  return {
+    id: changeId,
+    moduleId: null,
+    dir,
+    proposalPath: path.join(dir, "proposal.md"),
+    tasksPath: path.join(dir, "tasks.md"),
+    modulePath: path.join(dir, "module.md")
+  }
+}
+
+export const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
+  minIterations: 1,
+  maxIterations: 5,
+  completionPromise: "COMPLETE",
+  stream: true,
+  failFast: false,
+  commit: true,
+  inactivityTimeoutMs: 60_000,
+  historyCount: 10,
+  includeMerges: false,
+  requireTasks: false,
+  keepErrors: false,
+  errorHistory: 3,
+  maxCostUsd: null,
+  maxTokens: null,
+  maxDurationMs: null,
+  stallIterations: 5,
+  maxConsecutiveFailures: 5,
+  maxLimitWaitMs: 6 * 3_600_000,
+  ...overrides
+})
+
+export const done = "all good\n<promise>COMPLETE</promise>\n"
+
+/** Runs the loop against in-memory stores and a harness that plays `script`, returning what it saw. */
+export const runWith = (
+  script: (
+    request: HarnessRequest
+  ) => ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent> | Effect.Effect<ReadonlyArray<HarnessEvent>, never, ContextStore>,
+  loopOptions: Partial<LoopOptions> = {},
+  git: Layer.Layer<GitSummary> = GitSummary.layerTest(),
+  extras: {
+    readonly tasks?: string
+    readonly setup?: Effect.Effect<void, never, ErrorJournal>
+    /** What the harness says it reports (default: cost and tokens). */
+    readonly reports?: { readonly cost: boolean; readonly tokens: boolean }
+    /** Runs beside the loop, with what it has printed so far (e.g. to move a test clock once it waits). */
+    readonly during?: (output: () => string) => Effect.Effect<void, never, HistoryStore>
+  } = {}
+) =>
+  Effect.gen(function*() {
+    const prompts: Array<HarnessRequest> = []
+    const output: Array<string> = []
+    const progress: Array<LoopProgress> = []
+    const harness = Layer.effect(
+      HarnessService,
+      Effect.map(ContextStore, (contexts) => ({
+        name: "test",
+        reports: extras.reports ?? { cost: true, tokens: true },
+        preflight: Effect.void,
+        run: (request: HarnessRequest) =>
+          Stream.unwrap(Effect.suspend((): Effect.Effect<Stream.Stream<HarnessEvent>> => {
+            prompts.push(request)
+            const events: unknown = script(request)
+            if (Array.isArray(events)) return Effect.succeed(Stream.fromIterable(events as ReadonlyArray<HarnessEvent>))
+            if (Stream.StreamTypeId in (events as object)) return Effect.succeed(events as Stream.Stream<HarnessEvent>)
+            const effect = events as Effect.Effect<ReadonlyArray<HarnessEvent>, never, ContextStore>
+            return Effect.map(Effect.provideService(effect, ContextStore, contexts), (list) => Stream.fromIterable(list))
+          }))
+      }))
+    )
+    const stores = Layer.mergeAll(ContextStore.layerMemory, HistoryStore.layerMemory, ErrorJournal.layerMemory, LoopLock.layerMemory)
+    const layer = Layer.mergeAll(
+      harness,
+      git,
+      PromptBuilder.layer,
+      LoopReporter.layerTest(output, progress),
+      NodeFileSystem.layer
+    ).pipe(Layer.provideMerge(stores))
+    const change = makeChange(extras.tasks)
+    return yield* Effect.gen(function*() {
+      if (extras.setup) yield* extras.setup
+      const loop = Effect.exit(
+        runLoop({ change, userPrompt: "Build it.", options: options(loopOptions), cwd: "/tmp", pid: 42, redact: (text) => text })
+      )
+      const [exit] = yield* Effect.all([loop, extras.during?.(() => output.join("")) ?? Effect.void], { concurrency: 2 })
+      const history = yield* HistoryStore
+      const { records } = yield* history.recent(changeId, 100)
+      const state = yield* history.readState(changeId)
+      const journal = yield* (yield* ErrorJournal).read(changeId)
+      return { exit, prompts, output: output.join(""), progress, records, state: Option.getOrNull(state), journal, change }
+    }).pipe(Effect.provide(layer))
+  })
+
+
+/** Waits, in real time, until the loop has printed `text` (it reads files between steps of the test clock). */
+export const untilPrinted = (output: () => string, text: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 2000 && !output().includes(text); i++) {
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+    }
+    if (!output().includes(text)) return yield* Effect.dieMessage(`never printed ${JSON.stringify(text)}:\n${output()}`)
+  })
