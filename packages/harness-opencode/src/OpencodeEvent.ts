@@ -44,14 +44,24 @@ export const ToolUse = Schema.Struct({
   })
 })
 
-/** The session failed (model error, bad config): opencode exits 1 after it. */
+/**
+ * The session failed (model error, bad config): opencode exits 1 after it. An `APIError` carries
+ * the provider's HTTP status and response headers (`retry-after` on a 429).
+ */
 export const SessionError = Schema.Struct({
   type: Schema.Literal("error"),
   error: Schema.Struct({
     name: Schema.optional(Schema.String),
-    data: Schema.optional(Schema.Struct({ message: Schema.optional(Schema.String) }))
+    data: Schema.optional(Schema.Struct({
+      message: Schema.optional(Schema.String),
+      statusCode: Schema.optional(Schema.Number),
+      status: Schema.optional(Schema.Number),
+      responseHeaders: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+      responseBody: Schema.optional(Schema.String)
+    }))
   })
 })
+export type SessionError = typeof SessionError.Type
 
 export const OpencodeEvent = Schema.Union(StepFinish, TextPart, ToolUse, SessionError)
 export type OpencodeEvent = typeof OpencodeEvent.Type

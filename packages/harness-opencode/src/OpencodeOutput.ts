@@ -1,5 +1,6 @@
 import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
 import { decodeLine, type OpencodeEvent } from "./OpencodeEvent.js"
+import { usageLimitOf } from "./OpencodeLimit.js"
 
 export interface OpencodeOutputOptions {
   /** The agent's working directory: file paths under it are shown relative to it. */
@@ -57,7 +58,8 @@ const toUsage = (part: Extract<OpencodeEvent, { type: "step_finish" }>["part"]):
  * - a text part: `AgentText` and `Display`, once per part (a repeated part only adds what is new)
  * - a tool call: one `Display` line (`→ write src/a.ts`, or `✗ ... : error`)
  * - `step_finish`: one `Usage` per model request, with that request's tokens and cost; sum them
- * - `error` events, non-JSON stdout lines and stderr lines: `Display`
+ * - `error` events, non-JSON stdout lines and stderr lines: `Display`; an API error with status
+ *   429 (or 529) is also a `Limited`, with its `retry-after`
  * - a rejected permission (stderr notice or rejected tool call): one `Warning` per run
  */
 export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutput => {
@@ -115,8 +117,12 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
         if (REJECTED_TOOL_CALL.test(error)) warnPermission(out, call)
         return
       }
-      case "error":
-        return showLine(out, `✗ opencode error: ${oneLine(event.error.data?.message ?? event.error.name ?? "unknown error", 500)}`)
+      case "error": {
+        showLine(out, `✗ opencode error: ${oneLine(event.error.data?.message ?? event.error.name ?? "unknown error", 500)}`)
+        const limit = usageLimitOf(event.error)
+        if (limit !== null) out.push(limit)
+        return
+      }
     }
   }
 

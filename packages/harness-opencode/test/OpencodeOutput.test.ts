@@ -29,7 +29,8 @@ const translate = (chunks: ReadonlyArray<HarnessEvent>) => {
     agentText: of("AgentText").map((e) => e.text).join(""),
     display: of("Display").map((e) => e.text).join(""),
     usage: of("Usage").map((e) => e.usage),
-    warnings: of("Warning").map((e) => e.message)
+    warnings: of("Warning").map((e) => e.message),
+    limits: of("Limited").map(({ _tag, ...limit }) => limit)
   }
 }
 
@@ -115,6 +116,36 @@ describe("opencode JSON output", () => {
       stdout(line({ type: "error", error: { name: "APIError", data: { message: "bad request", statusCode: 400 } } }))
     ])
     assert.strictEqual(result.display, "✗ opencode error: bad request\n")
+  })
+
+  it("reports a usage limit for an API error with status 429, waiting as its retry-after says", () => {
+    const apiError = (data: object) => stdout(line({ type: "error", error: { name: "APIError", data: { isRetryable: true, ...data } } }))
+    const seconds = translate([apiError({ message: "Rate limit reached", statusCode: 429, responseHeaders: { "Retry-After": "2" } })])
+    assert.deepStrictEqual(seconds.limits, [{ message: "Rate limit reached", resetAt: null, retryAfterMs: 2000, resets: true }])
+    assert.strictEqual(seconds.display, "✗ opencode error: Rate limit reached\n")
+    const millis = translate([apiError({ message: "slow down", status: 429, responseHeaders: { "retry-after-ms": "1500", "retry-after": "2" } })])
+    assert.strictEqual(millis.limits[0]?.retryAfterMs, 1500)
+    const date = translate([apiError({ message: "Overloaded", statusCode: 529, responseHeaders: { "retry-after": "Wed, 25 Nov 2026 15:51:00 GMT" } })])
+    assert.deepStrictEqual(date.limits, [{ message: "Overloaded", resetAt: Date.UTC(2026, 10, 25, 15, 51), retryAfterMs: null, resets: true }])
+    const none = translate([apiError({ message: "Too Many Requests", statusCode: 429 })])
+    assert.deepStrictEqual(none.limits, [{ message: "Too Many Requests", resetAt: null, retryAfterMs: null, resets: true }])
+  })
+
+  it("reports a used-up quota as a limit that does not reset", () => {
+    const result = translate([
+      stdout(line({ type: "error", error: { name: "APIError", data: { message: "You exceeded your current quota, please check your plan and billing details.", statusCode: 429, responseBody: "{\"error\":{\"code\":\"insufficient_quota\"}}" } } }))
+    ])
+    assert.deepStrictEqual(result.limits.map((limit) => limit.resets), [false])
+  })
+
+  it("takes no other error, and no text about limits, as a usage limit", () => {
+    const result = translate([
+      stdout(line({ type: "error", error: { name: "APIError", data: { message: "rate limit exceeded", statusCode: 400 } } })),
+      stdout(line({ type: "error", error: { name: "UnknownError", data: { message: "You've hit your limit · resets 3pm" } } })),
+      stdout(text("p1", "You've hit your usage limit. Try again at 3:51 PM.\nHTTP 429 Too Many Requests")),
+      stderr("429 Too Many Requests retry-after: 2\n")
+    ])
+    assert.deepStrictEqual(result.limits, [])
   })
 
   it("warns once, suggesting --allow-all, when opencode auto-rejects permission requests", () => {
