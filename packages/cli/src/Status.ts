@@ -1,6 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import {
   addCost,
+  countTokens,
   type ChangeId,
   formatDuration,
   formatProgress,
@@ -42,7 +43,7 @@ const totals = (records: ReadonlyArray<IterationRecord>) => {
   const used = records.filter((r) => r.usage !== null)
   if (used.length === 0) return null
   return {
-    tokens: used.reduce((n, r) => n + r.usage!.inputTokens + r.usage!.outputTokens + r.usage!.reasoningTokens, 0),
+    tokens: used.reduce((n, r) => n + countTokens(r.usage!), 0),
     cost: used.reduce<number | null>((n, r) => addCost(n, r.usage!.cost), null)
   }
 }
@@ -56,6 +57,10 @@ export const statusJson = (report: StatusReport) => ({
   maxIterations: report.state?.maxIterations ?? null,
   startedAt: report.state?.startedAt ?? null,
   updatedAt: report.state?.updatedAt ?? null,
+  stopReason: report.state?.stopReason ?? null,
+  stopMessage: report.state?.stopMessage ?? null,
+  resumeAt: report.state?.resumeAt ?? null,
+  guards: report.state?.guards ?? null,
   usage: totals(report.history),
   tasks: {
     total: report.tasks.tasks.length,
@@ -82,15 +87,39 @@ export const statusJson = (report: StatusReport) => ({
 
 const pad = (text: string, width: number) => text.padEnd(width)
 
+const dollars = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`
+
+/** Spend against the caps, and the breakers' counters: `$0.42 of $5.00 · 15200 tokens · 1h02m of 8h00m · stall 2/5 · failures 0/5`. */
+const guardsLine = (state: LoopState) => {
+  const g = state.guards
+  if (g === null) return null
+  const of = (spent: string, cap: string | null) => (cap === null ? spent : `${spent} of ${cap}`)
+  const elapsed = Date.parse(state.updatedAt) - Date.parse(state.startedAt)
+  return [
+    of(g.costUsd === null ? "cost unknown" : dollars(g.costUsd), g.maxCostUsd === null ? null : dollars(g.maxCostUsd)),
+    of(`${g.tokens} tokens`, g.maxTokens === null ? null : String(g.maxTokens)),
+    of(formatDuration(Number.isFinite(elapsed) ? elapsed : 0), g.maxDurationMs === null ? null : formatDuration(g.maxDurationMs)),
+    g.stallIterations === 0 ? "stall breaker off" : `stall ${g.stalledIterations}/${g.stallIterations}`,
+    `failures ${g.consecutiveFailures}/${g.maxConsecutiveFailures}`,
+    g.maxLimitWaitMs === 0 ? "usage limits not waited for" : `usage limits waited up to ${formatDuration(g.maxLimitWaitMs)}`
+  ].join(" · ")
+}
+
 const promiseColumn = (r: IterationRecord) =>
   r.completionDetected
-    ? r.outcome === "failed" || r.outcome === "timeout" ? "aside" : "found"
+    ? r.outcome === "complete" || r.outcome === "continue" ? "found" : "aside"
     : r.promises.length > 0
     ? "ignored"
     : "-"
 
 const statusColour = (p: Palette, status: string) =>
-  status === "complete" ? p.green(status) : status === "running" ? p.cyan(status) : status === "max-iterations" ? p.yellow(status) : p.red(status)
+  status === "complete"
+    ? p.green(status)
+    : status === "running" || status === "waiting"
+    ? p.cyan(status)
+    : status === "max-iterations" || status === "stopped" || status === "usage-limit"
+    ? p.yellow(status)
+    : p.red(status)
 
 export const statusText = (report: StatusReport, p: Palette = palette(false)): string => {
   const lines: Array<string> = [`change:    ${report.changeId}`]
@@ -103,6 +132,11 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
       `iteration: ${state.iteration} of at most ${state.maxIterations} (at least ${state.minIterations})`,
       `run:       ${state.run}, started ${state.startedAt}, updated ${state.updatedAt}`
     )
+    const guards = guardsLine(state)
+    if (guards !== null) lines.push(`guards:    ${guards}`)
+    if (state.status === "waiting" && state.resumeAt !== null) lines.push(`waiting:   for the usage limit until ${state.resumeAt}`)
+    if (state.stopReason !== null) lines.push(`ended:     ${state.stopReason}${state.stopMessage === null ? "" : ` (${state.stopMessage})`}`)
+    if (state.status === "usage-limit" && state.resumeAt !== null) lines.push(`resume:    run spool again after ${state.resumeAt}`)
   }
   if (report.tasks.tasks.length > 0) lines.push(`tasks:     ${formatProgress(report.tasks)}`)
   const sum = totals(report.history)

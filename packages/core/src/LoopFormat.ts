@@ -42,7 +42,11 @@ const oneLine = (text: string, max = 200) => {
 /** What became of the promise: found, set aside (the run failed), ignored (and why), or not found. */
 export const describePromise = (record: IterationRecord) => {
   if (record.completionDetected) {
-    return record.outcome === "failed" || record.outcome === "timeout" ? "promise set aside: the run failed" : "promise found"
+    return record.outcome === "failed" || record.outcome === "timeout"
+      ? "promise set aside: the run failed"
+      : record.outcome === "stopped" || record.outcome === "limited"
+      ? "promise set aside: the run was cut short"
+      : "promise found"
   }
   if (record.promises.length === 0) return "promise not found"
   const reasons = [...new Set(record.promises.map((verdict) => verdict.reason))]

@@ -151,6 +151,48 @@ export const ralphOptionSpecs = {
     default: "15m",
     description: "stop an iteration silent for this long, e.g. 30s, 5m, 1h30m"
   }),
+  maxCost: valueOption({
+    name: "max-cost",
+    group: "guards",
+    pseudo: "usd",
+    example: "5",
+    description: "stop (exit 4) once the agent has reported this much cost, in US dollars"
+  }),
+  maxTokens: valueOption({
+    name: "max-tokens",
+    group: "guards",
+    pseudo: "n",
+    example: "2000000",
+    description: "stop (exit 4) once the agent has reported this many tokens"
+  }),
+  maxDuration: valueOption({
+    name: "max-duration",
+    group: "guards",
+    pseudo: "duration",
+    example: "8h",
+    description: "stop (exit 4) once the run has lasted this long, e.g. 8h, 1d"
+  }),
+  stallIterations: valueOption({
+    name: "stall-iterations",
+    group: "guards",
+    pseudo: "n",
+    default: "5",
+    description: "stop (exit 4) after this many iterations in a row without progress; 0: never"
+  }),
+  maxConsecutiveFailures: valueOption({
+    name: "max-consecutive-failures",
+    group: "guards",
+    pseudo: "n",
+    example: "5",
+    description: "stop (exit 1) after this many failed iterations in a row (5 unless set)"
+  }),
+  maxLimitWait: valueOption({
+    name: "max-limit-wait",
+    group: "guards",
+    pseudo: "duration",
+    default: "6h",
+    description: "wait this long at most for a usage limit to lift (up to 7d); 0: do not wait (exit 5)"
+  }),
   noStream: switchOption({
     name: "no-stream",
     group: "output",

@@ -8,6 +8,7 @@ import { harnessLayer } from "../Harnesses.js"
 import { example, type ValueSpec } from "../OptionSpec.js"
 import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
+import { guardOptions } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
 
 const usage = (message: string) => new UsageError({ message })
@@ -57,9 +58,17 @@ const loopOptions = (args: RalphArgs) =>
       includeMerges: args.historyMerges,
       requireTasks: args.requireTasks,
       keepErrors: args.keepErrors,
-      errorHistory: yield* parseCount(specs.errorHistory, args.errorHistory)
+      errorHistory: yield* parseCount(specs.errorHistory, args.errorHistory),
+      ...yield* guardOptions(args)
     })
   })
+
+const exitCodes = {
+  complete: ExitCode.Completed,
+  "max-iterations": ExitCode.MaxIterations,
+  stopped: ExitCode.GuardStop,
+  "usage-limit": ExitCode.UsageLimit
+} as const
 
 /** Runs the loop on `change` and sets the exit code from how it ended. */
 export const runChange = (args: RalphArgs, change: Change) =>
@@ -81,7 +90,7 @@ export const runChange = (args: RalphArgs, change: Change) =>
         pid: process.pid,
         redact: makeRedactor(process.env)
       })
-      yield* setExitCode(result.status === "complete" ? ExitCode.Completed : ExitCode.MaxIterations)
+      yield* setExitCode(exitCodes[result.status])
     })
     yield* loop.pipe(
       Effect.provide(Layer.mergeAll(harness, gitLayer(workspace.root), PromptBuilder.layer, TerminalReporter.layer))
