@@ -69,7 +69,8 @@ export const planLimitWait = (
     ? { delayMs: Math.max(0, limit.retryAfterMs), basis: "retry-after" as const }
     : null
   if (!limit.resets) {
-    return { _tag: "GiveUp", resumeAt: limit.resetAt, why: "the usage limit does not reset by waiting" }
+    // The agent may still say when to try again (a new billing period): that is when the loop would resume.
+    return { _tag: "GiveUp", resumeAt: known === null ? null : now + known.delayMs, why: "the usage limit does not reset by waiting" }
   }
   const byWaitCap = settings.maxLimitWaitMs - state.waitedMs
   const byDeadline = settings.deadline === null ? Number.POSITIVE_INFINITY : settings.deadline - now

@@ -101,7 +101,7 @@ describe("usage-limit waits (fake clock)", () => {
       const now = yield* Clock.currentTimeMillis
       assert.deepInclude(planLimitWait(limit({ resets: false, resetAt: now + DAY }), now, { waitedMs: 0, backoffs: 0 }, { maxLimitWaitMs: 6 * HOUR, deadline: null }), {
         _tag: "GiveUp",
-        resumeAt: now + DAY
+        resumeAt: now + DAY + MINUTE
       })
     }))
 

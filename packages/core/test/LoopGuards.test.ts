@@ -52,8 +52,8 @@ describe("the loop's guards", () => {
       const { exit, records, state, output } = yield* runWith(() => limited({ resets: false, resetAt: Date.UTC(2026, 10, 23, 15), retryAfterMs: null, message: "Quota exceeded" }))
       assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.reason, r.iterations] as const), Exit.succeed(["usage-limit", "usage-limit", 1] as const))
       assert.deepStrictEqual(records.map((r) => r.outcome), ["limited"])
-      assert.deepInclude(state, { status: "usage-limit", stopReason: "usage-limit", resumeAt: "2026-11-23T15:00:00.000Z" })
-      assert.include(output, "stopped: the usage limit does not reset by waiting (Quota exceeded); run spool again after 2026-11-23T15:00:00Z")
+      assert.deepInclude(state, { status: "usage-limit", stopReason: "usage-limit", resumeAt: "2026-11-23T15:01:00.000Z" })
+      assert.include(output, "stopped: the usage limit does not reset by waiting (Quota exceeded); run spool again after 2026-11-23T15:01:00Z")
     }))
 
   it.effect("gives up on a limit whose reset lies past --max-limit-wait, without waiting", () =>
