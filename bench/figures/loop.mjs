@@ -18,7 +18,7 @@ export const loopOverhead = ({ repositories, iterations, runs, samples = 7 }) =>
     name,
     dir,
     headBefore: git(dir, "rev-parse", "HEAD").trim(),
-    loop: spoolProgram(`loop in ${name}`, loopArgs(trueProgram, ["--max-iterations", String(iterations)]), { cwd: dir, codes: [3] }),
+    loop: spoolProgram(`loop in ${name}`, loopArgs(trueProgram, ["--max-iterations", String(iterations), "--stall-iterations", "0"]), { cwd: dir, codes: [3] }),
     status: program(`git status in ${name}`, "git", ["status", "--porcelain"], { cwd: dir }),
     loopMs: [],
     statusMs: []

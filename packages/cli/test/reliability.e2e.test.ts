@@ -225,7 +225,8 @@ describe("crashes", () => {
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
     let kills = 0
     for (let round = 0; round < 12; round++) {
-      const loop = start(["ralph", "x", "--change", "001-01", "--no-commit", "--max-iterations", "100000", ...harness(agent)], root)
+      // The agent changes nothing: without --stall-iterations 0 the stall breaker would end the loop before the kill.
+      const loop = start(["ralph", "x", "--change", "001-01", "--no-commit", "--max-iterations", "100000", "--stall-iterations", "0", ...harness(agent)], root)
       await loop.waitFor("=== spool ralph: iteration 1/")
       await new Promise((r) => setTimeout(r, 50 + random() * 700))
       loop.child.kill("SIGKILL")
