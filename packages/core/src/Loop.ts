@@ -1,6 +1,6 @@
-import { Clock, Deferred, Effect, Option, Ref, Schedule, Schema } from "effect"
+import { Clock, Deferred, Effect, Option, Ref, Schedule } from "effect"
 import { ContextStore } from "./ContextStore.js"
-import type { HarnessUsage, LoopOptions, LoopState, LoopStatus, StopReason } from "./Domain.js"
+import type { HarnessUsage, LoopOptions, LoopState } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
 import { type GitSnapshot, GitSummary } from "./GitSummary.js"
 import {
@@ -19,43 +19,13 @@ import { HistoryStore } from "./HistoryStore.js"
 import { type IterationContext, type IterationResult, runIteration, type IterationWatch } from "./Iteration.js"
 import type { JournalEntry } from "./JournalEntry.js"
 import { type LimitPlan, limitWaits, sleepLong } from "./LimitWait.js"
+import { oneLine } from "./LoopFormat.js"
 import { makeLoopInputs } from "./LoopInputs.js"
 import { LoopLock } from "./LoopLock.js"
 import { LoopReporter } from "./LoopReporter.js"
+import { LoopFailedError, type LoopResult } from "./LoopResult.js"
 import { openTaskCount } from "./Tasks.js"
 import type { Change } from "./Workspace.js"
-
-const oneLine = (text: string, max = 200) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
-/** The failure breaker tripped: `failures` iterations failed in a row (1 with `--fail-fast`). Exit code 1. */
-export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("LoopFailedError", {
-  iteration: Schema.Int,
-  exitCode: Schema.NullOr(Schema.Int),
-  signal: Schema.NullOr(Schema.String),
-  outcome: Schema.String,
-  failures: Schema.Int,
-  failFast: Schema.Boolean,
-  /** The error every failure of the streak shared, when they did. */
-  sameError: Schema.NullOr(Schema.String)
-}) {
-  override get message() {
-    const how = this.outcome === "timeout"
-      ? "timed out"
-      : this.signal !== null
-      ? `was killed by ${this.signal}`
-      : `exited with code ${this.exitCode}`
-    if (this.failFast) {
-      return `iteration ${this.iteration} failed (the harness ${how}) and --fail-fast is set; see spool ralph --status`
-    }
-    if (this.sameError !== null) {
-      return `the same error ${this.failures} times in a row (--max-consecutive-failures ${this.failures}): ${oneLine(this.sameError)}; see spool ralph --status`
-    }
-    return `${this.failures} iterations failed in a row (--max-consecutive-failures ${this.failures}); the last one: the harness ${how}; see spool ralph --status`
-  }
-}
 
 export interface LoopRun {
   readonly change: Change
@@ -67,20 +37,6 @@ export interface LoopRun {
   readonly pid: number
   /** Applied to everything written to logs and the error journal. */
   readonly redact: (text: string) => string
-}
-
-/**
- * How a run ended, short of a failure: `complete` (exit 0), `max-iterations` (3), `stopped` by a
- * guard (4), `usage-limit` not waited out (5, with `resumeAt` when it would have resumed).
- */
-export interface LoopResult {
-  readonly run: string
-  readonly status: Extract<LoopStatus, "complete" | "max-iterations" | "stopped" | "usage-limit">
-  readonly reason: StopReason
-  readonly iterations: number
-  /** The line that says why the run ended. */
-  readonly message: string
-  readonly resumeAt: number | null
 }
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")

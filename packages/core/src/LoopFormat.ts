@@ -34,7 +34,8 @@ const describeChanges = (record: IterationRecord) =>
     ? "changes: n/a"
     : `${record.git.changedFiles} file${record.git.changedFiles === 1 ? "" : "s"} changed`
 
-const oneLine = (text: string, max = 200) => {
+/** Whitespace collapsed, cut at `max` characters. */
+export const oneLine = (text: string, max = 200) => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }

@@ -1,0 +1,45 @@
+import { Schema } from "effect"
+import type { LoopStatus, StopReason } from "./Domain.js"
+import { oneLine } from "./LoopFormat.js"
+
+/** The failure breaker tripped: `failures` iterations failed in a row (1 with `--fail-fast`). Exit code 1. */
+export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("LoopFailedError", {
+  iteration: Schema.Int,
+  exitCode: Schema.NullOr(Schema.Int),
+  signal: Schema.NullOr(Schema.String),
+  outcome: Schema.String,
+  failures: Schema.Int,
+  failFast: Schema.Boolean,
+  /** The error every failure of the streak shared, when they did. */
+  sameError: Schema.NullOr(Schema.String)
+}) {
+  override get message() {
+    const how = this.outcome === "timeout"
+      ? "timed out"
+      : this.signal !== null
+      ? `was killed by ${this.signal}`
+      : `exited with code ${this.exitCode}`
+    if (this.failFast) {
+      return `iteration ${this.iteration} failed (the harness ${how}) and --fail-fast is set; see spool ralph --status`
+    }
+    if (this.sameError !== null) {
+      return `the same error ${this.failures} times in a row (--max-consecutive-failures ${this.failures}): ${oneLine(this.sameError)}; see spool ralph --status`
+    }
+    return `${this.failures} iterations failed in a row (--max-consecutive-failures ${this.failures}); the last one: the harness ${how}; see spool ralph --status`
+  }
+}
+
+/**
+ * How a run ended, short of a failure: `complete` (exit 0), `max-iterations` (3), `stopped` by a
+ * guard (4), `usage-limit` not waited out (5, with `resumeAt` when it would have resumed).
+ */
+export interface LoopResult {
+  readonly run: string
+  readonly status: Extract<LoopStatus, "complete" | "max-iterations" | "stopped" | "usage-limit">
+  readonly reason: StopReason
+  readonly iterations: number
+  /** The line that says why the run ended. */
+  readonly message: string
+  readonly resumeAt: number | null
+}
+
