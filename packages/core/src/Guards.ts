@@ -76,7 +76,7 @@ export const describeSpend = (spend: Spend, elapsedMs: number) =>
   `${spend.costUsd === null ? "cost unknown" : `${money(spend.costUsd)} spent`}, ${spend.tokens} tokens, ${formatDuration(elapsedMs)}`
 
 /** The spend cap `spend` (reported so far) or `elapsedMs` has reached, if any. */
-export const spendStop = (settings: GuardSettings, spend: Spend, elapsedMs: number): GuardStop | null => {
+export const spendStop = (settings: GuardSettings, spend: Spend, elapsedMs: number): (GuardStop & { readonly reason: SpendGuard }) | null => {
   const totals = describeSpend(spend, elapsedMs)
   if (settings.maxCostUsd !== null && spend.costUsd !== null && spend.costUsd >= settings.maxCostUsd) {
     return { reason: "max-cost", message: `stopped: --max-cost ${money(settings.maxCostUsd)} reached (${totals})` }

@@ -3,7 +3,7 @@ import { ContextStore } from "./ContextStore.js"
 import type { HarnessUsage, IterationOutcome, IterationRecord } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
 import { type GitSnapshot, GitSummary } from "./GitSummary.js"
-import type { IterationFacts } from "./Guards.js"
+import type { IterationFacts, SpendGuard } from "./Guards.js"
 import { type Capture, makeCapture, runHarness } from "./HarnessCapture.js"
 import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
@@ -36,7 +36,7 @@ export interface IterationContext {
 export interface IterationWatch {
   readonly onStart: Effect.Effect<void>
   readonly onUsage: (usage: HarnessUsage) => Effect.Effect<void>
-  readonly stopWhen: Effect.Effect<string>
+  readonly stopWhen: Effect.Effect<SpendGuard>
 }
 
 export interface IterationResult {
@@ -46,6 +46,8 @@ export interface IterationResult {
   readonly limit: UsageLimit | null
   /** What the next prompt must tell the agent about this iteration (a claim set aside). */
   readonly notes: ReadonlyArray<string>
+  /** The spend cap that stopped the agent, when one did. */
+  readonly stoppedBy: SpendGuard | null
 }
 
 const describeFailure = (capture: Capture) =>
@@ -222,7 +224,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           progress,
           failure: failed ? capture.error ?? lastLine(stderr) : null
         }
-        return { record, facts, limit: capture.limited, notes } satisfies IterationResult
+        return { record, facts, limit: capture.limited, notes, stoppedBy: capture.stopped as SpendGuard | null } satisfies IterationResult
       })
 
     yield* Effect.scoped(

@@ -10,6 +10,7 @@ import {
   guardReport,
   initialCounters,
   judgeCounters,
+  type SpendGuard,
   spendStop,
   unsupportedCap
 } from "./Guards.js"
@@ -138,12 +139,12 @@ export const runLoop = (input: LoopRun) =>
 
     /** The guards watching one iteration: a spend cap reached by what the agent reports, or the end of --max-duration, stops it. */
     const watchIteration = (iteration: number) => Effect.gen(function*() {
-      const reached = yield* Deferred.make<string>()
+      const reached = yield* Deferred.make<SpendGuard>()
       const { spend } = yield* Ref.get(counters)
       const usedBefore = yield* Ref.get(runUsage)
       const outOfTime = deadline === null
         ? Effect.never
-        : Effect.flatMap(Clock.currentTimeMillis, (now) => sleepLong(deadline - now)).pipe(Effect.as("max-duration"))
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => sleepLong(deadline - now)).pipe(Effect.as<SpendGuard>("max-duration"))
       return {
         onStart: reportProgress(iteration, usedBefore),
         onUsage: (usage) =>
@@ -208,8 +209,8 @@ export const runLoop = (input: LoopRun) =>
         const ms = yield* elapsed
         const counted = yield* Ref.updateAndGet(counters, (c) => countIteration(c, result.facts))
         const cap = spendStop(options, counted.spend, ms)
-        if (cap !== null || result.record.outcome === "stopped") {
-          const stop = cap ?? { reason: "max-duration" as const, message: "stopped: a spend cap was reached" }
+        if (cap !== null || result.stoppedBy !== null) {
+          const stop = cap ?? { reason: result.stoppedBy ?? "max-duration", message: `stopped: --${result.stoppedBy} reached` }
           return end({ status: "stopped", reason: stop.reason, iterations: iteration, message: stop.message, resumeAt: null }, result)
         }
         const verdict = judgeCounters(options, counted, result.facts.failure, ms)
