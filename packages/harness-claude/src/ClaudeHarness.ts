@@ -75,6 +75,7 @@ export const layer = (options: ClaudeHarnessOptions): Layer.Layer<
       const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
       return {
         name,
+        reports: { cost: true, tokens: true },
         preflight: Effect.zipRight(resolve, checkRoot(options)),
         run: (request) =>
           Stream.unwrap(Effect.map(resolve, (command) => {

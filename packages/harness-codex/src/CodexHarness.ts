@@ -74,6 +74,8 @@ export const layer = (options: CodexHarnessOptions): Layer.Layer<
       const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
       return {
         name,
+        // codex reports tokens per turn, never cost.
+        reports: { cost: false, tokens: true },
         preflight: Effect.asVoid(resolve),
         run: (request) =>
           Stream.unwrap(Effect.map(resolve, (command) => {
