@@ -83,6 +83,9 @@ export type LoopStatus = typeof LoopStatus.Type
 /** The small state file of the current (or last) run of a change. */
 export const LoopState = Schema.Struct({
   changeId: Schema.String,
+  /** With `--worktree`: the branch the run commits to and the worktree the agent works in. */
+  branch: Schema.optional(Schema.String),
+  worktree: Schema.optional(Schema.String),
   run: Schema.String,
   status: LoopStatus,
   iteration: Schema.Int,
