@@ -63,6 +63,6 @@ describe("LoopLock", () => {
       fs.mkdirSync(path.join(root, ".spool", ".state", "ralph", "002-01_d"), { recursive: true })
       fs.writeFileSync(path.join(root, ".spool", ".state", "ralph", "002-01_d", "lock"), "{not json")
       const live = yield* withLock(root, identity(999), Effect.flatMap(LoopLock, (lock) => lock.liveLoops))
-      assert.deepStrictEqual(live, [{ changeId: "001-01_a", owner: { pid: 100, host: "here", startedAt: "t", workTree: root } }])
+      assert.deepStrictEqual(live, [{ changeId: ChangeId.make("001-01_a"), owner: { pid: 100, host: "here", startedAt: "t", workTree: root } }])
     }))
 })
