@@ -163,6 +163,7 @@ describe("spool ralph --worktree", () => {
     const outside = spool(["ralph", "x", "--change", first, "--worktree", ...harness(done)], { cwd: plain })
     expect(outside.code).toBe(2)
     expect(outside.stderr).toMatch(/^spool: --worktree needs a git repository, and .* is not inside one; run git init and commit, or run without --worktree\n$/)
+    expect(existsSync(join(plain, ".spool", ".state"))).toBe(false)
 
     const root = twoChanges()
     addChange(root, "001-03_draft")

@@ -103,13 +103,15 @@ const refOf = (changeId: string) => `refs/heads/${branchOf(changeId)}`
 
 /**
  * The change's worktree on branch `spool/<change-id>`: reused when it exists, else made (the branch
- * from HEAD the first time). `requires` are paths relative to `root` the checkout must hold.
+ * from HEAD the first time). `requires` are paths relative to `root` the checkout must hold;
+ * `prepare` runs once everything is checked, just before a worktree is made.
  */
-export const open = (input: {
+export const open = <E = never>(input: {
   readonly root: string
   readonly changeId: string
   readonly requires: ReadonlyArray<string>
-}): Effect.Effect<Worktree, WorktreeError | GitError> =>
+  readonly prepare?: Effect.Effect<unknown, E>
+}): Effect.Effect<Worktree, WorktreeError | GitError | E> =>
   Effect.gen(function*() {
     const { changeId } = input
     const { git, prefix, target } = yield* openRepository(input.root, changeId)
@@ -132,10 +134,6 @@ export const open = (input: {
     const elsewhere = entries.find((entry) => entry.branch === refOf(changeId))
     if (elsewhere !== undefined) return yield* fail(isGone(elsewhere) ? "Missing" : "CheckedOutElsewhere", elsewhere.path)
     if (Fs.existsSync(target)) return yield* fail("Occupied", target)
-    const relativeTarget = Path.relative(realPath(input.root), target)
-    if ((yield* git.runOrNull("worktree", ["check-ignore", "-q", "--", relativeTarget])) === null) {
-      return yield* fail("NotIgnored", target)
-    }
 
     const branchExists = (yield* git.runOrNull("worktree", ["rev-parse", "--verify", "-q", refOf(changeId)])) !== null
     if (!branchExists && (yield* git.runOrNull("worktree", ["rev-parse", "--verify", "-q", "HEAD"])) === null) {
@@ -150,6 +148,11 @@ export const open = (input: {
       if (present === null) {
         return yield* fail("NotCommitted", target, `${file} is not ${branchExists ? `on branch ${branch}` : "committed in HEAD"}`)
       }
+    }
+    if (input.prepare !== undefined) yield* input.prepare
+    const relativeTarget = Path.relative(realPath(input.root), target)
+    if ((yield* git.runOrNull("worktree", ["check-ignore", "-q", "--", relativeTarget])) === null) {
+      return yield* fail("NotIgnored", target)
     }
     yield* git.runQuiet(
       "worktree",

@@ -65,12 +65,12 @@ export const workPlace = (change: Change, options: { readonly worktree: boolean;
       yield* refuseSharedWorkTree(change, real(workspace.root), options.commits)
       return { cwd: workspace.root, change, worktree: null } satisfies WorkPlace
     }
-    // The ignore file of `.spool/.state/` must exist before the worktree does, or git status shows it.
-    yield* workspace.ensureStateDir(change.id)
     const worktree = yield* GitWorktree.open({
       root: workspace.root,
       changeId: change.id,
-      requires: [relative(workspace.root, change.proposalPath)]
+      requires: [relative(workspace.root, change.proposalPath)],
+      // The ignore file of `.spool/.state/` must exist before the worktree does, or git status shows it.
+      prepare: workspace.ensureStateDir(change.id)
     })
     yield* (yield* LoopReporter).line(
       `${worktree.created ? "made" : "reusing"} the worktree ${worktree.path} on branch ${worktree.branch}`
