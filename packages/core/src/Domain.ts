@@ -84,8 +84,8 @@ export type LoopStatus = typeof LoopStatus.Type
 export const LoopState = Schema.Struct({
   changeId: Schema.String,
   /** With `--worktree`: the branch the run commits to and the worktree the agent works in. */
-  branch: Schema.optional(Schema.String),
-  worktree: Schema.optional(Schema.String),
+  branch: Schema.optionalWith(Schema.String, { exact: true }),
+  worktree: Schema.optionalWith(Schema.String, { exact: true }),
   run: Schema.String,
   status: LoopStatus,
   iteration: Schema.Int,

@@ -10,7 +10,7 @@ export const LockOwner = Schema.Struct({
   host: Schema.String,
   startedAt: Schema.String,
   /** The work tree the loop runs in (absent in locks written before it was recorded). */
-  workTree: Schema.optional(Schema.String)
+  workTree: Schema.optionalWith(Schema.String, { exact: true })
 })
 export type LockOwner = typeof LockOwner.Type
 

@@ -35,7 +35,8 @@ const inWorktree = (change: Change, mainRoot: string, worktreeRoot: string): Cha
 
 /**
  * Every loop commits all that changed in its work tree, so two loops in one work tree would take
- * each other's edits. A loop that commits nothing may share one, with a warning.
+ * each other's edits. A loop that commits nothing may share one, with a warning. Checked before the
+ * loop takes its own lock, so that a refusal writes nothing.
  */
 const refuseSharedWorkTree = (change: Change, workTree: string, commits: boolean) =>
   Effect.gen(function*() {
