@@ -69,7 +69,9 @@ export const workPlace = (change: Change, options: { readonly worktree: boolean;
     const worktree = yield* GitWorktree.open({
       root: workspace.root,
       changeId: change.id,
-      requires: [relative(workspace.root, change.proposalPath)],
+      requires: [change.proposalPath, ...(change.modulePath === null ? [] : [change.modulePath])].map((file) =>
+        relative(workspace.root, file)
+      ),
       // The ignore file of `.spool/.state/` must exist before the worktree does, or git status shows it.
       prepare: workspace.ensureStateDir(change.id)
     })
