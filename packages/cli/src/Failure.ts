@@ -2,7 +2,7 @@ import { stderrPalette } from "./Colour.js"
 import { ExitCode } from "./ExitCode.js"
 import { firstChangeHint } from "./FirstChange.js"
 
-const usageTags = new Set(["UsageError", "ChangeError", "WorkspaceNotFoundError", "UnsupportedGuardError"])
+const usageTags = new Set(["UsageError", "ChangeError", "WorkspaceNotFoundError", "UnsupportedGuardError", "WorktreeError"])
 
 /** Turns a failure into the one line the user sees and the exit code. */
 export const describeFailure = (error: unknown): { readonly message: string; readonly exitCode: number } => {

@@ -33,9 +33,13 @@ export const loadStatus = (changeId: ChangeId) =>
     const { records, skipped } = yield* store.recent(changeId, RECENT)
     const workspace = yield* Workspace
     const path = yield* Path.Path
-    const tasksText = yield* (yield* FileSystem.FileSystem)
-      .readFileString(path.join(workspace.spoolDir, "changes", changeId, "tasks.md"))
-      .pipe(Effect.orElseSucceed(() => null))
+    const fs = yield* FileSystem.FileSystem
+    const tasksIn = (root: string) => fs.readFileString(path.join(root, ".spool", "changes", changeId, "tasks.md"))
+    // A loop in a worktree ticks the tasks there; the main work tree's copy is the fallback.
+    const tasksText = yield* (state?.worktree === undefined ? tasksIn(workspace.root) : tasksIn(state.worktree)).pipe(
+      Effect.orElse(() => tasksIn(workspace.root)),
+      Effect.orElseSucceed(() => null)
+    )
     return { changeId, state, history: records, skipped, tasks: parseTasks(tasksText) } satisfies StatusReport
   })
 
@@ -53,6 +57,8 @@ export const statusJson = (report: StatusReport) => ({
   run: report.state?.run ?? null,
   iteration: report.state?.iteration ?? 0,
   status: report.state?.status ?? "none",
+  branch: report.state?.branch ?? null,
+  worktree: report.state?.worktree ?? null,
   minIterations: report.state?.minIterations ?? null,
   maxIterations: report.state?.maxIterations ?? null,
   startedAt: report.state?.startedAt ?? null,
@@ -132,6 +138,8 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
       `iteration: ${state.iteration} of at most ${state.maxIterations} (at least ${state.minIterations})`,
       `run:       ${state.run}, started ${state.startedAt}, updated ${state.updatedAt}`
     )
+    if (state.branch !== undefined) lines.push(`branch:    ${state.branch}`)
+    if (state.worktree !== undefined) lines.push(`worktree:  ${state.worktree}`)
     const guards = guardsLine(state)
     if (guards !== null) lines.push(`guards:    ${guards}`)
     if (state.status === "waiting" && state.resumeAt !== null) lines.push(`waiting:   for the usage limit until ${state.resumeAt}`)

@@ -4,19 +4,22 @@ import { HistoryStore, Workspace } from "@spool/core"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { ExitCode } from "./ExitCode.js"
 import { describeFailure, writeError } from "./Failure.js"
+import { locate } from "./ralph/WorktreeLocation.js"
 import { parseStatusArgs } from "./StatusArgs.js"
 import { onlyChangeWithState, printStatus } from "./Status.js"
 
 // `spool ralph --status`, without the command-line parser: it answers the same, sooner.
 const args = parseStatusArgs(process.argv.slice(2)) ?? { change: null, json: false }
+const location = locate(process.cwd())
+const change = args.change ?? location.worktreeChange
 
 const program = Effect.gen(function*() {
-  const changeId = args.change === null
+  const changeId = change === null
     ? yield* onlyChangeWithState
-    : (yield* (yield* Workspace).resolveChange(args.change)).id
+    : (yield* (yield* Workspace).resolveChange(change)).id
   yield* printStatus(changeId, args.json)
 }).pipe(
-  Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(process.cwd())))),
+  Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(location.workspaceCwd)))),
   Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))
 )
 

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
-import { addChange, agentScript, makeWorkspace, spawnSpool, spool, stateDir } from "./support.js"
+import { addChange, agentScript, git, makeWorkspace, spawnSpool, spool, stateDir } from "./support.js"
 
 const change = "001-01_greeting-cli"
 const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
@@ -63,6 +63,8 @@ describe("one loop per change", () => {
   it("refuses a second loop on the same change, while status, context and other changes keep working", async () => {
     const root = makeWorkspace()
     addChange(root, "001-02_second")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "second change")
     const release = tmpFile("release")
     const waiting = agentScript(`
 import { existsSync } from "node:fs"
@@ -80,7 +82,8 @@ console.log("<promise>COMPLETE</promise>")`)
     expect(spool(["ralph", "--add-context", "hint", "--change", "001-01"], { cwd: root }).code).toBe(0)
     expect(spool(["ralph", "--clear-context", "--change", "001-01"], { cwd: root }).code).toBe(0)
 
-    const other = spool(["ralph", "x", "--change", "001-02", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    // Another change runs beside it in a worktree of its own (in the same work tree it is refused).
+    const other = spool(["ralph", "x", "--change", "001-02", "--worktree", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
     expect(other.code, other.stderr).toBe(0)
 
     writeFileSync(release, "")

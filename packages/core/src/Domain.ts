@@ -134,6 +134,9 @@ export type GuardReport = typeof GuardReport.Type
 /** The small state file of the current (or last) run of a change. */
 export const LoopState = Schema.Struct({
   changeId: Schema.String,
+  /** With `--worktree`: the branch the run commits to and the worktree the agent works in. */
+  branch: Schema.optionalWith(Schema.String, { exact: true }),
+  worktree: Schema.optionalWith(Schema.String, { exact: true }),
   run: Schema.String,
   status: LoopStatus,
   iteration: Schema.Int,

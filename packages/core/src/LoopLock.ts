@@ -8,7 +8,9 @@ import { Workspace } from "./Workspace.js"
 export const LockOwner = Schema.Struct({
   pid: Schema.Int,
   host: Schema.String,
-  startedAt: Schema.String
+  startedAt: Schema.String,
+  /** The work tree the loop runs in (absent in locks written before it was recorded). */
+  workTree: Schema.optionalWith(Schema.String, { exact: true })
 })
 export type LockOwner = typeof LockOwner.Type
 
@@ -28,12 +30,22 @@ export interface LockIdentity {
   readonly pid: number
   readonly host: string
   readonly isAlive: (pid: number) => boolean
+  /** The work tree this process's loop runs in, recorded in its lock. */
+  readonly workTree?: string
+}
+
+/** A loop that holds a change's lock and still runs on this host. */
+export interface LiveLoop {
+  readonly changeId: ChangeId
+  readonly owner: LockOwner
 }
 
 /** One loop per change: a lock file in the change's state directory, taken atomically, released with the scope. */
 export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
   /** Takes the lock for the scope; succeeds with the owner of a dead loop whose lock it took over, if any. */
   readonly acquire: (changeId: ChangeId) => Effect.Effect<Option.Option<LockOwner>, LockError | StateError, Scope.Scope>
+  /** The loops of every change that run on this host now, by their locks. */
+  readonly liveLoops: Effect.Effect<ReadonlyArray<LiveLoop>>
 }>() {
   static readonly layer = (identity: LockIdentity) =>
     Layer.effect(
@@ -49,7 +61,12 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             const dir = yield* workspace.ensureStateDir(changeId)
             const lock = path.join(dir, "lock")
             const fail = (cause: { message: string }) => new StateError({ reason: "Write", path: lock, detail: cause.message })
-            const mine: LockOwner = { pid: identity.pid, host: identity.host, startedAt: new Date().toISOString() }
+            const mine: LockOwner = {
+              pid: identity.pid,
+              host: identity.host,
+              startedAt: new Date().toISOString(),
+              ...(identity.workTree === undefined ? {} : { workTree: identity.workTree })
+            }
             const content = JSON.stringify(mine)
 
             // A complete file linked into place: the lock never exists half-written.
@@ -105,7 +122,21 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             })
           })
 
-        return { acquire }
+        const liveLoops = Effect.gen(function*() {
+          const live: Array<LiveLoop> = []
+          for (const changeId of yield* workspace.changesWithState) {
+            const text = yield* readFileOrNull(fs, path.join(workspace.stateDir(changeId), "lock")).pipe(
+              Effect.orElseSucceed(() => null)
+            )
+            const owner = decodeOwner(text ?? "")
+            if (Option.isSome(owner) && owner.value.host === identity.host && identity.isAlive(owner.value.pid)) {
+              live.push({ changeId, owner: owner.value })
+            }
+          }
+          return live
+        })
+
+        return { acquire, liveLoops }
       })
     )
 
@@ -113,8 +144,10 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
   static readonly layerMemory = Layer.effect(
     LoopLock,
     Effect.gen(function*() {
-      const held = yield* Ref.make(new Set<string>())
+      const held = yield* Ref.make(new Set<ChangeId>())
       return {
+        liveLoops: Effect.map(Ref.get(held), (set) =>
+          [...set].map((changeId) => ({ changeId, owner: { pid: 0, host: "memory", startedAt: "unknown" } }))),
         acquire: (changeId) =>
           Effect.gen(function*() {
             const taken = yield* Ref.modify(held, (set) => (set.has(changeId) ? [false, set] : [true, new Set(set).add(changeId)]))

@@ -49,3 +49,26 @@ export const parseLog = (output: string): ReadonlyArray<CommitInfo> =>
       const [hash = "", subject = "", author = "", date = ""] = record.split(FIELD)
       return { hash, subject, author, date }
     })
+
+/** One worktree of `git worktree list --porcelain`. */
+export interface WorktreeEntry {
+  readonly path: string
+  /** `refs/heads/<name>`, or null for a detached HEAD or a bare repository. */
+  readonly branch: string | null
+  /** Git knows its directory is gone (`git worktree prune` would forget it). */
+  readonly prunable: boolean
+}
+
+/** Parses `git worktree list --porcelain`: blocks of `key value` lines separated by a blank line. */
+export const parseWorktreeList = (output: string): ReadonlyArray<WorktreeEntry> =>
+  output
+    .split(/\n\n+/)
+    .map((block) => block.split("\n").filter((line) => line !== ""))
+    .filter((lines) => lines[0]?.startsWith("worktree ") === true)
+    .map((lines) => {
+      const value = (key: string) => {
+        const line = lines.find((l) => l === key || l.startsWith(`${key} `))
+        return line === undefined ? null : line.slice(key.length + 1)
+      }
+      return { path: value("worktree")!, branch: value("branch"), prunable: value("prunable") !== null }
+    })

@@ -1,1 +1,2 @@
 export * as GitSummaryLive from "./GitSummaryLive.js"
+export * as GitWorktree from "./GitWorktree.js"

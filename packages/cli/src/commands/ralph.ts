@@ -5,16 +5,32 @@ import { lockIdentity } from "../Process.js"
 import { type RalphArgs, ralphOptions } from "../ralph/Options.js"
 import { runChange } from "../ralph/Run.js"
 import { statusTarget, targetChange } from "../ralph/Targeting.js"
+import { removeWorktree } from "../ralph/Worktree.js"
+import { locate } from "../ralph/WorktreeLocation.js"
 import { printStatus } from "../Status.js"
 import { UsageError } from "../UsageError.js"
 
 const usage = (message: string) => new UsageError({ message })
 
+const location = locate(process.cwd())
+
+/** Inside a change's worktree, spool works on that change, and a loop runs in that worktree. */
+const inWorktree = (args: RalphArgs): RalphArgs =>
+  location.worktreeChange === null ? args : {
+    ...args,
+    change: Option.orElse(args.change, () => Option.some(location.worktreeChange!)),
+    worktree: true
+  }
+
 /** `spool ralph`: one of its modes (status, add or clear context) or the loop itself. */
-const handler = (args: RalphArgs) =>
+const handler = (input: RalphArgs) =>
   Effect.gen(function*() {
-    const modes = [args.status, Option.isSome(args.addContext), args.clearContext].filter(Boolean).length
-    if (modes > 1) return yield* usage("use only one of --status, --add-context and --clear-context at a time")
+    const args = inWorktree(input)
+    const modes = [args.status, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean).length
+    if (modes > 1) return yield* usage("use only one of --status, --add-context, --clear-context and --remove at a time")
+    if (args.remove && !input.worktree) {
+      return yield* usage("--remove goes with --worktree: spool ralph --change <id> --worktree --remove")
+    }
     if (Option.isSome(args.addContext) && args.addContext.value.trim() === "") {
       return yield* usage("--add-context needs some text, e.g. --add-context \"use the v2 API\"")
     }
@@ -28,6 +44,7 @@ const handler = (args: RalphArgs) =>
       yield* Effect.sync(() => console.log(`added context for ${change.id}; the loop uses it from its next iteration`))
       return
     }
+    if (args.remove) return yield* removeWorktree(change)
     if (args.clearContext) {
       yield* contexts.clear(change.id)
       yield* Effect.sync(() => console.log(`cleared context for ${change.id}`))
@@ -37,7 +54,7 @@ const handler = (args: RalphArgs) =>
   }).pipe(
     Effect.provide(
       Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer, LoopLock.layer(lockIdentity)).pipe(
-        Layer.provideMerge(Workspace.layer(process.cwd()))
+        Layer.provideMerge(Workspace.layer(location.workspaceCwd))
       )
     )
   )

@@ -139,6 +139,16 @@ export const ralphOptionSpecs = {
     group: "git",
     description: "include merge commits in that list"
   }),
+  worktree: switchOption({
+    name: "worktree",
+    group: "git",
+    description: "run the loop in a git worktree of its own, on branch spool/<change-id>"
+  }),
+  remove: switchOption({
+    name: "remove",
+    group: "git",
+    description: "with --worktree: remove the change's worktree (its branch stays), then exit"
+  }),
   failFast: switchOption({
     name: "fail-fast",
     group: "guards",

@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { type Change, LoopOptions, makeRedactor, PromptBuilder, readTextFile, runLoop, Workspace } from "@spool/core"
+import { type Change, LoopOptions, makeRedactor, PromptBuilder, readTextFile, runLoop } from "@spool/core"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { parseDuration } from "../Duration.js"
 import { ExitCode, setExitCode } from "../ExitCode.js"
@@ -10,6 +10,7 @@ import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { guardOptions } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { afterLoop, placeLayer, workPlace } from "./Worktree.js"
 
 const usage = (message: string) => new UsageError({ message })
 
@@ -73,7 +74,6 @@ const exitCodes = {
 /** Runs the loop on `change` and sets the exit code from how it ended. */
 export const runChange = (args: RalphArgs, change: Change) =>
   Effect.gen(function*() {
-    const workspace = yield* Workspace
     const userPrompt = yield* readPrompt(args)
     const options = yield* loopOptions(args)
     const harness = yield* harnessLayer(args.harness.trim(), {
@@ -82,17 +82,17 @@ export const runChange = (args: RalphArgs, change: Change) =>
       harnessCommand: Option.getOrNull(args.harnessCommand)
     })
     const loop = Effect.gen(function*() {
+      const place = yield* workPlace(change, { worktree: args.worktree, commits: options.commit })
       const result = yield* runLoop({
-        change,
+        change: place.change,
         userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
         options,
-        cwd: workspace.root,
+        cwd: place.cwd,
         pid: process.pid,
         redact: makeRedactor(process.env)
-      })
+      }).pipe(Effect.provide(Layer.merge(placeLayer(place), gitLayer(place.cwd))))
+      yield* afterLoop(place, result.status === "complete")
       yield* setExitCode(exitCodes[result.status])
     })
-    yield* loop.pipe(
-      Effect.provide(Layer.mergeAll(harness, gitLayer(workspace.root), PromptBuilder.layer, TerminalReporter.layer))
-    )
+    yield* loop.pipe(Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.layer)))
   })

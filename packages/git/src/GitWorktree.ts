@@ -1,0 +1,178 @@
+import type { GitError } from "@spool/core"
+import { Effect, Schema } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as GitCommand from "./GitCommand.js"
+import { parseWorktreeList, type WorktreeEntry } from "./GitOutput.js"
+
+/** A change's worktree cannot be made, reused or removed as asked; the message says what to do. */
+export class WorktreeError extends Schema.TaggedError<WorktreeError>()("WorktreeError", {
+  reason: Schema.Literal(
+    "NotARepository",
+    "NoCommit",
+    "NotCommitted",
+    "CheckedOutElsewhere",
+    "WrongBranch",
+    "Missing",
+    "Occupied",
+    "NotIgnored",
+    "NotFound",
+    "Uncommitted"
+  ),
+  changeId: Schema.String,
+  /** The worktree directory, or for `CheckedOutElsewhere` the worktree holding the branch. */
+  path: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    const branch = branchOf(this.changeId)
+    switch (this.reason) {
+      case "NotARepository":
+        return `--worktree needs a git repository, and ${this.path} is not inside one; run git init and commit, or run without --worktree`
+      case "NoCommit":
+        return `--worktree checks out the current commit, and the repository has none yet; commit the change first`
+      case "NotCommitted":
+        return `${this.detail}, and the worktree is a checkout of it; commit the change first (git add .spool/changes/${this.changeId} && git commit)`
+      case "CheckedOutElsewhere":
+        return `branch ${branch} is checked out in another worktree, ${this.path}; a branch lives in one worktree at a time: remove that one (git worktree remove ${this.path}) or switch it to another branch`
+      case "WrongBranch":
+        return `the worktree ${this.path} has ${this.detail} checked out, not ${branch}; check out ${branch} there, or remove it with git worktree remove ${this.path}`
+      case "Missing":
+        return `the worktree of ${this.changeId} at ${this.path} is gone (deleted by hand?); run git worktree prune to forget it, then start again: branch ${branch} keeps its commits`
+      case "Occupied":
+        return `${this.path} exists but is not a worktree of this repository; move it away and start again`
+      case "NotIgnored":
+        return `${this.path} would show in git status; add a line '*' to .spool/.state/.gitignore and start again`
+      case "NotFound":
+        return `change ${this.changeId} has no worktree at ${this.path}; nothing to remove`
+      case "Uncommitted":
+        return `the worktree ${this.path} holds uncommitted work (${this.detail}); commit or discard it there first; nothing was removed`
+    }
+  }
+}
+
+/** A change's worktree: its directory, the directory holding `.spool/` in it, its branch. */
+export interface Worktree {
+  readonly path: string
+  /** Where `.spool/` is in the worktree: `path`, or a subdirectory when `.spool/` is not at the repository's top. */
+  readonly root: string
+  readonly branch: string
+  /** Made now (true) or reused from an earlier run (false). */
+  readonly created: boolean
+}
+
+export const branchOf = (changeId: string) => `spool/${changeId}`
+
+/** `<root>/.spool/.state/worktrees/<change-id>`: under the state directory, which git ignores. */
+export const directoryOf = (root: string, changeId: string) => Path.join(root, ".spool", ".state", "worktrees", changeId)
+
+interface Repository {
+  readonly git: GitCommand.GitCommand
+  /** `.spool/`'s directory relative to the repository's top (`""` at the top, else ending in `/`). */
+  readonly prefix: string
+  /** `directoryOf(root)` with symlinks resolved, as git reports worktree paths. */
+  readonly target: string
+}
+
+const realPath = (path: string) => {
+  try {
+    return Fs.realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+const openRepository = (root: string, changeId: string) =>
+  Effect.gen(function*() {
+    const notARepository = new WorktreeError({ reason: "NotARepository", changeId, path: root, detail: "" })
+    const git = yield* GitCommand.make(root).pipe(Effect.mapError(() => notARepository))
+    const output = yield* git.run("worktree", ["rev-parse", "--is-inside-work-tree", "--show-prefix"]).pipe(
+      Effect.mapError(() => notARepository)
+    )
+    const [inside, prefix = ""] = output.split("\n")
+    if (inside !== "true") return yield* notARepository
+    return { git, prefix, target: directoryOf(realPath(root), changeId) } satisfies Repository
+  })
+
+const worktrees = (git: GitCommand.GitCommand) =>
+  Effect.map(git.run("worktree", ["worktree", "list", "--porcelain"]), parseWorktreeList)
+
+const isGone = (entry: WorktreeEntry) => entry.prunable || !Fs.existsSync(entry.path)
+
+const refOf = (changeId: string) => `refs/heads/${branchOf(changeId)}`
+
+/**
+ * The change's worktree on branch `spool/<change-id>`: reused when it exists, else made (the branch
+ * from HEAD the first time). `requires` are paths relative to `root` the checkout must hold;
+ * `prepare` runs once everything is checked, just before a worktree is made.
+ */
+export const open = <E = never>(input: {
+  readonly root: string
+  readonly changeId: string
+  readonly requires: ReadonlyArray<string>
+  readonly prepare?: Effect.Effect<unknown, E>
+}): Effect.Effect<Worktree, WorktreeError | GitError | E> =>
+  Effect.gen(function*() {
+    const { changeId } = input
+    const { git, prefix, target } = yield* openRepository(input.root, changeId)
+    const branch = branchOf(changeId)
+    const fail = (reason: WorktreeError["reason"], path: string, detail = "") =>
+      new WorktreeError({ reason, changeId, path, detail })
+    const made = (created: boolean): Worktree => ({ path: target, root: Path.resolve(target, prefix), branch, created })
+
+    const entries = yield* worktrees(git)
+    const here = entries.find((entry) => entry.path === target)
+    if (here !== undefined) {
+      if (isGone(here)) return yield* fail("Missing", target)
+      if (here.branch !== refOf(changeId)) {
+        return yield* fail("WrongBranch", target, here.branch?.replace(/^refs\/heads\//, "") ?? "a detached HEAD")
+      }
+      const missing = input.requires.find((file) => !Fs.existsSync(Path.join(target, prefix, file)))
+      if (missing !== undefined) return yield* fail("NotCommitted", target, `${missing} is not on branch ${branch}`)
+      return made(false)
+    }
+    const elsewhere = entries.find((entry) => entry.branch === refOf(changeId))
+    if (elsewhere !== undefined) return yield* fail(isGone(elsewhere) ? "Missing" : "CheckedOutElsewhere", elsewhere.path)
+    if (Fs.existsSync(target)) return yield* fail("Occupied", target)
+
+    const branchExists = (yield* git.runOrNull("worktree", ["rev-parse", "--verify", "-q", refOf(changeId)])) !== null
+    if (!branchExists && (yield* git.runOrNull("worktree", ["rev-parse", "--verify", "-q", "HEAD"])) === null) {
+      return yield* fail("NoCommit", target)
+    }
+    const start = branchExists ? refOf(changeId) : "HEAD"
+    for (const file of input.requires) {
+      // `<rev>:./<path>` is relative to the directory git runs in, the one holding `.spool/`.
+      const present = yield* git.runOrNull("worktree", ["cat-file", "-e", `${start}:./${file}`]).pipe(
+        Effect.orElseSucceed(() => null)
+      )
+      if (present === null) {
+        return yield* fail("NotCommitted", target, `${file} is not ${branchExists ? `on branch ${branch}` : "committed in HEAD"}`)
+      }
+    }
+    if (input.prepare !== undefined) yield* input.prepare
+    const relativeTarget = Path.relative(realPath(input.root), target)
+    if ((yield* git.runOrNull("worktree", ["check-ignore", "-q", "--", relativeTarget])) === null) {
+      return yield* fail("NotIgnored", target)
+    }
+    yield* git.runQuiet(
+      "worktree",
+      branchExists ? ["worktree", "add", "--quiet", target, branch] : ["worktree", "add", "--quiet", "-b", branch, target, "HEAD"]
+    )
+    return made(true)
+  })
+
+/** Removes the change's worktree when it holds no uncommitted work; its branch stays. */
+export const remove = (input: { readonly root: string; readonly changeId: string }): Effect.Effect<Worktree, WorktreeError | GitError> =>
+  Effect.gen(function*() {
+    const { changeId } = input
+    const { git, prefix, target } = yield* openRepository(input.root, changeId)
+    const fail = (reason: WorktreeError["reason"], detail = "") => new WorktreeError({ reason, changeId, path: target, detail })
+    const here = (yield* worktrees(git)).find((entry) => entry.path === target)
+    if (here === undefined) return yield* fail("NotFound")
+    if (isGone(here)) return yield* fail("Missing")
+    const inWorktree = yield* GitCommand.make(target)
+    const dirty = (yield* inWorktree.run("worktree", ["status", "--porcelain", "-z"])).split("\0").filter((line) => line !== "")
+    if (dirty.length > 0) return yield* fail("Uncommitted", `${dirty.length} file${dirty.length === 1 ? "" : "s"}`)
+    yield* git.runQuiet("worktree", ["worktree", "remove", target])
+    return { path: target, root: Path.resolve(target, prefix), branch: branchOf(changeId), created: false }
+  })
