@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { type Change, LoopOptions, makeRedactor, PromptBuilder, readTextFile, runLoop } from "@spool/core"
+import { type Change, HarnessService, LoopOptions, makeRedactor, PromptBuilder, readTextFile, runLoop } from "@spool/core"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { parseDuration } from "../Duration.js"
 import { ExitCode, setExitCode } from "../ExitCode.js"
@@ -82,6 +82,8 @@ export const runChange = (args: RalphArgs, change: Change) =>
       harnessCommand: Option.getOrNull(args.harnessCommand)
     })
     const loop = Effect.gen(function*() {
+      // An agent that cannot start must not leave a new worktree behind.
+      if (args.worktree) yield* Effect.flatMap(HarnessService, (agent) => agent.preflight)
       const place = yield* workPlace(change, { worktree: args.worktree, commits: options.commit })
       const result = yield* runLoop({
         change: place.change,
