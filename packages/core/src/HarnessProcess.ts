@@ -107,6 +107,38 @@ export const resolveProgram = (program: string, pathEnv: string | undefined, har
     return yield* new HarnessError({ harness, reason: "NotFound", detail: `'${program}' was not found${program.includes("/") ? "" : " on PATH"}` })
   })
 
+/** Where an agent's program is looked for, and what to say when it is missing. */
+export interface AgentProgram {
+  readonly harness: string
+  /** The program's name on PATH (`opencode`). */
+  readonly program: string
+  /** The environment variable that may name it instead (`SPOOL_OPENCODE_BIN`). */
+  readonly envVar: string
+  /** The variable's value, or null when it is not set. */
+  readonly binary: string | null
+  readonly pathEnv: string | undefined
+  /** How to install it, e.g. "install it with `npm install -g opencode-ai`". */
+  readonly install: string
+}
+
+/** Finds an agent's program (the variable's path, else PATH); when it is missing, says how to install it. */
+export const resolveAgent = (agent: AgentProgram) =>
+  resolveProgram(agent.binary ?? agent.program, agent.pathEnv, agent.harness).pipe(
+    Effect.catchTag("HarnessError", (error) => {
+      if (error.reason !== "NotFound") return Effect.fail(error)
+      const hint = `${agent.install}, or set ${agent.envVar} to its path`
+      return Effect.fail(
+        new HarnessError({
+          harness: agent.harness,
+          reason: "NotFound",
+          detail: agent.binary === null
+            ? `'${agent.program}' was not found on PATH; ${hint}`
+            : `${agent.envVar} is '${agent.binary}', which does not exist; ${hint}`
+        })
+      )
+    })
+  )
+
 /** Splits `program arg "quoted arg"` into argv, as a shell would for plain words and quotes, without running a shell; null on an unterminated quote. */
 export const splitArgs = (text: string): Array<string> | null => {
   const args: Array<string> = []

@@ -1,5 +1,5 @@
 import { CommandExecutor, FileSystem } from "@effect/platform"
-import { HarnessError, HarnessService, resolveProgram, runProcess } from "@spool/core"
+import { HarnessError, HarnessService, resolveAgent, runProcess } from "@spool/core"
 import { Effect, Layer, Stream } from "effect"
 import { makeClaudeOutput, rootHint } from "./ClaudeOutput.js"
 
@@ -21,7 +21,6 @@ export interface ClaudeHarnessOptions {
   readonly env?: Readonly<Record<string, string>>
 }
 
-export const installHint = "install it with `npm install -g @anthropic-ai/claude-code`, or set SPOOL_CLAUDE_BIN to its path"
 
 /**
  * The arguments of one iteration. The prompt is not among them: it goes to stdin (an argv word is
@@ -38,20 +37,14 @@ export const commandArgs = (options: Pick<ClaudeHarnessOptions, "model" | "allow
 ]
 
 const findBinary = (options: ClaudeHarnessOptions) =>
-  resolveProgram(options.binary ?? "claude", options.pathEnv, name).pipe(
-    Effect.catchTag("HarnessError", (error) =>
-      Effect.fail(
-        error.reason !== "NotFound"
-          ? error
-          : new HarnessError({
-            harness: name,
-            reason: "NotFound",
-            detail: options.binary === null
-              ? `'claude' was not found on PATH; ${installHint}`
-              : `SPOOL_CLAUDE_BIN is '${options.binary}', which does not exist; ${installHint}`
-          })
-      ))
-  )
+  resolveAgent({
+    harness: name,
+    program: "claude",
+    envVar: "SPOOL_CLAUDE_BIN",
+    binary: options.binary,
+    pathEnv: options.pathEnv,
+    install: "install it with `npm install -g @anthropic-ai/claude-code`"
+  })
 
 /** Fails when claude would refuse `--dangerously-skip-permissions` (as root outside a declared sandbox). */
 export const checkRoot = (options: ClaudeHarnessOptions): Effect.Effect<void, HarnessError> => {

@@ -1,5 +1,5 @@
 import { CommandExecutor, FileSystem } from "@effect/platform"
-import { HarnessError, type HarnessRequest, HarnessService, resolveProgram, runProcess } from "@spool/core"
+import { type HarnessRequest, HarnessService, resolveAgent, runProcess } from "@spool/core"
 import { Effect, Layer, Stream } from "effect"
 import { makeCodexOutput } from "./CodexOutput.js"
 
@@ -17,7 +17,6 @@ export interface CodexHarnessOptions {
   readonly env?: Readonly<Record<string, string>>
 }
 
-export const installHint = "install it with `npm install -g @openai/codex`, or set SPOOL_CODEX_BIN to its path"
 
 /**
  * The arguments of one iteration; the prompt goes to stdin (`-`). Without `--allow-all` codex
@@ -41,20 +40,14 @@ export const commandArgs = (
 ]
 
 const findBinary = (options: CodexHarnessOptions) =>
-  resolveProgram(options.binary ?? "codex", options.pathEnv, name).pipe(
-    Effect.catchTag("HarnessError", (error) =>
-      Effect.fail(
-        error.reason !== "NotFound"
-          ? error
-          : new HarnessError({
-            harness: name,
-            reason: "NotFound",
-            detail: options.binary === null
-              ? `'codex' was not found on PATH; ${installHint}`
-              : `SPOOL_CODEX_BIN is '${options.binary}', which does not exist; ${installHint}`
-          })
-      ))
-  )
+  resolveAgent({
+    harness: name,
+    program: "codex",
+    envVar: "SPOOL_CODEX_BIN",
+    binary: options.binary,
+    pathEnv: options.pathEnv,
+    install: "install it with `npm install -g @openai/codex`"
+  })
 
 /**
  * Runs each iteration as one `codex exec --json`, prompt on stdin. The npm package's `codex` is

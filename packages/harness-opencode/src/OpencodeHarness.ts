@@ -1,5 +1,5 @@
 import { CommandExecutor, FileSystem } from "@effect/platform"
-import { HarnessError, type HarnessRequest, HarnessService, resolveProgram, runProcess } from "@spool/core"
+import { type HarnessRequest, HarnessService, resolveAgent, runProcess } from "@spool/core"
 import { Effect, Layer, Stream } from "effect"
 import { makeOpencodeOutput } from "./OpencodeOutput.js"
 
@@ -17,7 +17,6 @@ export interface OpencodeHarnessOptions {
   readonly env?: Readonly<Record<string, string>>
 }
 
-export const installHint = "install it with `npm install -g opencode-ai`, or set SPOOL_OPENCODE_BIN to its path"
 
 /**
  * The arguments of one iteration. The prompt is not among them: it goes to stdin, which opencode
@@ -38,20 +37,14 @@ export const commandArgs = (
 ]
 
 const findBinary = (options: OpencodeHarnessOptions) =>
-  resolveProgram(options.binary ?? "opencode", options.pathEnv, name).pipe(
-    Effect.catchTag("HarnessError", (error) =>
-      Effect.fail(
-        error.reason !== "NotFound"
-          ? error
-          : new HarnessError({
-            harness: name,
-            reason: "NotFound",
-            detail: options.binary === null
-              ? `'opencode' was not found on PATH; ${installHint}`
-              : `SPOOL_OPENCODE_BIN is '${options.binary}', which does not exist; ${installHint}`
-          })
-      ))
-  )
+  resolveAgent({
+    harness: name,
+    program: "opencode",
+    envVar: "SPOOL_OPENCODE_BIN",
+    binary: options.binary,
+    pathEnv: options.pathEnv,
+    install: "install it with `npm install -g opencode-ai`"
+  })
 
 /** Runs each iteration as one `opencode run --format json`, prompt on stdin. */
 export const layer = (options: OpencodeHarnessOptions): Layer.Layer<
