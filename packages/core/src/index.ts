@@ -1,4 +1,5 @@
 export { readTextFile } from "./AtomicFile.js"
+export * as AgentHarness from "./AgentHarness.js"
 export * as CommandHarness from "./CommandHarness.js"
 export * from "./CompletionJudge.js"
 export * from "./CompletionRule.js"

@@ -1,6 +1,5 @@
-import { CommandExecutor, FileSystem } from "@effect/platform"
-import { HarnessError, HarnessService, resolveAgent, runProcess } from "@spool/core"
-import { Effect, Layer, Stream } from "effect"
+import { AgentHarness, HarnessError } from "@spool/core"
+import { Effect } from "effect"
 import { makeClaudeOutput, rootHint } from "./ClaudeOutput.js"
 
 export const name = "claude"
@@ -21,7 +20,6 @@ export interface ClaudeHarnessOptions {
   readonly env?: Readonly<Record<string, string>>
 }
 
-
 /**
  * The arguments of one iteration. The prompt is not among them: it goes to stdin (an argv word is
  * limited to 128 KiB). Sessions are not kept: every iteration starts afresh from spool's prompt.
@@ -36,16 +34,6 @@ export const commandArgs = (options: Pick<ClaudeHarnessOptions, "model" | "allow
   ...(options.allowAll ? ["--dangerously-skip-permissions"] : [])
 ]
 
-const findBinary = (options: ClaudeHarnessOptions) =>
-  resolveAgent({
-    harness: name,
-    program: "claude",
-    envVar: "SPOOL_CLAUDE_BIN",
-    binary: options.binary,
-    pathEnv: options.pathEnv,
-    install: "install it with `npm install -g @anthropic-ai/claude-code`"
-  })
-
 /** Fails when claude would refuse `--dangerously-skip-permissions` (as root outside a declared sandbox). */
 export const checkRoot = (options: ClaudeHarnessOptions): Effect.Effect<void, HarnessError> => {
   const sandbox = options.env?.IS_SANDBOX ?? options.isSandbox
@@ -55,37 +43,19 @@ export const checkRoot = (options: ClaudeHarnessOptions): Effect.Effect<void, Ha
 }
 
 /** Runs each iteration as one `claude -p --output-format stream-json --verbose`, prompt on stdin. */
-export const layer = (options: ClaudeHarnessOptions): Layer.Layer<
-  HarnessService,
-  never,
-  CommandExecutor.CommandExecutor | FileSystem.FileSystem
-> =>
-  Layer.effect(
-    HarnessService,
-    Effect.gen(function*() {
-      const executor = yield* CommandExecutor.CommandExecutor
-      const fs = yield* FileSystem.FileSystem
-      const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
-      return {
-        name,
-        reports: { cost: true, tokens: true },
-        preflight: Effect.zipRight(resolve, checkRoot(options)),
-        run: (request) =>
-          Stream.unwrap(Effect.map(resolve, (command) => {
-            const output = makeClaudeOutput({ cwd: request.cwd })
-            return runProcess(executor, {
-              harness: name,
-              command,
-              args: commandArgs(options),
-              cwd: request.cwd,
-              env: {
-                ...options.env,
-                SPOOL_CHANGE: request.changeId,
-                SPOOL_ITERATION: String(request.iteration)
-              },
-              stdin: request.prompt
-            }).pipe(Stream.mapConcat(output.feed))
-          }))
-      }
-    })
-  )
+export const layer = (options: ClaudeHarnessOptions) =>
+  AgentHarness.layer({
+    program: {
+      harness: name,
+      program: "claude",
+      envVar: "SPOOL_CLAUDE_BIN",
+      binary: options.binary,
+      pathEnv: options.pathEnv,
+      install: "install it with `npm install -g @anthropic-ai/claude-code`"
+    },
+    reports: { cost: true, tokens: true },
+    check: checkRoot(options),
+    args: () => commandArgs(options),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    output: (request) => makeClaudeOutput({ cwd: request.cwd })
+  })

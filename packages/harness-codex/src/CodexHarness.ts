@@ -1,6 +1,4 @@
-import { CommandExecutor, FileSystem } from "@effect/platform"
-import { type HarnessRequest, HarnessService, resolveAgent, runProcess } from "@spool/core"
-import { Effect, Layer, Stream } from "effect"
+import { AgentHarness, type HarnessRequest } from "@spool/core"
 import { makeCodexOutput } from "./CodexOutput.js"
 
 export const name = "codex"
@@ -16,7 +14,6 @@ export interface CodexHarnessOptions {
   /** Extra environment for codex (tests point it at a fake model server through CODEX_HOME). */
   readonly env?: Readonly<Record<string, string>>
 }
-
 
 /**
  * The arguments of one iteration; the prompt goes to stdin (`-`). Without `--allow-all` codex
@@ -39,53 +36,24 @@ export const commandArgs = (
   "-"
 ]
 
-const findBinary = (options: CodexHarnessOptions) =>
-  resolveAgent({
-    harness: name,
-    program: "codex",
-    envVar: "SPOOL_CODEX_BIN",
-    binary: options.binary,
-    pathEnv: options.pathEnv,
-    install: "install it with `npm install -g @openai/codex`"
-  })
-
 /**
  * Runs each iteration as one `codex exec --json`, prompt on stdin. The npm package's `codex` is
  * a Node wrapper whose native child survives the wrapper's SIGKILL; both are in the process group
  * runProcess stops as a whole.
  */
-export const layer = (options: CodexHarnessOptions): Layer.Layer<
-  HarnessService,
-  never,
-  CommandExecutor.CommandExecutor | FileSystem.FileSystem
-> =>
-  Layer.effect(
-    HarnessService,
-    Effect.gen(function*() {
-      const executor = yield* CommandExecutor.CommandExecutor
-      const fs = yield* FileSystem.FileSystem
-      const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
-      return {
-        name,
-        // codex reports tokens per turn, never cost.
-        reports: { cost: false, tokens: true },
-        preflight: Effect.asVoid(resolve),
-        run: (request) =>
-          Stream.unwrap(Effect.map(resolve, (command) => {
-            const output = makeCodexOutput({ cwd: request.cwd })
-            return runProcess(executor, {
-              harness: name,
-              command,
-              args: commandArgs(options, request),
-              cwd: request.cwd,
-              env: {
-                ...options.env,
-                SPOOL_CHANGE: request.changeId,
-                SPOOL_ITERATION: String(request.iteration)
-              },
-              stdin: request.prompt
-            }).pipe(Stream.mapConcat(output.feed))
-          }))
-      }
-    })
-  )
+export const layer = (options: CodexHarnessOptions) =>
+  AgentHarness.layer({
+    program: {
+      harness: name,
+      program: "codex",
+      envVar: "SPOOL_CODEX_BIN",
+      binary: options.binary,
+      pathEnv: options.pathEnv,
+      install: "install it with `npm install -g @openai/codex`"
+    },
+    // codex reports tokens per turn, never cost.
+    reports: { cost: false, tokens: true },
+    args: (request) => commandArgs(options, request),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    output: (request) => makeCodexOutput({ cwd: request.cwd })
+  })

@@ -1,6 +1,4 @@
-import { CommandExecutor, FileSystem } from "@effect/platform"
-import { type HarnessRequest, HarnessService, resolveAgent, runProcess } from "@spool/core"
-import { Effect, Layer, Stream } from "effect"
+import { AgentHarness, type HarnessRequest } from "@spool/core"
 import { makeOpencodeOutput } from "./OpencodeOutput.js"
 
 export const name = "opencode"
@@ -16,7 +14,6 @@ export interface OpencodeHarnessOptions {
   /** Extra environment for opencode (tests point it at a fake model server). */
   readonly env?: Readonly<Record<string, string>>
 }
-
 
 /**
  * The arguments of one iteration. The prompt is not among them: it goes to stdin, which opencode
@@ -36,48 +33,19 @@ export const commandArgs = (
   ...(options.allowAll ? ["--auto"] : [])
 ]
 
-const findBinary = (options: OpencodeHarnessOptions) =>
-  resolveAgent({
-    harness: name,
-    program: "opencode",
-    envVar: "SPOOL_OPENCODE_BIN",
-    binary: options.binary,
-    pathEnv: options.pathEnv,
-    install: "install it with `npm install -g opencode-ai`"
-  })
-
 /** Runs each iteration as one `opencode run --format json`, prompt on stdin. */
-export const layer = (options: OpencodeHarnessOptions): Layer.Layer<
-  HarnessService,
-  never,
-  CommandExecutor.CommandExecutor | FileSystem.FileSystem
-> =>
-  Layer.effect(
-    HarnessService,
-    Effect.gen(function*() {
-      const executor = yield* CommandExecutor.CommandExecutor
-      const fs = yield* FileSystem.FileSystem
-      const resolve = findBinary(options).pipe(Effect.provideService(FileSystem.FileSystem, fs))
-      return {
-        name,
-        reports: { cost: true, tokens: true },
-        preflight: Effect.asVoid(resolve),
-        run: (request) =>
-          Stream.unwrap(Effect.map(resolve, (command) => {
-            const output = makeOpencodeOutput({ cwd: request.cwd })
-            return runProcess(executor, {
-              harness: name,
-              command,
-              args: commandArgs(options, request),
-              cwd: request.cwd,
-              env: {
-                ...options.env,
-                SPOOL_CHANGE: request.changeId,
-                SPOOL_ITERATION: String(request.iteration)
-              },
-              stdin: request.prompt
-            }).pipe(Stream.mapConcat(output.feed))
-          }))
-      }
-    })
-  )
+export const layer = (options: OpencodeHarnessOptions) =>
+  AgentHarness.layer({
+    program: {
+      harness: name,
+      program: "opencode",
+      envVar: "SPOOL_OPENCODE_BIN",
+      binary: options.binary,
+      pathEnv: options.pathEnv,
+      install: "install it with `npm install -g opencode-ai`"
+    },
+    reports: { cost: true, tokens: true },
+    args: (request) => commandArgs(options, request),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    output: (request) => makeOpencodeOutput({ cwd: request.cwd })
+  })

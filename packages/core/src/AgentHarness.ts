@@ -1,0 +1,57 @@
+import { CommandExecutor, FileSystem } from "@effect/platform"
+import { Effect, Layer, Stream } from "effect"
+import { type AgentProgram, resolveAgent, runProcess } from "./HarnessProcess.js"
+import { type HarnessError, type HarnessEvent, type HarnessRequest, HarnessService } from "./HarnessService.js"
+
+/**
+ * An agent command-line program described as data: where its program is, how one iteration's
+ * command line looks, and how its output reads. `layer` turns a description into a harness.
+ */
+export interface AgentHarness {
+  readonly program: AgentProgram
+  readonly reports: HarnessService["Type"]["reports"]
+  /** Checks beyond finding the program (e.g. a setting the agent would refuse), before the first iteration. */
+  readonly check?: Effect.Effect<void, HarnessError>
+  readonly args: (request: HarnessRequest) => ReadonlyArray<string>
+  /** Extra environment for the agent (tests point it at a fake model server). */
+  readonly env?: Readonly<Record<string, string>>
+  /** A reader of one run's output: each raw event in, the events it means out. */
+  readonly output: (request: HarnessRequest) => { readonly feed: (event: HarnessEvent) => Array<HarnessEvent> }
+}
+
+/** Runs each iteration as one process of the agent's program, the prompt on its stdin, in its own process group. */
+export const layer = (agent: AgentHarness): Layer.Layer<
+  HarnessService,
+  never,
+  CommandExecutor.CommandExecutor | FileSystem.FileSystem
+> =>
+  Layer.effect(
+    HarnessService,
+    Effect.gen(function*() {
+      const executor = yield* CommandExecutor.CommandExecutor
+      const fs = yield* FileSystem.FileSystem
+      const harness = agent.program.harness
+      const resolve = resolveAgent(agent.program).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+      return {
+        name: harness,
+        reports: agent.reports,
+        preflight: Effect.zipRight(resolve, agent.check ?? Effect.void),
+        run: (request) =>
+          Stream.unwrap(Effect.map(resolve, (command) => {
+            const output = agent.output(request)
+            return runProcess(executor, {
+              harness,
+              command,
+              args: agent.args(request),
+              cwd: request.cwd,
+              env: {
+                ...agent.env,
+                SPOOL_CHANGE: request.changeId,
+                SPOOL_ITERATION: String(request.iteration)
+              },
+              stdin: request.prompt
+            }).pipe(Stream.mapConcat(output.feed))
+          }))
+      }
+    })
+  )
