@@ -5,10 +5,8 @@ import { Cause, Deferred, Duration, Effect, Exit, FiberId } from "effect"
 import { run } from "./Cli.js"
 import { ExitCode } from "./ExitCode.js"
 import { describeFailure, writeError } from "./Failure.js"
-import { startMemoryGovernor } from "./MemoryGovernor.js"
+import * as ProcessExecutor from "./ProcessExecutor.js"
 import { eraseStatusLine } from "./TerminalReporter.js"
-
-startMemoryGovernor()
 
 let signalled: NodeJS.Signals | null = null
 const exitCodeFor = (signal: NodeJS.Signals) => (signal === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted)
@@ -27,6 +25,8 @@ const program = run(process.argv).pipe(
     })
   ),
   Effect.locally(currentGracePeriod, Effect.raceFirst(Effect.sleep(GRACE), Deferred.await(stopNow))),
+  // Agents run through ProcessExecutor: their output is read in batches.
+  Effect.provide(ProcessExecutor.layer),
   Effect.provide(NodeContext.layer)
 )
 

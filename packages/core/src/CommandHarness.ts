@@ -1,6 +1,6 @@
 import { CommandExecutor, FileSystem } from "@effect/platform"
 import { Effect, Layer, Stream } from "effect"
-import { plainOutput, resolveProgram, runProcess } from "./HarnessProcess.js"
+import { resolveProgram, runProcess } from "./HarnessProcess.js"
 import { HarnessService } from "./HarnessService.js"
 
 export interface CommandHarnessOptions {
@@ -36,8 +36,9 @@ export const layer = (options: CommandHarnessOptions) =>
               args,
               cwd: request.cwd,
               env: { SPOOL_CHANGE: request.changeId, SPOOL_ITERATION: String(request.iteration) },
-              stdin: request.prompt
-            }).pipe(Stream.mapConcatChunk(plainOutput))
+              stdin: request.prompt,
+              plain: true
+            })
           ))
       }
     })

@@ -102,6 +102,16 @@ const PROMISE_WORD = /(?:<|&lt;)\s*promise/i
 const FENCE_START = /(?:^|[\r\n])[ \t]{0,3}(?:```|~~~)/
 const FENCE_LINE = /^[ \t]{0,3}(?:```|~~~)/
 const NON_BLANK = /\S/
+// Looked for with `includes` before the patterns: most chunks hold neither character.
+const mayHoldPromise = (text: string) => (text.includes("<") || text.includes("&")) && PROMISE_WORD.test(text)
+const mayOpenFence = (text: string) => (text.includes("```") || text.includes("~~~")) && FENCE_START.test(text)
+
+/** The last `\n` or `\r` at or before `from` (-1: none); only the last line is searched for a `\r`. */
+const lastBreak = (text: string, from: number) => {
+  const newline = from < 0 ? -1 : text.lastIndexOf("\n", from)
+  for (let i = from; i > newline; i--) if (text.charCodeAt(i) === 13) return i
+  return newline
+}
 
 export const makeCompletionJudge = (options: CompletionJudgeOptions): CompletionJudge => {
   const token = options.token.trim()
@@ -235,14 +245,14 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
 
   /** A chunk that cannot hold a promise or a fence, at a line start: only its first and last lines matter. */
   const passChunk = (text: string) => {
-    const last = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"))
+    const last = lastBreak(text, text.length - 1)
     if (pending !== null) {
       const firstLine = /^\s*(\S[^\r\n]*)/.exec(text.slice(0, last))
       if (firstLine !== null) settle(firstLine[1]!)
     }
     let end = last
     while (end > 0) {
-      const start = Math.max(text.lastIndexOf("\n", end - 1), text.lastIndexOf("\r", end - 1)) + 1
+      const start = lastBreak(text, end - 1) + 1
       const line = text.slice(start, end)
       if (NON_BLANK.test(line)) {
         previousRaw = line
@@ -282,7 +292,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
       text = text.slice(first.index + first[0].length)
     }
     // The common case, kept cheap: a chunk of ordinary lines (no promise, no fence).
-    if (openPromise === null && !text.endsWith("\r") && /[\r\n]/.test(text) && !PROMISE_WORD.test(text) && !FENCE_START.test(text)) {
+    if (openPromise === null && !text.endsWith("\r") && /[\r\n]/.test(text) && !mayHoldPromise(text) && !mayOpenFence(text)) {
       return passChunk(text)
     }
     splitLines(text)

@@ -1,10 +1,10 @@
-import { Duration, Effect, Stream } from "effect"
+import { Duration, Effect, Fiber, Stream } from "effect"
 import { makeCompletionJudge } from "./CompletionJudge.js"
 import type { HarnessUsage } from "./Domain.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
 import type { IterationLog } from "./HistoryStore.js"
-import { makeHeadTail } from "./JournalEntry.js"
 import type { LoopReporter } from "./LoopReporter.js"
+import { makeByteHeadTail, makeOutputLog, makePieceJoiner } from "./OutputLog.js"
 import type { StateError } from "./StateError.js"
 
 /** How much of each stream an error journal entry keeps: this much from the start and from the end. */
@@ -23,29 +23,6 @@ export const addUsage = (total: HarnessUsage | null, next: HarnessUsage): Harnes
     cacheWriteTokens: total.cacheWriteTokens + next.cacheWriteTokens,
     cost: addCost(total.cost, next.cost)
   }
-
-/** Redacts whole lines only, so a secret split across two chunks is still caught; a line is cut at 64 KiB. */
-const makeLineRedactor = (redact: (text: string) => string) => {
-  let partial = ""
-  return {
-    push: (text: string) => {
-      const joined = partial + text
-      const cut = joined.lastIndexOf("\n")
-      if (cut === -1 && joined.length < 64 * 1024) {
-        partial = joined
-        return ""
-      }
-      const end = cut === -1 ? joined.length : cut + 1
-      partial = joined.slice(end)
-      return redact(joined.slice(0, end))
-    },
-    flush: () => {
-      const rest = partial
-      partial = ""
-      return rest === "" ? "" : redact(rest)
-    }
-  }
-}
 
 /**
  * Everything one harness run reported, gathered as it streams, in bounded memory. `echoReference`
@@ -66,8 +43,8 @@ export const makeCapture = (completionPromise: string, echoReference: string) =>
     /** The usage limit the agent hit (`Limited`), the last one kept. */
     limited: null as Extract<HarnessEvent, { _tag: "Limited" }> | null,
     warnings: [] as Array<string>,
-    stdout: makeHeadTail(JOURNAL_STREAM_HALF),
-    stderr: makeHeadTail(JOURNAL_STREAM_HALF),
+    stdout: makeByteHeadTail(JOURNAL_STREAM_HALF),
+    stderr: makeByteHeadTail(JOURNAL_STREAM_HALF),
     displayAtLineStart: true
   }
 }
@@ -82,9 +59,19 @@ class GuardStopped {
   constructor(readonly reason: string) {}
 }
 
+/** Decodes each stream as it comes: a character split across two batches comes whole in the later text. */
+const makeStreamText = () => {
+  const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() }
+  return {
+    decode: (stream: "stdout" | "stderr", bytes: Uint8Array) => decoders[stream].decode(bytes, { stream: true }),
+    end: (stream: "stdout" | "stderr") => decoders[stream].decode()
+  }
+}
+
 /**
  * Runs the harness once, feeding `capture`: the log gets every byte (redacted line by line), the
- * terminal the live view (unless streaming is off), the detector the agent's own text.
+ * terminal the live view (unless streaming is off), the detector the agent's own text. Events come
+ * in chunks (a batch of output each): a chunk's log pieces are written together, once.
  */
 export const runHarness = (options: {
   readonly harness: HarnessService["Type"]
@@ -101,48 +88,71 @@ export const runHarness = (options: {
   readonly stopWhen?: Effect.Effect<string>
 }): Effect.Effect<void, HarnessError | StateError> => {
   const { capture, log, reporter } = options
-  const logOut = makeLineRedactor(options.redact)
-  const logErr = makeLineRedactor(options.redact)
+  const logs = { stdout: makeOutputLog(options.redact), stderr: makeOutputLog(options.redact, "[stderr] ") }
+  const text = makeStreamText()
+  const joinPieces = makePieceJoiner()
+  // The log is written while the next batch is read: one write is under way at a time, in order.
+  let writing: Fiber.RuntimeFiber<void, StateError> | null = null
+  const finishWriting = Effect.suspend(() => writing === null ? Effect.void : Fiber.join(writing))
+  const writeLog = (pieces: ReadonlyArray<Uint8Array | string>) =>
+    Effect.zipRight(finishWriting, Effect.map(Effect.fork(log.write(joinPieces(pieces))), (fiber) => void (writing = fiber)))
   const timeout = Duration.millis(options.inactivityTimeoutMs)
+
+  /** One event's share of the chunk's work: what it adds to the log and the live view, done synchronously. */
+  const take = (event: HarnessEvent, out: { pieces: Array<Uint8Array | string>; shown: string; usage: boolean }) => {
+    switch (event._tag) {
+      case "Output": {
+        const decoded = text.decode(event.stream, event.bytes)
+        capture[event.stream].append(event.bytes)
+        for (const piece of logs[event.stream].push(event.bytes, decoded)) out.pieces.push(piece)
+        if (event.plain) {
+          if (event.stream === "stdout") capture.judge.feed(decoded)
+          if (options.stream) out.shown += decoded
+        }
+        return
+      }
+      case "Display":
+        if (options.stream) out.shown += event.text
+        return
+      case "AgentText":
+        return capture.judge.feed(event.text)
+      case "Usage":
+        capture.usage = addUsage(capture.usage, event.usage)
+        out.usage = true
+        return
+      case "Warning":
+        return void capture.warnings.push(event.message)
+      case "Failed":
+        return void (capture.error ??= event.message)
+      case "Limited":
+        return void (capture.limited = event)
+      case "Exited":
+        capture.exitCode = event.exitCode
+        capture.signal = event.signal
+        return
+    }
+  }
+
   return options.harness.run(options.request).pipe(
     Stream.timeoutFail(() => new InactivityTimeout(), timeout),
     // A guard stops the agent the same way as the inactivity timeout: the stream ends, the process group is stopped.
     Stream.interruptWhen(
       options.stopWhen === undefined ? Effect.never : Effect.flatMap(options.stopWhen, (reason) => Effect.fail(new GuardStopped(reason)))
     ),
-    Stream.runForEach((event) => {
-      switch (event._tag) {
-        case "Output": {
-          const isErr = event.stream === "stderr"
-          ;(isErr ? capture.stderr : capture.stdout).append(event.text)
-          const text = (isErr ? logErr : logOut).push(event.text)
-          return text === "" ? Effect.void : log.write(isErr ? text.replace(/^(?=.)/gm, "[stderr] ") : text)
-        }
-        case "Display":
-          if (!options.stream || event.text === "") return Effect.void
-          capture.displayAtLineStart = event.text.endsWith("\n")
-          return reporter.write(event.text)
-        case "AgentText":
-          return Effect.sync(() => capture.judge.feed(event.text))
-        case "Usage":
-          return Effect.suspend(() => {
-            const usage = addUsage(capture.usage, event.usage)
-            capture.usage = usage
-            return options.onUsage === undefined ? Effect.void : options.onUsage(usage)
-          })
-        case "Warning":
-          return Effect.sync(() => void capture.warnings.push(event.message))
-        case "Failed":
-          return Effect.sync(() => void (capture.error ??= event.message))
-        case "Limited":
-          return Effect.sync(() => void (capture.limited = event))
-        case "Exited":
-          return Effect.sync(() => {
-            capture.exitCode = event.exitCode
-            capture.signal = event.signal
-          })
-      }
-    }),
+    Stream.runForEachChunk((events) =>
+      Effect.suspend(() => {
+        const out = { pieces: [] as Array<Uint8Array | string>, shown: "", usage: false }
+        for (const event of events) take(event, out)
+        if (out.shown !== "") capture.displayAtLineStart = out.shown.endsWith("\n")
+        const usage = capture.usage
+        return Effect.all([
+          out.pieces.length === 0 ? Effect.void : writeLog(out.pieces),
+          out.shown === "" ? Effect.void : reporter.write(out.shown),
+          !out.usage || usage === null || options.onUsage === undefined ? Effect.void : options.onUsage(usage)
+        ], { discard: true })
+      })
+    ),
+    Effect.zipRight(finishWriting),
     Effect.catchIf((error): error is InactivityTimeout => error instanceof InactivityTimeout, () =>
       Effect.sync(() => {
         capture.timedOut = true
@@ -152,8 +162,10 @@ export const runHarness = (options: {
       Effect.sync(() => void (capture.stopped = stop.reason))),
     Effect.ensuring(
       Effect.suspend(() => {
-        const rest = logOut.flush() + logErr.flush().replace(/^(?=.)/gm, "[stderr] ")
-        return rest === "" ? Effect.void : log.write(rest).pipe(Effect.ignore)
+        const pieces = [...logs.stdout.push(new Uint8Array(0), text.end("stdout")), ...logs.stdout.flush()]
+        pieces.push(...logs.stderr.push(new Uint8Array(0), text.end("stderr")), ...logs.stderr.flush())
+        const rest = pieces.length === 0 ? Effect.void : log.write(joinPieces(pieces))
+        return Effect.zipRight(finishWriting, rest).pipe(Effect.ignore)
       })
     )
   )

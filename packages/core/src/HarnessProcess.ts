@@ -1,5 +1,5 @@
 import { Command, CommandExecutor, FileSystem } from "@effect/platform"
-import { Chunk, Duration, Effect, FiberRef, Option, Stream } from "effect"
+import { Duration, Effect, FiberRef, Option, Stream } from "effect"
 import { HarnessError, HarnessEvent } from "./HarnessService.js"
 
 export interface ProcessSpec {
@@ -10,6 +10,8 @@ export interface ProcessSpec {
   readonly env?: Readonly<Record<string, string>>
   /** Written to the agent's stdin, which is then closed; null gives it an empty stdin. */
   readonly stdin: string | null
+  /** Its output is plain text, the agent's own (see `Output`). */
+  readonly plain?: boolean
 }
 
 /**
@@ -21,8 +23,8 @@ export const currentGracePeriod = FiberRef.unsafeMake<Effect.Effect<void>>(Effec
 const signalOf = (message: string) => /signal:?\s*(SIG[A-Z0-9]+)/.exec(message)?.[1] ?? "SIGKILL"
 
 /**
- * Runs an agent process in its own process group and reports its output as `Output` events,
- * ending with `Exited`. Closing the stream early (interruption, timeout) sends SIGTERM to the
+ * Runs an agent process in its own process group and reports its output as `Output` events, one
+ * per batch of bytes as read (never decoded here), ending with `Exited`. Closing the stream early (interruption, timeout) sends SIGTERM to the
  * whole group, waits the grace period, then sends SIGKILL, so nothing it started survives.
  */
 export const runProcess = (
@@ -60,14 +62,9 @@ export const runProcess = (
         })
       )
       const io = (error: { message: string }) => fail("Io", error.message)
-      const stdout = proc.stdout.pipe(
-        Stream.decodeText(),
-        Stream.map((text) => HarnessEvent.Output({ stream: "stdout", text }))
-      )
-      const stderr = proc.stderr.pipe(
-        Stream.decodeText(),
-        Stream.map((text) => HarnessEvent.Output({ stream: "stderr", text }))
-      )
+      const plain = spec.plain === true
+      const stdout = proc.stdout.pipe(Stream.map((bytes) => HarnessEvent.Output({ stream: "stdout", bytes, plain })))
+      const stderr = proc.stderr.pipe(Stream.map((bytes) => HarnessEvent.Output({ stream: "stderr", bytes, plain })))
       const exited = proc.exitCode.pipe(
         Effect.map((code) => HarnessEvent.Exited({ exitCode: code, signal: null })),
         Effect.catchAll((error) => Effect.succeed(HarnessEvent.Exited({ exitCode: null, signal: signalOf(error.message) })))
@@ -78,14 +75,6 @@ export const runProcess = (
       )
     })
   )
-}
-
-/** Expands raw output into what a harness with no structured output shows and says: stdout is the agent's text. */
-export const plainOutput = (event: HarnessEvent): Chunk.Chunk<HarnessEvent> => {
-  if (event._tag !== "Output") return Chunk.of(event)
-  return event.stream === "stdout"
-    ? Chunk.make(event, HarnessEvent.Display({ text: event.text }), HarnessEvent.AgentText({ text: event.text }))
-    : Chunk.make(event, HarnessEvent.Display({ text: event.text }))
 }
 
 /** Finds a program the way a shell would: a path with a `/` as given, otherwise the first match on PATH. */

@@ -32,7 +32,9 @@ export interface HarnessRequest {
 
 /**
  * What a harness run reports, in order; the last event is always `Exited`.
- * - `Output`: raw output of the agent process, kept in the iteration log and the error journal
+ * - `Output`: raw output of the agent process (a batch of bytes), kept in the iteration log and
+ *   the error journal; `plain` when the bytes are also the live view and, on stdout, the agent's
+ *   own text (a harness with no structured output), so they need no events of their own
  * - `Display`: the readable live view shown to the user when streaming
  * - `AgentText`: what the agent itself says; only this is searched for the completion promise
  * - `Usage`: tokens and cost the agent reported
@@ -47,7 +49,7 @@ export interface HarnessRequest {
  * that two messages never run together on one line.
  */
 export type HarnessEvent = Data.TaggedEnum<{
-  Output: { readonly stream: "stdout" | "stderr"; readonly text: string }
+  Output: { readonly stream: "stdout" | "stderr"; readonly bytes: Uint8Array; readonly plain: boolean }
   Display: { readonly text: string }
   AgentText: { readonly text: string }
   Usage: { readonly usage: HarnessUsage }
@@ -96,10 +98,14 @@ export class HarnessService extends Context.Tag("@spool/core/HarnessService")<Ha
     })
 }
 
+const encoder = new TextEncoder()
+
+/** Output of `text` (not plain unless asked): for tests and scripted harnesses. */
+export const outputOf = (stream: "stdout" | "stderr", text: string, plain = false): HarnessEvent =>
+  HarnessEvent.Output({ stream, bytes: encoder.encode(text), plain })
+
 /** An agent that prints `text` on stdout and exits with `exitCode`: the events the command harness would report. */
 export const scriptedRun = (text: string, exitCode = 0): ReadonlyArray<HarnessEvent> => [
-  HarnessEvent.Output({ stream: "stdout", text }),
-  HarnessEvent.Display({ text }),
-  HarnessEvent.AgentText({ text }),
+  outputOf("stdout", text, true),
   HarnessEvent.Exited({ exitCode, signal: null })
 ]

@@ -15,7 +15,8 @@ export interface HistoryTail {
 /** Where a full iteration log goes; `write` appends. */
 export interface IterationLog {
   readonly path: string
-  readonly write: (text: string) => Effect.Effect<void, StateError>
+  /** Appends text, or bytes as they are. */
+  readonly write: (data: string | Uint8Array) => Effect.Effect<void, StateError>
 }
 
 /**
@@ -76,7 +77,8 @@ export class HistoryStore extends Context.Tag("@spool/core/HistoryStore")<Histor
           const encoder = new TextEncoder()
           return {
             path: file,
-            write: (text: string) => handle.writeAll(encoder.encode(text)).pipe(Effect.mapError(fail))
+            write: (data: string | Uint8Array) =>
+              handle.writeAll(typeof data === "string" ? encoder.encode(data) : data).pipe(Effect.mapError(fail))
           } satisfies IterationLog
         })
 
@@ -103,7 +105,10 @@ export class HistoryStore extends Context.Tag("@spool/core/HistoryStore")<Histor
             const key = `${changeId}/${run}-${iteration}`
             return {
               path: `memory:${key}`,
-              write: (text: string) => Ref.update(logs, (map) => new Map(map).set(key, (map.get(key) ?? "") + text))
+              write: (data: string | Uint8Array) => {
+                const text = typeof data === "string" ? data : new TextDecoder().decode(data)
+                return Ref.update(logs, (map) => new Map(map).set(key, (map.get(key) ?? "") + text))
+              }
             }
           })
       }

@@ -20,6 +20,12 @@ const secretShapes = new RegExp(
   "g"
 )
 
+/**
+ * A piece of every shape above, looked for with `includes` first: text holding none of them (most
+ * of what an agent prints) is not run through the pattern at all.
+ */
+const SHAPE_MARKS = ["-", "_", "AKIA", "AIza", "Bearer", "Basic"]
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
@@ -33,7 +39,9 @@ export const makeRedactor = (env: Readonly<Record<string, string | undefined>>):
     .sort((a, b) => b.length - a.length)
   const byValue = values.length === 0 ? null : new RegExp(values.map(escapeRegExp).join("|"), "g")
   return (text) => {
-    const out = byValue === null ? text : text.replace(byValue, REDACTED)
+    const hasValue = values.some((value) => text.includes(value))
+    if (!hasValue && !SHAPE_MARKS.some((mark) => text.includes(mark))) return text
+    const out = hasValue && byValue !== null ? text.replace(byValue, REDACTED) : text
     return out.replace(secretShapes, (...args) => {
       const groups = args[args.length - 1] as { readonly scheme?: string }
       return groups.scheme === undefined ? REDACTED : `${groups.scheme} ${REDACTED}`

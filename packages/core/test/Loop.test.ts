@@ -3,7 +3,7 @@ import { Effect, Exit } from "effect"
 import { ContextStore } from "../src/ContextStore.js"
 import { ErrorJournal } from "../src/ErrorJournal.js"
 import { GitSummary } from "../src/GitSummary.js"
-import { HarnessEvent, scriptedRun } from "../src/HarnessService.js"
+import { HarnessEvent, outputOf, scriptedRun } from "../src/HarnessService.js"
 import { CONTEXT_HEADING } from "../src/PromptBuilder.js"
 import { changeId, done, runWith } from "./loopFixture.js"
 
@@ -62,7 +62,7 @@ describe("the loop", () => {
   it.effect("does not complete on a promise printed on stderr or quoted mid-line", () =>
     Effect.gen(function*() {
       const { exit, records } = yield* runWith(() => [
-        HarnessEvent.Output({ stream: "stderr", text: "<promise>COMPLETE</promise>\n" }),
+        outputOf("stderr", "<promise>COMPLETE</promise>\n"),
         HarnessEvent.AgentText({ text: "the rules say: print <promise>COMPLETE</promise>\n" }),
         HarnessEvent.Exited({ exitCode: 0, signal: null })
       ], { maxIterations: 2 })
@@ -187,7 +187,7 @@ describe("the loop", () => {
     Effect.gen(function*() {
       const { journal, prompts } = yield* runWith((r) =>
         r.iteration === 1
-          ? [HarnessEvent.Output({ stream: "stderr", text: "Error: cannot find module './greet'\n" }), HarnessEvent.Output({ stream: "stdout", text: "npm test\n" }), HarnessEvent.Exited({ exitCode: 2, signal: null })]
+          ? [outputOf("stderr", "Error: cannot find module './greet'\n"), outputOf("stdout", "npm test\n"), HarnessEvent.Exited({ exitCode: 2, signal: null })]
           : scriptedRun(done), {}, undefined, { tasks: "- [x] 1.1 a\n- [ ] 1.2 Add the entry point\n" })
       assert.strictEqual(journal.length, 1)
       assert.deepInclude(journal[0], { iteration: 1, exitCode: 2, taskId: "1.2", taskDescription: "Add the entry point", stdout: "npm test\n" })
@@ -305,12 +305,12 @@ describe("the loop", () => {
       const big = "y".repeat(64 * 1024)
       const { journal } = yield* runWith((r) =>
         r.iteration === 1
-          ? [HarnessEvent.Output({ stream: "stderr", text: "FIRST-LINE\n" }), ...Array.from({ length: 16 }, () => HarnessEvent.Output({ stream: "stderr", text: big })), HarnessEvent.Output({ stream: "stderr", text: "LAST-LINE\n" }), HarnessEvent.Exited({ exitCode: 1, signal: null })]
+          ? [outputOf("stderr", "FIRST-LINE\n"), ...Array.from({ length: 16 }, () => outputOf("stderr", big)), outputOf("stderr", "LAST-LINE\n"), HarnessEvent.Exited({ exitCode: 1, signal: null })]
           : scriptedRun(done), { keepErrors: true })
       const stderr = journal[0]!.stderr
       assert.isTrue(stderr.startsWith("FIRST-LINE"))
       assert.isTrue(stderr.trimEnd().endsWith("LAST-LINE"))
-      assert.match(stderr, /\[\.\.\. \d+ characters cut here; the full output is in memory:.*\.\.\.\]/)
+      assert.match(stderr, /\[\.\.\. \d+ bytes cut here; the full output is in memory:.*\.\.\.\]/)
       assert.isBelow(stderr.length, 300 * 1024)
     }))
 

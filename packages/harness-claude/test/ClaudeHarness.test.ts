@@ -59,7 +59,7 @@ const runOnce = (options: RunOptions) =>
       events,
       requests: server.requests,
       exited: events.at(-1),
-      output: of("Output").map((e) => e.text).join(""),
+      output: of("Output").map((e) => new TextDecoder().decode(e.bytes)).join(""),
       display: of("Display").map((e) => e.text).join(""),
       agentText: of("AgentText").map((e) => e.text).join(""),
       usage: of("Usage").map((e) => e.usage),

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { HarnessEvent, judgeCompletion } from "@spool/core"
+import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { ClaudeOutput } from "../src/index.js"
 
 // Lines shaped like those claude 2.1 prints (trimmed of fields spool does not read).
@@ -38,14 +38,14 @@ const run = (stdout: string, options: { stderr?: string; exitCode?: number; chun
   const events: Array<HarnessEvent> = []
   const size = options.chunk ?? stdout.length
   for (let i = 0; i < stdout.length; i += size) {
-    events.push(...output.feed(HarnessEvent.Output({ stream: "stdout", text: stdout.slice(i, i + size) })))
+    events.push(...output.feed(outputOf("stdout", stdout.slice(i, i + size))))
   }
-  if (options.stderr !== undefined) events.push(...output.feed(HarnessEvent.Output({ stream: "stderr", text: options.stderr })))
+  if (options.stderr !== undefined) events.push(...output.feed(outputOf("stderr", options.stderr)))
   events.push(...output.feed(HarnessEvent.Exited({ exitCode: options.exitCode ?? 0, signal: null })))
   const of = <K extends HarnessEvent["_tag"]>(tag: K) => events.filter((e): e is Extract<HarnessEvent, { _tag: K }> => e._tag === tag)
   return {
     events,
-    output: of("Output").map((e) => e.text).join(""),
+    output: of("Output").map((e) => new TextDecoder().decode(e.bytes)).join(""),
     display: of("Display").map((e) => e.text).join(""),
     agentText: of("AgentText").map((e) => e.text).join(""),
     usage: of("Usage").map((e) => e.usage),
@@ -116,7 +116,7 @@ describe("ClaudeOutput: the agent's text", () => {
   it("a line longer than the limit is only noted, and the lines after it still count", () => {
     const r = run(assistant([text("x".repeat(500))]) + assistant([text("Short.")]) + result(), { maxLineLength: 300, chunk: 64 })
     assert.strictEqual(r.agentText, "Short.\n")
-    assert.match(r.display, /claude printed a \d+-character line on stdout; it is only in the log/)
+    assert.match(r.display, /claude printed a \d+-byte line on stdout; it is only in the log/)
   })
 })
 

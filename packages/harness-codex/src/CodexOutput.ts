@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
 import { type CodexEvent, decodeLine, errorMessage } from "./CodexEvent.js"
 import { parseLimit } from "./CodexLimit.js"
 
@@ -123,16 +123,20 @@ export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
     }
   }
 
-  const onLine = (out: Array<HarnessEvent>, stream: "stdout" | "stderr", line: BufferedLine) => {
+  /** A long line is read from its compact text unless it holds the agent's own text. */
+  const needsWhole = (d: ReturnType<typeof decodeLine>) => d._tag === "Plain" || (d._tag === "Event" && d.event.type === "item.completed" && d.event.item.type === "agent_message")
+
+  const onLine = (out: Array<HarnessEvent>, stream: "stdout" | "stderr", line: BufferedLine): unknown => {
     if (line._tag === "TooLong") {
-      return showLine(out, `(codex printed a ${line.length}-character line on ${stream}; it is only in the log)`)
+      return showLine(out, `(codex printed a ${line.length}-byte line on ${stream}; it is only in the log)`)
     }
-    const text = line.text.replace(/\r$/, "")
+    const text = line._tag === "Line" ? line.text.replace(/\r$/, "") : ""
     if (stream === "stderr") {
+      if (line._tag === "Long") return onLine(out, stream, { _tag: "Line", text: new TextDecoder().decode(line.bytes) })
       if (stderrError === null && /^Error:/.test(text)) stderrError = oneLine(text, 500)
       return text.trim() === "" ? undefined : showLine(out, text)
     }
-    const decoded = decodeLine(text)
+    const decoded = line._tag === "Line" ? decodeLine(text) : readLongLine(line.bytes, decodeLine, needsWhole)
     if (decoded._tag === "Event") return onEvent(out, decoded.event)
     if (decoded._tag === "Plain" && decoded.text.trim() !== "") return showLine(out, decoded.text)
   }
@@ -148,7 +152,7 @@ export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
       const out: Array<HarnessEvent> = []
       if (event._tag === "Output") {
         out.push(event)
-        for (const line of lines[event.stream].push(event.text)) onLine(out, event.stream, line)
+        for (const line of lines[event.stream].push(event.bytes)) onLine(out, event.stream, line)
       } else if (event._tag === "Exited") {
         for (const line of lines.stdout.flush()) onLine(out, "stdout", line)
         for (const line of lines.stderr.flush()) onLine(out, "stderr", line)

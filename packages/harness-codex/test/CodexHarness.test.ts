@@ -60,7 +60,7 @@ const runOnce = (options: RunOptions) =>
       events,
       requests: server.requests,
       exited: events.at(-1),
-      output: of("Output").map((e) => e.text).join(""),
+      output: of("Output").map((e) => new TextDecoder().decode(e.bytes)).join(""),
       display: of("Display").map((e) => e.text).join(""),
       agentText: of("AgentText").map((e) => e.text).join(""),
       usage: of("Usage").map((e) => e.usage),
@@ -133,7 +133,7 @@ describe("codex harness, real binary against a fake Responses server", () => {
       const result = yield* runOnce({
         turns: [T.stall()],
         until: (event, cwd) => {
-          const started = event._tag === "Output" && event.text.includes(`"turn.started"`)
+          const started = event._tag === "Output" && new TextDecoder().decode(event.bytes).includes(`"turn.started"`)
           if (started) running = processesMentioning(cwd)
           return started
         }

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { HarnessEvent, judgeCompletion } from "@spool/core"
+import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { decodeLine, errorMessage } from "../src/CodexEvent.js"
 import { incompleteTurn, makeCodexOutput, shownCommand } from "../src/CodexOutput.js"
 
 const cwd = "/repo"
-const stdout = (text: string) => HarnessEvent.Output({ stream: "stdout", text })
-const stderr = (text: string) => HarnessEvent.Output({ stream: "stderr", text })
+const stdout = (text: string) => outputOf("stdout", text)
+const stderr = (text: string) => outputOf("stderr", text)
 const exited = (exitCode: number | null = 0, signal: string | null = null) => HarnessEvent.Exited({ exitCode, signal })
 
 const line = (event: object) => `${JSON.stringify(event)}\n`
@@ -154,7 +154,7 @@ describe("codex JSON output", () => {
     const agentText = events.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join("")
     const display = events.flatMap((e) => (e._tag === "Display" ? [e.text] : [])).join("")
     assert.strictEqual(agentText, "after\n")
-    assert.match(display, /codex printed a \d+-character line on stdout; it is only in the log/)
+    assert.match(display, /codex printed a \d+-byte line on stdout; it is only in the log/)
   })
 })
 

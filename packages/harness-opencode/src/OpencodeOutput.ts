@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
 import { decodeLine, type OpencodeEvent } from "./OpencodeEvent.js"
 import { usageLimitOf } from "./OpencodeLimit.js"
 
@@ -126,18 +126,22 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
     }
   }
 
-  const onLine = (out: Array<HarnessEvent>, stream: "stdout" | "stderr", line: BufferedLine) => {
+  /** A long line is read from its compact text unless it holds the agent's own text. */
+  const needsWhole = (d: ReturnType<typeof decodeLine>) => d._tag === "Plain" || (d._tag === "Event" && d.event.type === "text")
+
+  const onLine = (out: Array<HarnessEvent>, stream: "stdout" | "stderr", line: BufferedLine): unknown => {
     if (line._tag === "TooLong") {
-      return showLine(out, `(opencode printed a ${line.length}-character line on ${stream}; it is only in the log)`)
+      return showLine(out, `(opencode printed a ${line.length}-byte line on ${stream}; it is only in the log)`)
     }
-    const text = line.text.replace(/\r$/, "")
+    const text = line._tag === "Line" ? line.text.replace(/\r$/, "") : ""
     if (stream === "stderr") {
+      if (line._tag === "Long") return onLine(out, stream, { _tag: "Line", text: new TextDecoder().decode(line.bytes) })
       const plain = text.replace(ANSI, "")
       const rejected = PERMISSION_REJECTED.exec(plain)
       if (rejected !== null) warnPermission(out, rejected[1]!)
       return plain.trim() === "" ? undefined : showLine(out, plain)
     }
-    const decoded = decodeLine(text)
+    const decoded = line._tag === "Line" ? decodeLine(text) : readLongLine(line.bytes, decodeLine, needsWhole)
     if (decoded._tag === "Event") return onEvent(out, decoded.event)
     if (decoded._tag === "Plain" && decoded.text.trim() !== "") return showLine(out, decoded.text)
   }
@@ -147,7 +151,7 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
       const out: Array<HarnessEvent> = []
       if (event._tag === "Output") {
         out.push(event)
-        for (const line of lines[event.stream].push(event.text)) onLine(out, event.stream, line)
+        for (const line of lines[event.stream].push(event.bytes)) onLine(out, event.stream, line)
       } else if (event._tag === "Exited") {
         for (const line of lines.stdout.flush()) onLine(out, "stdout", line)
         for (const line of lines.stderr.flush()) onLine(out, "stderr", line)

@@ -1,12 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { HarnessEvent, judgeCompletion } from "@spool/core"
-import { makeLineBuffer } from "@spool/core"
+import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
+import { compactJsonLine, makeLineBuffer } from "@spool/core"
 import { decodeLine } from "../src/OpencodeEvent.js"
+
+const utf8 = (text: string) => new TextEncoder().encode(text)
 import { makeOpencodeOutput } from "../src/OpencodeOutput.js"
 
 const cwd = "/repo"
-const stdout = (text: string) => HarnessEvent.Output({ stream: "stdout", text })
-const stderr = (text: string) => HarnessEvent.Output({ stream: "stderr", text })
+const stdout = (text: string) => outputOf("stdout", text)
+const stderr = (text: string) => outputOf("stderr", text)
 const exited = HarnessEvent.Exited({ exitCode: 0, signal: null })
 
 const line = (event: object) => `${JSON.stringify(event)}\n`
@@ -189,25 +191,25 @@ describe("opencode JSON output", () => {
     const agentText = events.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join("")
     const display = events.flatMap((e) => (e._tag === "Display" ? [e.text] : [])).join("")
     assert.strictEqual(agentText, "after")
-    assert.match(display, /opencode printed a \d+-character line on stdout; it is only in the log/)
+    assert.match(display, /opencode printed a \d+-byte line on stdout; it is only in the log/)
   })
 })
 
 describe("line buffer", () => {
   it("splits chunks into lines and keeps the unterminated rest until flushed", () => {
     const buffer = makeLineBuffer(100)
-    assert.deepStrictEqual(buffer.push("a\nb"), [{ _tag: "Line", text: "a" }])
-    assert.deepStrictEqual(buffer.push("c\r\n\nd"), [{ _tag: "Line", text: "bc\r" }, { _tag: "Line", text: "" }])
+    assert.deepStrictEqual(buffer.push(utf8("a\nb")), [{ _tag: "Line", text: "a" }])
+    assert.deepStrictEqual(buffer.push(utf8("c\r\n\nd")), [{ _tag: "Line", text: "bc\r" }, { _tag: "Line", text: "" }])
     assert.deepStrictEqual(buffer.flush(), [{ _tag: "Line", text: "d" }])
     assert.deepStrictEqual(buffer.flush(), [])
   })
 
   it("reports a line longer than the limit as TooLong without keeping it", () => {
     const buffer = makeLineBuffer(10)
-    assert.deepStrictEqual(buffer.push("12345678"), [])
-    assert.deepStrictEqual(buffer.push("9012345"), [])
-    assert.deepStrictEqual(buffer.push("67\nok\n"), [{ _tag: "TooLong", length: 17 }, { _tag: "Line", text: "ok" }])
-    assert.deepStrictEqual(buffer.push("x".repeat(11)), [])
+    assert.deepStrictEqual(buffer.push(utf8("12345678")), [])
+    assert.deepStrictEqual(buffer.push(utf8("9012345")), [])
+    assert.deepStrictEqual(buffer.push(utf8("67\nok\n")), [{ _tag: "TooLong", length: 17 }, { _tag: "Line", text: "ok" }])
+    assert.deepStrictEqual(buffer.push(utf8("x".repeat(11))), [])
     assert.deepStrictEqual(buffer.flush(), [{ _tag: "TooLong", length: 11 }])
   })
 })
@@ -218,5 +220,23 @@ describe("decodeLine", () => {
     assert.strictEqual(decodeLine(`{"type":"step_start"}`)._tag, "Ignored")
     assert.deepStrictEqual(decodeLine(`["type"]`), { _tag: "Plain", text: `["type"]` })
     assert.deepStrictEqual(decodeLine("hello"), { _tag: "Plain", text: "hello" })
+  })
+  it("gives a line longer than the long-line limit as its bytes, whole", () => {
+    const buffer = makeLineBuffer(1000, 8)
+    assert.deepStrictEqual(buffer.push(utf8("short\n0123")), [{ _tag: "Line", text: "short" }])
+    const [line] = buffer.push(utf8("456789é\n"))
+    assert.strictEqual(line?._tag, "Long")
+    assert.strictEqual(new TextDecoder().decode(line?._tag === "Long" ? line.bytes : new Uint8Array()), "0123456789é")
+  })
+
+  it("cuts long JSON strings to their first bytes, never inside an escape or a character", () => {
+    const output = `a\\"b${"\\n".repeat(3)}é${"x".repeat(2000)}`
+    const line = JSON.stringify({ type: "tool_use", part: { tool: "bash", state: { status: "completed", output } } })
+    const compact = JSON.parse(compactJsonLine(utf8(line), 10))
+    assert.strictEqual(compact.part.tool, "bash")
+    assert.strictEqual(compact.part.state.status, "completed")
+    assert.isTrue(output.startsWith(compact.part.state.output))
+    assert.isAtMost(compact.part.state.output.length, 10)
+    for (let keep = 1; keep < 40; keep++) assert.doesNotThrow(() => JSON.parse(compactJsonLine(utf8(line), keep)))
   })
 })

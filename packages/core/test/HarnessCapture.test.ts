@@ -1,0 +1,81 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import { makeCapture, runHarness } from "../src/HarnessCapture.js"
+import { HarnessEvent, type HarnessService } from "../src/HarnessService.js"
+import type { IterationLog } from "../src/HistoryStore.js"
+import { makeRedactor, REDACTED } from "../src/Redact.js"
+
+const SECRET = "sk-ant-0123456789abcdefghijklmnop"
+const utf8 = (text: string) => new TextEncoder().encode(text)
+const stdout = (bytes: Uint8Array, plain = true) => HarnessEvent.Output({ stream: "stdout", bytes, plain })
+
+/** Runs `events` (in chunks of `per`) through `runHarness`; returns the log's bytes and the capture. */
+const run = (events: ReadonlyArray<HarnessEvent>, per = 1) =>
+  Effect.gen(function*() {
+    const written: Array<Uint8Array> = []
+    const log: IterationLog = {
+      path: "memory",
+      write: (data) => Effect.sync(() => void written.push(typeof data === "string" ? utf8(data) : data.slice()))
+    }
+    const harness: HarnessService["Type"] = {
+      name: "test",
+      reports: { cost: false, tokens: false },
+      preflight: Effect.void,
+      run: () => Stream.fromIterable(events).pipe(Stream.rechunk(per))
+    }
+    const capture = makeCapture("COMPLETE", "")
+    yield* runHarness({
+      harness,
+      request: { prompt: "", changeId: "c" as never, iteration: 1, cwd: "/tmp" },
+      capture,
+      log,
+      reporter: { write: () => Effect.void, line: () => Effect.void, warn: () => Effect.void },
+      stream: false,
+      inactivityTimeoutMs: 60_000,
+      redact: makeRedactor({})
+    })
+    const bytes = new Uint8Array(written.reduce((n, part) => n + part.length, 0))
+    written.reduce((at, part) => (bytes.set(part, at), at + part.length), 0)
+    return { bytes, text: new TextDecoder().decode(bytes), capture }
+  })
+
+const exited = HarnessEvent.Exited({ exitCode: 0, signal: null })
+
+describe("runHarness", () => {
+  it.effect("redacts a secret on the agent's last line, which ends without a newline", () =>
+    Effect.gen(function*() {
+      const { text } = yield* run([stdout(utf8("working\n")), stdout(utf8(`the key is ${SECRET}`)), exited])
+      assert.strictEqual(text, `working\nthe key is ${REDACTED}`)
+    }))
+
+  it.effect("redacts a secret split across two batches, and one on stderr", () =>
+    Effect.gen(function*() {
+      const { text } = yield* run([
+        stdout(utf8(`a ${SECRET.slice(0, 10)}`)),
+        stdout(utf8(`${SECRET.slice(10)} b\nnext\n`)),
+        HarnessEvent.Output({ stream: "stderr", bytes: utf8(`oops ${SECRET}\n`), plain: true }),
+        exited
+      ], 2)
+      assert.strictEqual(text, `a ${REDACTED} b\nnext\n[stderr] oops ${REDACTED}\n`)
+    }))
+
+  it.effect("logs output holding no secret as the very bytes that came, a character split across batches included", () =>
+    Effect.gen(function*() {
+      const whole = utf8("héllo wörld\nno secrets — here\n<promise>COMPLETE</promise>\n")
+      const events = [3, 9, 20, 33].reduce(
+        (acc, cut, i, cuts) => [...acc, stdout(whole.subarray(cut, cuts[i + 1] ?? whole.length))],
+        [stdout(whole.subarray(0, 3))]
+      )
+      const { bytes, capture } = yield* run([...events, exited], 3)
+      assert.deepStrictEqual(bytes, whole)
+      assert.isTrue(capture.judge.judgement().claimed)
+    }))
+
+  it.effect("cuts a line longer than 64 KiB into pieces it still redacts", () =>
+    Effect.gen(function*() {
+      const long = "x ".repeat(40_000)
+      const { text } = yield* run([stdout(utf8(long)), stdout(utf8(`${long}${SECRET} end`)), exited])
+      assert.notInclude(text, SECRET)
+      assert.strictEqual(text.length, long.length * 2 + `${REDACTED} end`.length)
+    }))
+})
