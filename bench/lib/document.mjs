@@ -41,11 +41,12 @@ const figuresTable = (results) => {
     lines.push(row(["git summary of an iteration (one work-tree snapshot, diffed against the previous one; nothing changed), same repository", fmtMs(summary), code("git status --porcelain"), fmtMs(g.large.gitStatus.median), fmtRatio(summary / g.large.gitStatus.median), "grows with the repository no more than `git status` does", growth <= 1.1 ? `met: grows ${fmtRatio(growth)} as fast` : `missed: grows ${fmtRatio(growth)} as fast as \`git status\` (from the small workspace to this repository)`]))
   } else lines.push(notMeasured("git summary of an iteration", failureOf(results, "git work")))
   if (t) {
-    const share = (t.bytes / t.loop.median) / (t.bytes / t.cat.median)
     const size = sizeOf(t.bytes)
-    lines.push(row([`streaming ${size} of harness output: throughput`, fmtRate(t.bytes / t.loop.median), `${code("cat")} of the same bytes to /dev/null`, fmtRate(t.bytes / t.cat.median), pct(share), "at least 50%", share >= 0.5 ? "met" : `missed: ${pct(share)} of it; the loop would have to be ${(0.5 / share).toFixed(0)} times faster`]))
-    lines.push(row([`streaming ${size}: peak memory of the spool process`, fmtMiB(t.peakKiB), "", "", "", "under 150 MiB", t.peakKiB < 150 * 1024 ? "met" : `missed by ${fmtMiB(t.peakKiB - 150 * 1024)}`]))
-    lines.push(row([`streaming ${size}: promise split across the last two chunks`, t.completionDetected ? "detected" : "not detected", "", "", "", "detected", t.completionDetected ? "met" : "missed"]))
+    for (const h of t.harnesses) {
+      lines.push(row([`streaming ${size} of agent output, ${h.name} harness: wall time (throughput)`, `${fmtMs(h.loop.median)} (${fmtRate(t.bytes / h.loop.median)})`, `${code("agent | cat")} to /dev/null`, `${fmtMs(h.reference.median)} (${fmtRate(t.bytes / h.reference.median)})`, fmtRatio(h.loop.median / h.reference.median), `at most ${h.goal}x`, atMost(h.loop.median, h.reference.median, h.goal)]))
+    }
+    lines.push(row([`streaming ${size}: peak memory of the spool process (highest of every harness and run)`, fmtMiB(t.peakKiB), "", "", "", "under 150 MiB", t.peakKiB < 150 * 1024 ? "met" : `missed by ${fmtMiB(t.peakKiB - 150 * 1024)}`]))
+    lines.push(row([`streaming ${size}: the promise (split across the last two chunks of the command harness; in the last message of each JSON harness)`, t.completionDetected ? "detected" : "not detected", "", "", "", "detected", t.completionDetected ? "met" : "missed"]))
   } else lines.push(notMeasured("streaming", failureOf(results, "streaming")))
   if (s) {
     lines.push(row([`${code("--status")} with ${s.longHistory.toLocaleString("en-US")} history records`, fmtMs(s.long.median), `${code("--status")} with 10 records`, fmtMs(s.short.median), fmtRatio(s.long.median / s.short.median), "at most 1.3x", atMost(s.long.median, s.short.median, 1.3)]))
@@ -190,51 +191,50 @@ const gitGrowthSection = (results) => {
 const streamingSection = (results) => {
   const { streaming: t, profiles: p } = results
   if (!t) return ""
-  const rate = t.bytes / t.loop.median
-  const catRate = t.bytes / t.cat.median
-  const pipe = t.diagnostics.find((d) => d.name.includes("into cat"))
+  const size = sizeOf(t.bytes)
+  const command = t.harnesses.find((h) => h.name === "command")
+  const nodeReader = t.diagnostics.find((d) => d.name.includes("Node reader"))
   const lines = [
     "### Streaming",
     "",
-    `${code(`spool ralph ... --harness command --harness-command "node bench/harness/flood.mjs ${t.bytes}" --no-stream --no-commit --max-iterations 1`)} in the example workspace: the harness writes ${sizeOf(t.bytes)} of 64-byte text lines in 1 MiB chunks, the second-to-last chunk ending in ${code("\\n<promise>COMP")} and the last one being ${code("LETE</promise>\\n")}. Throughput is the bytes over the run's wall time, spawn to exit. The reference is ${code("cat")} of the same bytes (the harness's output, saved once in ${code(".bench/")}) to /dev/null; ${t.loop.runs.length} runs of the loop, each followed by 5 of ${code("cat")}. The promise counts as detected when the run exits 0 and its history record says ${code("completionDetected")}. Peak memory is the spool process's own high-water mark (${code("VmHWM")} in ${code("/proc/<pid>/status")}, polled every 10 ms), the harness not included; the highest of the runs is reported.`,
+    `One iteration of ${code("spool ralph ... --no-stream --no-commit --max-iterations 1")} in the example workspace, whose agent prints ${size}, next to the same agent program piped into ${code("cat")} to /dev/null (${code("sh -c 'agent | cat > /dev/null'")}). The command harness runs ${code(`node bench/harness/flood.mjs ${t.bytes}`)}: 64-byte text lines in 1 MiB chunks, the second-to-last chunk ending in ${code("\\n<promise>COMP")} and the last one being ${code("LETE</promise>\\n")}. Each JSON harness runs a fake agent (${code("bench/harness/<name>-agent.mjs")}, through ${code("SPOOL_OPENCODE_BIN")}, ${code("SPOOL_CLAUDE_BIN")}, ${code("SPOOL_CODEX_BIN")}) printing that agent's JSON events: rounds of text deltas (claude's ${code("stream_event")}s), a short assistant message, usage, and a tool call whose output is a build and test log of 64 KiB to 4 MiB (JSON-escaped quotes, backslashes, non-ASCII), the last message claiming completion. Wall time is spawn to exit, start-up and the iteration's git work included. ${t.harnesses[0]?.loop.runs.length ?? 0} runs of the loop per harness, each followed by 3 of its reference. The promise counts as detected when the run exits 0 and its history record says ${code("completionDetected")}. Peak memory is the spool process's own high-water mark (${code("VmHWM")} in ${code("/proc/<pid>/status")}, polled every 10 ms), the agent not included.`,
     "",
-    "| what moves the bytes | median | throughput |",
-    "| --- | ---: | ---: |",
-    row([`${code("cat")} to /dev/null (the reference)`, fmtMs(t.cat.median), fmtRate(catRate)]),
-    ...t.diagnostics.map((d) => row([d.name, fmtMs(d.median), fmtRate(t.bytes / d.median)])),
-    row(["`spool ralph` with the flood harness", fmtMs(t.loop.median), fmtRate(rate)]),
+    "| harness | the loop (median) | throughput | `agent \\| cat` (median) | ratio | goal | peak memory (runs) | promise |",
+    "| --- | ---: | ---: | ---: | ---: | --- | --- | --- |",
+    ...t.harnesses.map((h) => row([h.name, fmtMs(h.loop.median), fmtRate(t.bytes / h.loop.median), fmtMs(h.reference.median), fmtRatio(h.loop.median / h.reference.median), `at most ${h.goal}x: ${atMost(h.loop.median, h.reference.median, h.goal).split(";")[0]}`, h.peakRunsKiB.map(fmtMiB).join(", "), h.completionDetected ? "detected" : "NOT detected"])),
     "",
-    `Peak memory: ${fmtMiB(t.peakKiB)} (runs: ${t.peakRunsKiB.map(fmtMiB).join(", ")})${t.smallerPeaks.map((x) => `; with ${sizeOf(x.bytes)} of output, ${fmtMiB(x.peakKiB)}`).join("")}. The promise was ${t.completionDetected ? "detected in every run" : "NOT detected"}.`,
+    `Floors, in the same run: ${code("cat")} of the flood's ${size} (saved once in ${code(".bench/")}) to /dev/null ${fmtMs(t.cat.median)}${t.diagnostics.map((d) => `; ${d.name} ${fmtMs(d.median)}`).join("")}. Peak memory of the command-harness loop with less output${t.smallerPeaks.map((x) => `: ${fmtMiB(x.peakKiB)} with ${sizeOf(x.bytes)}`).join(",")}.`,
     ""
   ]
-  if (rate / catRate < 0.5) {
-    lines.push(
-      `The throughput goal is missed: ${pct(rate / catRate)} of ${code("cat")}'s rate instead of at least 50%. ${pipe ? `It is out of reach for anything that reads the harness through a pipe: the bytes through one pipe into a second ${code("cat")} already move at ${pct((t.bytes / pipe.median) / catRate)} of the reference, because ${code("cat")} to /dev/null only copies from the page cache. ` : ""}Against the pipe floors above, the loop spends about ${fmtMs(t.loop.median - (t.diagnostics.at(-1)?.median ?? 0))} more than a Node reader that drops the bytes.`,
-      ""
-    )
-  }
   if (p) {
-    lines.push(
-      `Where the loop's time goes with ${sizeOf(p.streamBytes)} of output (one profiled run, self time):`,
-      "",
-      "| where | self time | share |",
-      "| --- | ---: | ---: |",
-      ...p.stream.groups.slice(0, 10).map((g) => row([g.name, fmtMs(g.ms), pct(g.ms / p.stream.total)])),
-      ""
-    )
+    for (const [label, profile] of [["the command harness", p.stream], ["the opencode harness", p.json]]) {
+      if (!profile) continue
+      lines.push(
+        `Where the loop's time goes with ${sizeOf(p.streamBytes)} through ${label} (one profiled run, self time):`,
+        "",
+        "| where | self time | share |",
+        "| --- | ---: | ---: |",
+        ...profile.groups.slice(0, 10).map((g) => row([g.name, fmtMs(g.ms), pct(g.ms / profile.total)])),
+        ""
+      )
+    }
   }
-  if (rate / catRate < 0.5 || t.peakKiB >= 150 * 1024) {
+  lines.push(
+    "How the bytes move: the CLI reads an agent's stdout and stderr as fast as the pipe fills (`packages/cli/src/ProcessExecutor.ts`) and hands them to the loop in batches of up to 1 MiB, so the stream's cost is paid per batch, not per 64 KiB read; reading pauses while 2 MiB wait. An `Output` event carries a read's bytes, and the command harness says with `plain` that they are also its text, so it needs no other events. Each read is decoded once, as a stream (a character split across reads comes whole): the completion judge looks for `<` or `&` and for a fence with `includes` before its patterns, and the redactor runs its pattern only over text holding a piece every secret shape has (`-`, `_`, `AKIA`, `AIza`, `Bearer`, `Basic`) or an environment secret. Whole lines in which nothing was redacted are written to the log as the bytes that came, joined into one write per batch, the write overlapping the next batch. JSON harnesses split lines in bytes; a line over 64 KiB is read from a copy whose long strings are cut to 1 KiB (`compactJsonLine`), unless it holds the agent's own text.",
+    ""
+  )
+  const missed = t.harnesses.filter((h) => h.loop.median > h.goal * h.reference.median)
+  if (missed.length > 0 || t.peakKiB >= 150 * 1024) {
     lines.push(
-      "What it would take: every byte is decoded to a string, wrapped in three events (output, display, agent text) going through an Effect stream, scanned by the secret-redaction pattern (one alternation of every key shape) and by the promise pattern, encoded again and written to the iteration log. " +
-        "Searching the bytes for the promise (a `Buffer` search) instead of decoding everything, writing the log from the raw buffers where nothing was redacted, and handing chunks over in batches rather than one event each would bring the loop towards the Node-reader floor, which is itself far from 50% of `cat` to /dev/null.",
+      `What remains, and what would close the gap: ${missed.length > 0 ? `${missed.map((h) => h.name).join(", ")} ${missed.length === 1 ? "misses its goal" : "miss their goals"}. ` : ""}` +
+        `The reference moves the bytes between two processes and drops them; the loop also writes every byte to the iteration log, decodes every byte once (about 1 GB/s with Node's ${code("TextDecoder")}, the largest item in the profiles), runs the secret pattern over every batch holding a ${code("-")} or ${code("_")} (all of the JSON harnesses' tool output), and for a JSON harness walks the quotes of every long line. ${nodeReader && command ? `A Node process that only reads the same bytes through a pipe and drops them takes ${fmtMs(nodeReader.median)} here, ${fmtRatio(nodeReader.median / command.reference.median)} of the command harness's reference, before start-up (about 150 ms) and the log. ` : ""}` +
+        "Closing the rest needs the bytes searched without decoding them: the promise's tag, a fence and the secret shapes' pieces looked for in the raw bytes by a native search (a SIMD scan, as `Buffer.indexOf` or a small WebAssembly module would do; JavaScript loops over bytes run at about 1 GB/s here), decoding only the lines around a hit and the first and last line of a batch for the judge.",
       ""
     )
     if (t.peakKiB >= 150 * 1024) {
       const base = t.smallerPeaks[0]?.peakKiB ?? 0
-      const middle = t.smallerPeaks[1]
-      const bounded = middle !== undefined && t.peakKiB - middle.peakKiB < 0.1 * t.peakKiB
       lines.push(
-        `The peak is over the goal by ${fmtMiB(t.peakKiB - 150 * 1024)}. ${bounded ? `It does not grow with the output (${fmtMiB(middle.peakKiB)} with ${sizeOf(middle.bytes)}, ${fmtMiB(t.peakKiB)} with ${sizeOf(t.bytes)}): nothing accumulates. ` : ""}${base > 0 ? `The same loop with 1 MiB of output already peaks at ${fmtMiB(base)}; streaming adds ${fmtMiB(t.peakKiB - base)} on top, the chunks in flight and the garbage of decoding them. ` : ""}Keeping the bytes as buffers (as above) lowers the second part; a smaller bundle, the first.`,
+        `The peak memory is over the goal by ${fmtMiB(t.peakKiB - 150 * 1024)}${base > 0 ? `; with 1 MiB of output the loop already peaks at ${fmtMiB(base)}` : ""}. The JavaScript heap stays near 55 MiB; the rest is pipe buffers (a fresh 64 KiB buffer for every read) that died after a young-generation collection had already moved them to the old generation, which V8 frees only when it collects that generation, about every 64 MiB of such buffers. MemoryGovernor's full collections do not help (it watches the heap, not those buffers), so it is kept only because the figure still misses without it. Reading the pipe into buffers that are reused, and copying out only what must outlive a batch (the journal's tail, a line in progress), would keep them from accumulating.`,
         ""
       )
     }
@@ -290,7 +290,7 @@ export const renderDocument = (results) => {
     modelSection(results),
     "## Reproducing",
     "",
-    `${code("pnpm bench")} builds the CLI (${code("pnpm build")}), runs ${code("bench/run.mjs")}, prints each figure with its reference as it goes and rewrites this file. It needs git, ${code("cat")} and ${code("sh")}, Linux's ${code("/proc")} for the memory figure, and the installed dependencies (the opencode binary and esbuild come with ${code("pnpm install")}); it makes no network requests beyond 127.0.0.1. Generated data is kept in ${code(".bench/")} (about 1.1 GiB: the generated repository and the ${sizeOf(results.streaming?.bytes ?? GIB)} of harness output) and reused while its shape is unchanged; delete the directory to start afresh. ${code("node bench/run.mjs --quick")} runs fewer and smaller rounds and leaves this file alone, to check the suite itself.`,
+    `${code("pnpm bench")} builds the CLI (${code("pnpm build")}), runs ${code("bench/run.mjs")}, prints each figure with its reference as it goes and rewrites this file. It needs git, ${code("cat")} and ${code("sh")}, Linux's ${code("/proc")} for the memory figure, and the installed dependencies (the opencode binary and esbuild come with ${code("pnpm install")}); it makes no network requests beyond 127.0.0.1. Generated data is kept in ${code(".bench/")} (about 1.1 GiB: the generated repository and the ${sizeOf(results.streaming?.bytes ?? GIB)} of the flood harness's output) and reused while its shape is unchanged; delete the directory to start afresh. ${code("node bench/run.mjs --quick")} runs fewer and smaller rounds and leaves this file alone, to check the suite itself.`,
     ""
   ].join("\n")}`
 }

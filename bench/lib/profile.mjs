@@ -44,7 +44,7 @@ const decodeMappings = (mappings) => {
 const packageOf = (source) => {
   const match = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(source)
   if (match) return match[1]
-  const own = /(?:^|\/)(cli|core|git|harness-opencode)\/src\//.exec(source) ?? /^\.\.\/(src)\//.exec(source)
+  const own = /(?:^|\/)(cli|core|git|harness-opencode|harness-claude|harness-codex)\/src\//.exec(source) ?? /^\.\.\/(src)\//.exec(source)
   return own ? `spool (packages/${own[1] === "src" ? "cli" : own[1]})` : source
 }
 
@@ -102,14 +102,14 @@ const groupOf = (callFrame, maps) => {
 }
 
 /** Self time (ms) of one profiled `spool <args>` run in `cwd`, grouped by `groupOf`, largest first. */
-export const profileRun = (args, cwd) => {
+export const profileRun = (args, cwd, env = {}) => {
   const loaded = loadMaps()
   if (loaded === null) return null
   const dir = mkdtempSync(join(tmpdir(), "spool-bench-prof-"))
   try {
     const result = spawnSync(process.execPath, ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100", spoolBin, ...args], {
       cwd,
-      env: spoolEnv(),
+      env: spoolEnv(env),
       encoding: "utf8",
       maxBuffer: 64 * 1024 * 1024
     })

@@ -9,7 +9,7 @@ import type { Readable } from "node:stream"
 const BATCH_BYTES = 1024 * 1024
 const BATCH_WAIT_MS = 1
 /** Reading pauses while this much waits to be taken: memory stays bounded when the consumer is slower. */
-const MAX_QUEUED = 16 * 1024 * 1024
+const MAX_QUEUED = 2 * 1024 * 1024
 
 const systemError = (method: string, description: string) =>
   new PlatformError.SystemError({ module: "Command", method, reason: "Unknown", description })

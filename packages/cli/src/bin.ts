@@ -5,8 +5,11 @@ import { Cause, Deferred, Duration, Effect, Exit, FiberId } from "effect"
 import { run } from "./Cli.js"
 import { ExitCode } from "./ExitCode.js"
 import { describeFailure, writeError } from "./Failure.js"
+import { startMemoryGovernor } from "./MemoryGovernor.js"
 import * as ProcessExecutor from "./ProcessExecutor.js"
 import { eraseStatusLine } from "./TerminalReporter.js"
+
+startMemoryGovernor()
 
 let signalled: NodeJS.Signals | null = null
 const exitCodeFor = (signal: NodeJS.Signals) => (signal === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted)

@@ -1,0 +1,94 @@
+// A fake JSON agent for the streaming benchmark: prints `bytes` of one agent's JSON event stream
+// (opencode, claude or codex), as the real one would during a long run: tool calls whose outputs
+// are 64 KiB to 4 MiB of build and test logs, text deltas, assistant messages, usage; the last
+// assistant message claims completion. It ignores its arguments and its stdin (the prompt).
+// Payloads are built once and reused, so the program itself costs little more than its writes.
+const OUTPUT_SIZES = [64, 96, 192, 256, 512, 768, 1024, 1536, 2048, 3072, 4096].map((k) => k * 1024)
+
+const logLines = [
+  "  ✓ test/parser.test.ts > parses a nested block_quote with \"quotes\" and \\back\\slashes 12ms",
+  "src/loop/Iteration.ts(128,17): error TS2322: Type 'string | undefined' is not assignable to type 'string'.",
+  "npm warn deprecated inflight@1.0.6: This module is not supported, and leaks memory.",
+  "    at Object.<anonymous> (/work/project/node_modules/.pnpm/vitest@3.2.4/dist/index.js:42:13)",
+  "[build] dist/spool-main.cjs  978.2kb  ⚡ Done in 412ms",
+  "diff --git a/src/a.ts b/src/a.ts\tindex 3b18e51..a9c2f0d 100644",
+  "{\"level\":\"info\",\"msg\":\"request served\",\"path\":\"/api/v1/items?id=42\",\"ms\":3}",
+  "FAIL  packages/core/test/Loop.test.ts > retries a failed iteration — expected 2 to be 3"
+]
+
+/** A log of about `size` bytes once JSON-encoded, as the inside of a JSON string (no quotes). */
+const payloadOf = (size) => {
+  const lines = []
+  let length = 0
+  for (let i = 0; length < size; i++) {
+    const line = `${String(i).padStart(6, " ")} ${logLines[(i * 7) % logLines.length]}`
+    lines.push(line)
+    length += JSON.stringify(line).length
+  }
+  return JSON.stringify(lines.join("\n")).slice(1, -1)
+}
+const payloads = OUTPUT_SIZES.map((size) => Buffer.from(payloadOf(size)))
+
+const flavours = {
+  opencode: {
+    toolUse: (n) => [
+      `{"type":"tool_use","timestamp":${1_700_000_000_000 + n},"sessionID":"ses_bench","part":{"id":"prt_tool_${n}","callID":"call_${n}","type":"tool","tool":"bash","state":{"status":"completed","input":{"command":"npm test -- --run","description":"Runs the tests"},"output":"`,
+      `","title":"npm test -- --run","metadata":{"exit":0,"truncated":false},"time":{"start":1,"end":2}}}}\n`
+    ],
+    text: (n, text) => `${JSON.stringify({ type: "text", timestamp: 1_700_000_000_000 + n, sessionID: "ses_bench", part: { id: `prt_text_${n}`, type: "text", text, time: { start: 1, end: 2 } } })}\n`,
+    delta: () => "",
+    step: (n) => `{"type":"step_finish","timestamp":${1_700_000_000_000 + n},"sessionID":"ses_bench","part":{"type":"step-finish","tokens":{"input":1200,"output":80,"reasoning":0,"cache":{"read":0,"write":0}},"cost":0.002}}\n`,
+    end: () => ""
+  },
+  claude: {
+    toolUse: (n) => [
+      `{"type":"assistant","message":{"id":"msg_${n}","type":"message","role":"assistant","model":"claude-bench","content":[{"type":"tool_use","id":"toolu_${n}","name":"Bash","input":{"command":"npm test -- --run","description":"Runs the tests"}}],"usage":{"input_tokens":1200,"output_tokens":40}},"parent_tool_use_id":null,"session_id":"bench"}\n` +
+      `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_${n}","type":"tool_result","content":"`,
+      `","is_error":false}]},"parent_tool_use_id":null,"session_id":"bench"}\n`
+    ],
+    text: (n, text) => `${JSON.stringify({ type: "assistant", message: { id: `msg_t${n}`, type: "message", role: "assistant", model: "claude-bench", content: [{ type: "text", text }] }, parent_tool_use_id: null, session_id: "bench" })}\n`,
+    delta: (n, text) => `${JSON.stringify({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }, parent_tool_use_id: null, session_id: "bench" })}\n`,
+    step: () => "",
+    end: () => `{"type":"result","subtype":"success","is_error":false,"duration_ms":1000,"num_turns":3,"result":"done","session_id":"bench","total_cost_usd":0.12,"usage":{"input_tokens":120000,"output_tokens":4000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0},"permission_denials":[]}\n`
+  },
+  codex: {
+    toolUse: (n) => [
+      `{"type":"item.started","item":{"id":"item_${n}","type":"command_execution","command":"bash -lc 'npm test -- --run'","aggregated_output":"","exit_code":null,"status":"in_progress"}}\n` +
+      `{"type":"item.completed","item":{"id":"item_${n}","type":"command_execution","command":"bash -lc 'npm test -- --run'","aggregated_output":"`,
+      `","exit_code":0,"status":"completed"}}\n`
+    ],
+    text: (n, text) => `${JSON.stringify({ type: "item.completed", item: { id: `item_t${n}`, type: "agent_message", text } })}\n`,
+    delta: () => "",
+    step: () => "",
+    end: () => `{"type":"turn.completed","usage":{"input_tokens":120000,"cached_input_tokens":0,"output_tokens":4000,"reasoning_output_tokens":0}}\n`
+  }
+}
+
+export const runAgent = async (flavour, total) => {
+  const f = flavours[flavour]
+  const write = (chunk) => new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())))
+  const start = flavour === "codex" ? '{"type":"thread.started","thread_id":"bench"}\n{"type":"turn.started"}\n' : ""
+  const last = f.text(1e9, "All the tests pass.\n\n<promise>COMPLETE</promise>") + f.step(1e9) + f.end()
+  let left = total - Buffer.byteLength(start) - Buffer.byteLength(last)
+  await write(start)
+  for (let n = 0; left > 0; n++) {
+    // Text deltas and a short message, then a tool call with a large output.
+    let small = ""
+    for (let d = 0; d < 8; d++) small += f.delta(n, `Looking at the failing test number ${n}, part ${d}. `)
+    small += f.text(n, `Step ${n}: the tests need another run after changing src/loop/Iteration.ts.`) + f.step(n)
+    const [head, tail] = f.toolUse(n)
+    const payload = payloads[(n * 5) % payloads.length]
+    const size = Buffer.byteLength(small) + Buffer.byteLength(head) + Buffer.byteLength(tail)
+    if (size + payload.length > left) {
+      // The rest: one more message padded to size, so the stream is exactly `total` bytes.
+      const pad = Math.max(0, left - Buffer.byteLength(f.text(n, "")))
+      await write(f.text(n, "x".repeat(pad)))
+      break
+    }
+    await write(small + head)
+    await write(payload)
+    await write(tail)
+    left -= size + payload.length
+  }
+  await write(last)
+}
