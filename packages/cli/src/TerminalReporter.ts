@@ -5,7 +5,15 @@ import { colourEnabled, type Palette, palette, redrawEnabled } from "./Colour.js
 interface Output {
   readonly isTTY?: boolean
   readonly write: (text: string) => unknown
+  /** Where a write that returned false is waited for (`drain`), when the output can say. */
+  readonly once?: (event: "drain", listener: () => void) => unknown
 }
+
+/** Waits until `stream` has taken what was written, when its last write said it was full. */
+const drained = (stream: Output, accepted: unknown) =>
+  accepted !== false || stream.once === undefined
+    ? Effect.void
+    : Effect.async<void>((resume) => void stream.once!("drain", () => resume(Effect.void)))
 
 const tokens = (usage: HarnessUsage) => {
   const n = usage.inputTokens + usage.outputTokens + usage.reasoningTokens
@@ -66,12 +74,15 @@ export const makeTerminalReporter = (stdout: Output, stderr: Output, env: Readon
   const timer = live ? setInterval(redraw, 1000) : null
   timer?.unref()
   const service: LoopReporter["Type"] = {
+    // The agent's output waits for the terminal (or pipe) to take it: an agent printing faster
+    // than it is read is held back rather than buffered in memory.
     write: (text) =>
-      Effect.sync(() => {
+      Effect.suspend(() => {
         clear()
-        stdout.write(text)
+        const accepted = stdout.write(text)
         atLineStart = text.endsWith("\n")
         draw()
+        return drained(stdout, accepted)
       }),
     line: (text) =>
       Effect.sync(() => {

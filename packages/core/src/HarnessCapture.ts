@@ -94,8 +94,9 @@ export const runHarness = (options: {
   // The log is written while the next batch is read: one write is under way at a time, in order.
   let writing: Fiber.RuntimeFiber<void, StateError> | null = null
   const finishWriting = Effect.suspend(() => writing === null ? Effect.void : Fiber.join(writing))
+  // A daemon, joined here: the stream runs each chunk in a fiber of its own, whose end would interrupt a child.
   const writeLog = (pieces: ReadonlyArray<Uint8Array | string>) =>
-    Effect.zipRight(finishWriting, Effect.map(Effect.fork(log.write(joinPieces(pieces))), (fiber) => void (writing = fiber)))
+    Effect.zipRight(finishWriting, Effect.map(Effect.forkDaemon(log.write(joinPieces(pieces))), (fiber) => void (writing = fiber)))
   const timeout = Duration.millis(options.inactivityTimeoutMs)
 
   /** One event's share of the chunk's work: what it adds to the log and the live view, done synchronously. */
