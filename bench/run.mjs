@@ -15,7 +15,7 @@ import { fmtMiB, fmtMs, fmtRate, fmtRatio } from "./lib/measure.mjs"
 import { rootDir, spoolBin } from "./lib/paths.mjs"
 import { bundleComposition, profileRun } from "./lib/profile.mjs"
 import { clearLoopState, largeRepository, smallWorkspace } from "./lib/repo.mjs"
-import { harnessCommand, lastRun, loopArgs, runSpool } from "./lib/spool.mjs"
+import { lastRun, loopArgs, runSpool } from "./lib/spool.mjs"
 
 const quick = process.argv.includes("--quick")
 const settings = quick
