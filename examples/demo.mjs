@@ -17,7 +17,9 @@ const run = (cmd, args) => {
   const result = spawnSync(cmd, args, { cwd: repo, stdio: "inherit" })
   if (result.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited with ${result.status}`)
 }
-const step = (text) => console.log(`\n\x1b[1m$ ${text}\x1b[0m`)
+// Bold only on a terminal that wants colour, as spool itself does.
+const bold = process.stdout.isTTY && !process.env.NO_COLOR && process.env.TERM !== "dumb"
+const step = (text) => console.log(bold ? `\n\x1b[1m$ ${text}\x1b[0m` : `\n$ ${text}`)
 
 cpSync(join(here, "workspace"), repo, { recursive: true })
 run("git", ["init", "-q", "-b", "main"])
