@@ -15,6 +15,8 @@ export const MAX_SINGLE_SLEEP_MS = 2 ** 31 - 1
 export const RESET_MARGIN_MS = 60_000
 const BACKOFF_FIRST_MS = 60_000
 const BACKOFF_MAX_MS = 30 * 60_000
+/** The shortest wait, whatever `retry-after` says: a limit never reruns the agent in a tight loop. */
+const MIN_WAIT_MS = 1_000
 
 export interface LimitWaitSettings {
   /** The most one limit may be waited for, in all; 0 does not wait. */
@@ -26,7 +28,7 @@ export interface LimitWaitSettings {
 /** What has been waited for the current limit so far. */
 export interface LimitWaitState {
   readonly waitedMs: number
-  /** Waits made without a known reset time: the backoff doubles with each. */
+  /** Waits made without a known reset time (backoffs and retry-afters): the backoff doubles with each. */
   readonly backoffs: number
 }
 
@@ -66,7 +68,11 @@ export const planLimitWait = (
   const known = limit.resetAt !== null
     ? { delayMs: Math.max(0, limit.resetAt - now) + RESET_MARGIN_MS, basis: "reset time" as const }
     : limit.retryAfterMs !== null
-    ? { delayMs: Math.max(0, limit.retryAfterMs), basis: "retry-after" as const }
+    ? {
+      // The first retry-after is honoured; one that keeps coming back is backed off like an unknown reset.
+      delayMs: Math.max(MIN_WAIT_MS, limit.retryAfterMs, state.backoffs === 0 ? 0 : backoffMs(state.backoffs - 1)),
+      basis: "retry-after" as const
+    }
     : null
   if (!limit.resets) {
     // The agent may still say when to try again (a new billing period): that is when the loop would resume.
@@ -103,7 +109,7 @@ export const limitWaits = (settings: LimitWaitSettings): Schedule.Schedule<Limit
     if (plan._tag === "GiveUp") return Effect.succeed([state, plan as LimitPlan, ScheduleDecision.done] as const)
     const next: LimitWaitState = {
       waitedMs: state.waitedMs + plan.delayMs,
-      backoffs: state.backoffs + (plan.basis === "backoff" ? 1 : 0)
+      backoffs: state.backoffs + (plan.basis === "reset time" ? 0 : 1)
     }
     return Effect.succeed([next, plan as LimitPlan, ScheduleDecision.continueWith(ScheduleInterval.after(now + plan.delayMs))] as const)
   })

@@ -58,10 +58,17 @@ describe("usage-limit waits (fake clock)", () => {
       assert.deepInclude(last, { _tag: "Wait", basis: "reset time", resumeAt: now + 11 * MINUTE })
     }))
 
-  it.effect("honours retry-after exactly", () =>
+  it.effect("honours the first retry-after, then backs off one that keeps coming back", () =>
     Effect.gen(function*() {
-      const { waits } = yield* drive({ maxLimitWaitMs: 6 * HOUR, deadline: null }, [limit({ retryAfterMs: 2_000 }), limit({ retryAfterMs: 30_000 })])
-      assert.deepStrictEqual(waits, [2_000, 30_000])
+      const limits = [limit({ retryAfterMs: 2_000 }), limit({ retryAfterMs: 30_000 }), limit({ retryAfterMs: 0 }), limit({ retryAfterMs: 10 * MINUTE })]
+      const { waits } = yield* drive({ maxLimitWaitMs: 6 * HOUR, deadline: null }, limits)
+      assert.deepStrictEqual(waits, [2_000, MINUTE, 2 * MINUTE, 10 * MINUTE])
+    }))
+
+  it.effect("never reruns the agent at once, whatever retry-after says", () =>
+    Effect.gen(function*() {
+      const { waits } = yield* drive({ maxLimitWaitMs: 6 * HOUR, deadline: null }, [limit({ retryAfterMs: 0 })])
+      assert.deepStrictEqual(waits, [1_000])
     }))
 
   it.effect("backs off from a minute, doubling up to half an hour, when the agent gives no time", () =>
