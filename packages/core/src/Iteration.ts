@@ -167,6 +167,9 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           }
         }
         const outcome = outcomeOf(capture, { interrupted, failed, accepted })
+        // What the agent reported may quote secrets, like its output: redacted once, used everywhere.
+        const redact = ctx.input.redact
+        const error = capture.error === null ? null : redact(capture.error)
         const changed = interrupted ? null : yield* inputs.gitOrWarn(git.changesSince(before), null)
         yield* Ref.set(ctx.lastSnapshot, changed?.after ?? null)
         const summary = changed?.summary ?? null
@@ -185,18 +188,17 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           exitCode: capture.exitCode,
           signal: capture.signal,
           completionDetected: judgement.claimed,
-          promises: judgement.verdicts.map((verdict) => ({ ...verdict, text: ctx.input.redact(verdict.text) })),
+          promises: judgement.verdicts.map((verdict) => ({ ...verdict, text: redact(verdict.text) })),
           outcome,
           git: summary,
           commit,
           usage: capture.usage,
-          error: outcome === "limited" ? capture.limited?.message ?? null : capture.error,
-          warnings: capture.warnings
+          error: outcome === "limited" ? (capture.limited === null ? null : redact(capture.limited.message)) : error,
+          warnings: capture.warnings.map(redact)
         }
         if (!capture.displayAtLineStart) yield* reporter.write("\n")
         yield* history.append(change.id, record)
-        const stderr = capture.stderr.text(logPath)
-        // Every harness failure is journaled, even one whose promise was accepted.
+        const stderr = redact(capture.stderr.text(logPath))
         if (failed) {
           const entry: JournalEntry = {
             timestamp: new Date(now).toISOString(),
@@ -205,24 +207,24 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
             exitCode: capture.exitCode,
             signal: capture.signal,
             timedOut: capture.timedOut,
-            error: capture.error,
+            error,
             taskId: task?.id ?? null,
             taskDescription: task?.description ?? null,
-            stderr: ctx.input.redact(stderr),
-            stdout: ctx.input.redact(capture.stdout.text(logPath))
+            stderr,
+            stdout: redact(capture.stdout.text(logPath))
           }
           yield* journal.append(change.id, entry)
           yield* Ref.update(ctx.journaled, (entries) => [...entries, entry])
         }
         yield* reporter.line(formatSummary(record))
-        for (const warning of capture.warnings) yield* reporter.warn(warning)
+        for (const warning of record.warnings) yield* reporter.warn(warning)
         for (const line of lines) yield* reporter.line(line)
         const tasksTicked = completeTasks(tasksAfter) > completeTasks(tasks)
         const progress = judgement.claimed || tasksTicked || commit !== null ? true : summary === null ? null : summary.changedFiles > 0
         const facts: IterationFacts = {
           outcome,
           progress,
-          failure: failed ? capture.error ?? lastLine(stderr) : null
+          failure: failed ? error ?? lastLine(stderr) : null
         }
         return { record, facts, limit: capture.limited, notes, stoppedBy: capture.stopped as SpendGuard | null } satisfies IterationResult
       })

@@ -5,7 +5,7 @@ import { ErrorJournal } from "../src/ErrorJournal.js"
 import { GitSummary } from "../src/GitSummary.js"
 import { HarnessEvent, outputOf, scriptedRun } from "../src/HarnessService.js"
 import { CONTEXT_HEADING } from "../src/PromptBuilder.js"
-import { changeId, done, runWith } from "./loopFixture.js"
+import { changeId, done, runWith, SECRET } from "./loopFixture.js"
 
 describe("the loop", () => {
   it.effect("stops at the first iteration whose agent prints the promise", () =>
@@ -249,6 +249,23 @@ describe("the loop", () => {
       assert.include(prompts[1]!.prompt, "## Previous errors")
       assert.deepStrictEqual(journal, [])
       assert.include(output, "error journal archived")
+    }))
+
+  it.effect("redacts what the agent reports about its failure in the record, the journal and the summary", () =>
+    Effect.gen(function*() {
+      const { journal, output, records } = yield* runWith(
+        () => [
+          HarnessEvent.Warning({ message: `retrying with key ${SECRET}` }),
+          HarnessEvent.Failed({ message: `API Error: 401 invalid key ${SECRET}` }),
+          HarnessEvent.Exited({ exitCode: 1, signal: null })
+        ],
+        { maxIterations: 1 }
+      )
+      assert.strictEqual(records[0]!.error, "API Error: 401 invalid key [REDACTED]")
+      assert.deepStrictEqual(records[0]!.warnings, ["retrying with key [REDACTED]"])
+      assert.strictEqual(journal[0]!.error, "API Error: 401 invalid key [REDACTED]")
+      assert.include(output, "error: API Error: 401 invalid key [REDACTED]")
+      assert.notInclude(output, SECRET)
     }))
 
   it.effect("recognises a repeated claim after a failed run as a claim, though the journal quotes it in the prompt", () =>

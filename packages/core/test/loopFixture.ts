@@ -57,6 +57,9 @@ export const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
 
 export const done = "all good\n<promise>COMPLETE</promise>\n"
 
+/** What the fixture's redactor hides, as a secret in the environment would be. */
+export const SECRET = "SECRET-VALUE-42"
+
 /** Runs the loop against in-memory stores and a harness that plays `script`, returning what it saw. */
 export const runWith = (
   script: (
@@ -106,7 +109,7 @@ export const runWith = (
     return yield* Effect.gen(function*() {
       if (extras.setup) yield* extras.setup
       const loop = Effect.exit(
-        runLoop({ change, userPrompt: "Build it.", options: options(loopOptions), cwd: "/tmp", pid: 42, redact: (text) => text })
+        runLoop({ change, userPrompt: "Build it.", options: options(loopOptions), cwd: "/tmp", pid: 42, redact: (text) => text.replaceAll(SECRET, "[REDACTED]") })
       )
       const [exit] = yield* Effect.all([loop, extras.during?.(() => output.join("")) ?? Effect.void], { concurrency: 2 })
       const history = yield* HistoryStore
