@@ -54,7 +54,6 @@ const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_]
 const OPEN_TAG = /<\s*promise\s*>/i
 const UNCLOSED = /<\s*promise\s*>(?![\s\S]*<\s*\/\s*promise\s*>)[^<>]*$/i
 const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/
-const RAW_OPEN_TAG = /(?:<|&lt;)\s*promise\s*(?:>|&gt;)/gi
 /** Stands for the words of a long line that were judged and dropped. */
 const MID_LINE = "…"
 
@@ -204,7 +203,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
       if (line === "") return
       openPromise.text += ` ${line}`
       openPromise.lines++
-      if (UNCLOSED.test(openPromise.text) && openPromise.lines < MAX_PROMISE_LINES && openPromise.text.length < LINE_WINDOW) return
+      if (openPromise.lines < MAX_PROMISE_LINES && openPromise.text.length < LINE_WINDOW && UNCLOSED.test(openPromise.text)) return
       const joined = openPromise.text
       openPromise = null
       return judgeLine(joined, joined)
@@ -212,7 +211,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     if (!NON_BLANK.test(raw)) return
     if (!PROMISE_WORD.test(raw) && !FENCE_LINE.test(raw)) return passLine(raw)
     const line = normalizeLine(raw)
-    if (OPEN_TAG.test(line) && UNCLOSED.test(line) && line.length < LINE_WINDOW) {
+    if (line.length < LINE_WINDOW && OPEN_TAG.test(line) && UNCLOSED.test(line)) {
       openPromise = { text: line, lines: 1 }
       return
     }
@@ -229,14 +228,12 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     const lineStart = !partial.startsWith(MID_LINE)
     settle(partial)
     if (fence !== null) fence.onlyPromise = false
-    for (const match of partial.matchAll(RAW_OPEN_TAG)) {
-      if (match.index >= cut) break
-      const start = Math.max(0, match.index - LINE_WINDOW)
-      const window = normalizeLine(partial.slice(start, match.index + LINE_WINDOW))
-      const at = normalizeText(partial.slice(start, match.index)).length
-      const previous = start === 0 && lineStart && previousRaw !== null ? normalizeLine(previousRaw) : null
-      const found = judgeOccurrence(window, token, previous).find((f) => f.offset === at)
-      if (found === undefined) continue
+    // One pass over the whole kept line: occurrences starting before the cut are judged now.
+    const line = normalizeText(partial)
+    const judgedBefore = normalizeText(partial.slice(0, cut)).length
+    const previous = lineStart && previousRaw !== null ? normalizeLine(previousRaw) : null
+    for (const found of judgeOccurrence(line, token, previous)) {
+      if (found.offset >= judgedBefore) break
       if (fence === null) record(found.verdict)
       else addToFence(fence, found)
     }

@@ -22,7 +22,10 @@ export interface Occurrence {
   readonly verdict: Verdict
 }
 
-const PROMISE = /<\s*promise\s*>([\s\S]*?)<\s*\/\s*promise\s*>/gi
+// The token holds no `<` or `>`: the search for a closing tag stops at the next tag.
+const PROMISE = /<\s*promise\s*>([^<>]{0,1024}?)<\s*\/\s*promise\s*>/gi
+/** How much of the line on either side of an occurrence is read to judge it. */
+const CONTEXT = 1024
 const EMOJI = /[\p{Extended_Pictographic}\u200d\ufe0f\u20e3]/gu
 /** Nothing a reader would take for words: whitespace, punctuation, symbols, emoji. */
 const NO_WORDS = /^[\s\p{P}\p{S}\p{Extended_Pictographic}\u200d\ufe0f\u20e3]*$/u
@@ -118,9 +121,10 @@ export const judgeOccurrence = (line: string, token: string, previousLine: strin
   const found: Array<Occurrence> = []
   for (const match of line.matchAll(PROMISE)) {
     const offset = match.index
-    const before = line.slice(0, offset)
-    const after = line.slice(offset + match[0].length)
-    const text = excerpt(line, offset)
+    // Only the words near it matter: a bounded window keeps a line of many occurrences linear.
+    const before = line.slice(Math.max(0, offset - CONTEXT), offset)
+    const after = line.slice(offset + match[0].length, offset + match[0].length + CONTEXT)
+    const text = excerpt(line.slice(Math.max(0, offset - 200), offset + match[0].length + 200), Math.min(offset, 200))
     const content = match[1]!.replace(/\s+/g, " ").trim().replace(/^[*_`~]+(?=\S)|(?<=\S)[*_`~]+$/g, "")
     const bare = NO_WORDS.test(before.replace(/^\s*>/, "x")) && NO_WORDS.test(after)
     const wellFormed = content !== "" && content.toLowerCase() === token.replace(/\s+/g, " ").trim().toLowerCase()
