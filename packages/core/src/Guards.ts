@@ -28,7 +28,9 @@ export class UnsupportedGuardError extends Schema.TaggedError<UnsupportedGuardEr
 }) {
   override get message() {
     return `${this.flag} needs a harness that reports ${this.what}, and the ${this.harness} harness does not; ` +
-      `drop ${this.flag}, or use --max-duration (or --max-tokens with a harness that reports tokens)`
+      (this.flag === "--max-cost"
+        ? "drop --max-cost, or cap --max-tokens or --max-duration instead"
+        : `drop ${this.flag}, or cap --max-duration instead`)
   }
 }
 

@@ -51,7 +51,8 @@ export type LimitPlan =
 /** The first backoff is a minute, doubling up to half an hour. */
 export const backoffMs = (backoffs: number) => Math.min(BACKOFF_FIRST_MS * 2 ** Math.min(backoffs, 30), BACKOFF_MAX_MS)
 
-const clock = (ms: number) => new Date(ms).toISOString()
+/** A time as the loop prints it: `2026-11-23T15:01:00Z`. */
+export const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z")
 
 /**
  * The one policy for usage limits: wait until the reset plus a minute, or as long as the agent's

@@ -19,7 +19,7 @@ import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
 import { type IterationContext, type IterationResult, runIteration, type IterationWatch } from "./Iteration.js"
 import type { JournalEntry } from "./JournalEntry.js"
-import { type LimitPlan, limitWaits, sleepLong } from "./LimitWait.js"
+import { clock, type LimitPlan, limitWaits, sleepLong } from "./LimitWait.js"
 import { oneLine } from "./LoopFormat.js"
 import { makeLoopInputs } from "./LoopInputs.js"
 import { LoopLock } from "./LoopLock.js"
@@ -41,7 +41,6 @@ export interface LoopRun {
 }
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
-const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z")
 
 type Next = { readonly _tag: "Next"; readonly iteration: number; readonly notes: ReadonlyArray<string> }
 type End = { readonly _tag: "End"; readonly result: LoopResult; readonly last: IterationResult | null }
@@ -70,9 +69,9 @@ export const runLoop = (input: LoopRun) =>
     // Bad input stops the run before it writes anything: the agent must start, its caps must be
     // ones it reports, and everything an iteration reads is read once here. Only then is the
     // change locked and state written.
-    yield* harness.preflight
     const unsupported = unsupportedCap(options, harness.name, harness.reports)
     if (unsupported !== null) return yield* unsupported
+    yield* harness.preflight
     yield* contexts.load(change.id)
     yield* inputs.readDocument(change.proposalPath)
     if (change.modulePath !== null) yield* inputs.readDocument(change.modulePath)
@@ -220,6 +219,7 @@ export const runLoop = (input: LoopRun) =>
             iteration,
             exitCode: record.exitCode,
             signal: record.signal,
+            error: record.error,
             outcome: record.outcome,
             failures: verdict.failure.failures,
             failFast: options.failFast,

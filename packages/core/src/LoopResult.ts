@@ -7,6 +7,8 @@ export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("Loop
   iteration: Schema.Int,
   exitCode: Schema.NullOr(Schema.Int),
   signal: Schema.NullOr(Schema.String),
+  /** What the agent reported when it failed (an API error), if anything. */
+  error: Schema.NullOr(Schema.String),
   outcome: Schema.String,
   failures: Schema.Int,
   failFast: Schema.Boolean,
@@ -18,6 +20,8 @@ export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("Loop
       ? "timed out"
       : this.signal !== null
       ? `was killed by ${this.signal}`
+      : this.exitCode === 0 && this.error !== null
+      ? `reported: ${oneLine(this.error)}`
       : `exited with code ${this.exitCode}`
     if (this.failFast) {
       return `iteration ${this.iteration} failed (the harness ${how}) and --fail-fast is set; see spool ralph --status`
