@@ -8,7 +8,9 @@ const exitCodes = {
   MaxIterations: { code: 3, meaning: "--max-iterations reached without the completion promise" },
   GuardStop: { code: 4, meaning: "a guard stopped the loop: --max-cost, --max-tokens, --max-duration or --stall-iterations" },
   UsageLimit: { code: 5, meaning: "a usage limit that does not lift within --max-limit-wait (the time to retry is in --status)" },
+  HangUp: { code: 129, meaning: "stopped because its terminal closed (SIGHUP)" },
   Interrupted: { code: 130, meaning: "interrupted (Ctrl-C)" },
+  PipeClosed: { code: 141, meaning: "stopped because its output was closed (e.g. piped into head)" },
   Terminated: { code: 143, meaning: "stopped by SIGTERM" }
 } as const
 

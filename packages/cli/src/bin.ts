@@ -11,8 +11,15 @@ import { eraseStatusLine } from "./TerminalReporter.js"
 
 startMemoryGovernor()
 
-let signalled: NodeJS.Signals | null = null
-const exitCodeFor = (signal: NodeJS.Signals) => (signal === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted)
+/** Why the loop is being stopped from outside: a signal, or its output pipe closing. */
+type Stop = NodeJS.Signals | "EPIPE"
+let signalled: Stop | null = null
+const exitCodes: Partial<Record<Stop, number>> = {
+  SIGTERM: ExitCode.Terminated,
+  SIGHUP: ExitCode.HangUp,
+  EPIPE: ExitCode.PipeClosed
+}
+const exitCodeFor = (stop: Stop) => exitCodes[stop] ?? ExitCode.Interrupted
 
 // The first Ctrl-C (or SIGTERM) stops the loop gracefully: the agent gets SIGTERM and a grace
 // period. A second one ends the grace period at once, and the process soon after.
@@ -45,16 +52,32 @@ NodeRuntime.runMain(program, {
   }
 })
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.prependListener(signal, () => {
-    if (signalled === null) {
-      signalled = signal
-      eraseStatusLine()
+/** The runtime interrupts the program on SIGTERM; other reasons to stop are forwarded to it. */
+let forwarding = false
+const stop = (reason: Stop) => {
+  if (forwarding) return
+  if (signalled === null) {
+    signalled = reason
+    eraseStatusLine()
+    if (reason !== "EPIPE") {
       process.stderr.write("\n")
-      writeError(`stopping (${signal}); again to stop at once`)
-      return
+      writeError(`stopping (${reason}); again to stop at once`)
     }
-    Deferred.unsafeDone(stopNow, Exit.void)
-    setTimeout(() => process.exit(exitCodeFor(signalled ?? signal)), 2000).unref()
+    if (reason !== "SIGINT" && reason !== "SIGTERM") {
+      forwarding = true
+      process.emit("SIGTERM", "SIGTERM")
+      forwarding = false
+    }
+    return
+  }
+  Deferred.unsafeDone(stopNow, Exit.void)
+  setTimeout(() => process.exit(exitCodeFor(signalled ?? reason)), 2000).unref()
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.prependListener(signal, () => stop(signal))
+// Output nobody reads any more (the reader of a pipe quit): stop the loop and the agent as for a signal.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE" || error.code === "EIO") stop("EPIPE")
   })
 }

@@ -123,6 +123,22 @@ describe("signals", () => {
 
   it("SIGTERM does the same and exits 143", () => stopWith("SIGTERM", 143))
 
+  it("a closed terminal (SIGHUP) does the same and exits 129", () => stopWith("SIGHUP", 129))
+
+  it("output nobody reads any more (a pipe into head) does the same and exits 141", async () => {
+    const root = makeWorkspace()
+    const pids = tmpFile("pids")
+    const chatty = idleAgent(pids, `setInterval(() => console.log("more output"), 20)`)
+    const loop = start(["ralph", "x", "--change", "001-01", ...harness(chatty)], root)
+    await loop.waitFor("agent idle")
+    loop.child.stdout.destroy()
+    const { code } = await loop.done
+    expect(code).toBe(141)
+    for (const pid of pidsIn(pids)) expect(await alive(pid), `process ${pid} survived`).toBe(false)
+    expect(statusJson(root).history.at(-1)).toMatchObject({ iteration: 1, outcome: "interrupted" })
+    expect(existsSync(join(stateDir(root, change), "lock"))).toBe(false)
+  })
+
   it("a second Ctrl-C stops at once, even when the agent ignores SIGTERM", async () => {
     const root = makeWorkspace()
     const pids = tmpFile("pids")
