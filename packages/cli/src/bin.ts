@@ -44,6 +44,8 @@ NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => {
     if (signalled !== null) return onExit(exitCodeFor(signalled))
+    // Ctrl-C at a question arrives as a key, not a signal: the program is interrupted all the same.
+    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return onExit(ExitCode.Interrupted)
     if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
       writeError(`unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}`)
       return onExit(ExitCode.Failed)

@@ -55,6 +55,15 @@ describe("choosing a change on a terminal", () => {
     expect(existsSync(stateDir(root, "001-01_a"))).toBe(false)
   })
 
+  it("Ctrl-C at the question stops spool with exit 130, writing nothing", async () => {
+    const root = workspace("001-01_a", "001-02_b")
+    const { code, output } = await inTerminal(root, ["ralph", ...run], (out) => (out.includes("001-02_b") ? "\x03" : null))
+    expect(output).toContain("Which change should the loop work on?")
+    expect(output).not.toContain("QuitException")
+    expect(code).toBe(130)
+    expect(existsSync(join(root, ".spool", ".state"))).toBe(false)
+  })
+
   it("offers only the changes of --module", async () => {
     const root = workspace("001-01_a", "002-01_b", "002-02_c")
     const { output } = await inTerminal(root, ["ralph", "--module", "002", ...run], (out) => (out.includes("002-02_c") ? "\r" : null))

@@ -10,7 +10,8 @@ const usage = (message: string) => new UsageError({ message })
 /** Failed iterations in a row that stop the loop when `--max-consecutive-failures` is not given. */
 export const DEFAULT_MAX_CONSECUTIVE_FAILURES = 5
 
-const wholeNumber = (spec: ValueSpec, text: string, least: 0 | 1) => {
+/** A count on the command line: digits only, at least `least`, and small enough to be exact. */
+export const wholeNumber = (spec: ValueSpec, text: string, least: 0 | 1) => {
   const trimmed = text.trim()
   return /^\d+$/.test(trimmed) && Number(trimmed) >= least && Number.isSafeInteger(Number(trimmed))
     ? Effect.succeed(Number(trimmed))

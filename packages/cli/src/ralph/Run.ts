@@ -5,19 +5,13 @@ import { parseDuration } from "../Duration.js"
 import { ExitCode, setExitCode } from "../ExitCode.js"
 import { gitLayer } from "../Git.js"
 import { harnessLayer } from "../Harnesses.js"
-import { example, type ValueSpec } from "../OptionSpec.js"
 import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
-import { guardOptions } from "./GuardOptions.js"
+import { guardOptions, wholeNumber } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
 import { afterLoop, placeLayer, workPlace } from "./Worktree.js"
 
 const usage = (message: string) => new UsageError({ message })
-
-const parseCount = (spec: ValueSpec, text: string) =>
-  /^\s*\d+\s*$/.test(text)
-    ? Effect.succeed(Number(text))
-    : Effect.fail(usage(`--${spec.name} must be a whole number, got '${text}'; e.g. ${example(spec)}`))
 
 const decodeLoopOptions = (input: unknown) =>
   Schema.decodeUnknown(LoopOptions)(input).pipe(
@@ -48,18 +42,18 @@ const readPrompt = (args: RalphArgs) =>
 const loopOptions = (args: RalphArgs) =>
   Effect.gen(function*() {
     return yield* decodeLoopOptions({
-      minIterations: yield* parseCount(specs.minIterations, args.minIterations),
-      maxIterations: yield* parseCount(specs.maxIterations, args.maxIterations),
+      minIterations: yield* wholeNumber(specs.minIterations, args.minIterations, 1),
+      maxIterations: yield* wholeNumber(specs.maxIterations, args.maxIterations, 1),
       completionPromise: args.completionPromise,
       stream: !args.noStream,
       failFast: args.failFast,
       commit: !args.noCommit,
       inactivityTimeoutMs: yield* parseDuration("--inactivity-timeout", args.inactivityTimeout),
-      historyCount: yield* parseCount(specs.historyCommits, args.historyCommits),
+      historyCount: yield* wholeNumber(specs.historyCommits, args.historyCommits, 0),
       includeMerges: args.historyMerges,
       requireTasks: args.requireTasks,
       keepErrors: args.keepErrors,
-      errorHistory: yield* parseCount(specs.errorHistory, args.errorHistory),
+      errorHistory: yield* wholeNumber(specs.errorHistory, args.errorHistory, 0),
       ...yield* guardOptions(args)
     })
   })

@@ -44,7 +44,9 @@ export const targetChange = (args: RalphArgs) =>
       )
     }
     if (candidates.length === 1) return yield* workspace.resolveChange(candidates[0]!)
-    return yield* workspace.resolveChange(yield* selectChange(candidates))
+    // Ctrl-C at the question stops spool as it would the loop (exit 130).
+    const chosen = yield* selectChange(candidates).pipe(Effect.catchTag("QuitException", () => Effect.interrupt))
+    return yield* workspace.resolveChange(chosen)
   })
 
 /** `--status` without `--change` picks the one change that has loop state. */
