@@ -15,6 +15,25 @@ const config = CliConfig.make({ isCaseSensitive: true, autoCorrectLimit: 0 })
 
 const print = (text: string) => Effect.sync(() => void process.stdout.write(`${text}\n`))
 
+/**
+ * @effect/cli's scripts also offer its built-in `--wizard` and `--log-level`, and `--completions`
+ * after a command: spool answers none of those, so its scripts leave them out.
+ */
+const BUILT_IN = /(?:^|[\s'"])(?:--|-l )(?:wizard|log-level)\b/
+const SUBCOMMAND_COMPLETIONS = /(?:--|-l )completions\b/
+
+export const withoutBuiltIns = (shell: Shell, lines: ReadonlyArray<string>): Array<string> =>
+  shell === "bash"
+    ? lines.map((line) =>
+      /^\s*opts="/.test(line)
+        ? line.replace(/ --(?:wizard|log-level)\b/g, "").replace(/--change\b.* --completions\b/, (m) => m.replace(/ --completions\b/, ""))
+        : line
+    )
+    : lines.filter((line) =>
+      !BUILT_IN.test(line) &&
+      !(SUBCOMMAND_COMPLETIONS.test(line) && (shell === "fish" ? line.includes("__fish_seen_subcommand_from") : /^ {16}/.test(line)))
+    )
+
 const completions = (shell: Shell) =>
   Effect.flatMap(
     shell === "bash"
@@ -22,7 +41,7 @@ const completions = (shell: Shell) =>
       : shell === "zsh"
       ? CommandDescriptor.getZshCompletions(spool.descriptor, "spool")
       : CommandDescriptor.getFishCompletions(spool.descriptor, "spool"),
-    (lines) => print(lines.join("\n"))
+    (lines) => print(withoutBuiltIns(shell, lines).join("\n"))
   )
 
 const firstLine = (error: ValidationError.ValidationError) =>

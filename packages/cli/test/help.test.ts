@@ -108,6 +108,9 @@ describe("help", () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("ralph")
     expect(result.stdout).toContain("max-iterations")
+    // Only what spool accepts: no @effect/cli built-ins, and --completions before the command only.
+    expect(result.stdout).not.toMatch(/wizard|log-level/)
+    expect(result.stdout.match(/completions\[|-l completions|--completions\b/g)?.length).toBe(1)
   })
 
   it("README's exit codes are the ones the help lists", () => {
