@@ -125,7 +125,9 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
     const prompt = builder.build(promptInput)
     // An echo is recognised against the prompt without the agent's own earlier output, which the
     // journal quotes: a claim repeated after a failed run is a claim, not an echo.
-    const echoReference = renderPrompt({ ...promptInput, sections: sections.filter((s) => s.title !== PREVIOUS_ERRORS) })
+    const echoReference = sections.some((s) => s.title === PREVIOUS_ERRORS)
+      ? renderPrompt({ ...promptInput, sections: sections.filter((s) => s.title !== PREVIOUS_ERRORS) })
+      : prompt
 
     const startedAt = yield* Clock.currentTimeMillis
     yield* ctx.setIteration(iteration)

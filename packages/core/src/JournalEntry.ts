@@ -110,37 +110,6 @@ export const parseEntries = (text: string): Array<JournalEntry> => {
   return entries
 }
 
-/** Keeps the first and last `half` characters of a stream, however long it grows, and counts the rest. */
-export const makeHeadTail = (half: number) => {
-  let head = ""
-  let tail: Array<string> = []
-  let tailLength = 0
-  let total = 0
-  return {
-    append: (text: string) => {
-      total += text.length
-      if (head.length < half) {
-        const room = half - head.length
-        head += text.slice(0, room)
-        text = text.slice(room)
-      }
-      if (text === "") return
-      tail.push(text)
-      tailLength += text.length
-      while (tail.length > 1 && tailLength - tail[0]!.length >= half) tailLength -= tail.shift()!.length
-      if (tail.length > 64) tail = [tail.join("")]
-    },
-    /** The whole stream if it fit, else head, a marker saying how much was cut (and where to find it all), and tail. */
-    text: (whereFull: string) => {
-      const rest = tail.join("")
-      const kept = rest.slice(Math.max(0, rest.length - half))
-      const cut = total - head.length - kept.length
-      if (cut <= 0) return head + kept
-      return `${head}\n[... ${cut} characters cut here; the full output is in ${whereFull} ...]\n${kept}`
-    }
-  }
-}
-
 /** An entry cut down to `budget` characters of output for a prompt: the end of each stream says most. */
 export const trimEntryForPrompt = (entry: JournalEntry, budget: number): JournalEntry => {
   const keepEnd = (text: string, n: number) =>

@@ -257,7 +257,7 @@ export const runLoop = (input: LoopRun) =>
     yield* reporter.line(result.message)
     if (result.status === "complete" && last !== null) {
       const open = openTaskCount(yield* inputs.readTasks)
-      if (!options.keepErrors && last.record.exitCode === 0 && open === 0) {
+      if (!options.keepErrors && open === 0) {
         const archived = yield* journal.archive(change.id, compactStamp(yield* Clock.currentTimeMillis))
         if (archived !== null) yield* reporter.line(`error journal archived to ${archived}; errors.md is now empty`)
       }

@@ -1,4 +1,4 @@
-import type { CommitInfo, IterationRecord } from "./Domain.js"
+import { type CommitInfo, countTokens, type IterationRecord } from "./Domain.js"
 
 /** `1h02m`, `3m12s`, `12.3s`, `450ms`. */
 export const formatDuration = (ms: number): string => {
@@ -62,7 +62,7 @@ export const formatSummary = (record: IterationRecord) =>
     describePromise(record),
     describeChanges(record),
     ...(record.commit === null ? [] : [`commit ${record.commit.slice(0, 12)}`]),
-    ...(record.usage === null ? [] : [`${record.usage.inputTokens + record.usage.outputTokens} tokens`]),
+    ...(record.usage === null ? [] : [`${countTokens(record.usage)} tokens`]),
     ...(record.error === null ? [] : [`error: ${oneLine(record.error)}`]),
     `-> ${record.outcome}`
   ].join(" | ")

@@ -3,11 +3,13 @@ import {
   ENTRY_DELIMITER,
   formatEntry,
   type JournalEntry,
-  makeHeadTail,
   parseEntries,
   previousErrorsSection,
   trimEntryForPrompt
 } from "../src/JournalEntry.js"
+import { makeByteHeadTail } from "../src/OutputLog.js"
+
+const utf8 = (text: string) => new TextEncoder().encode(text)
 
 const entry = (overrides: Partial<JournalEntry> = {}): JournalEntry => ({
   timestamp: "2026-11-22T02:30:00.000Z",
@@ -59,21 +61,21 @@ describe("error journal entries", () => {
   })
 
   it("keeps the head and the tail of a huge stream, with a marker saying how much was cut and where the full log is", () => {
-    const capture = makeHeadTail(1000)
-    capture.append("HEAD")
-    for (let i = 0; i < 5000; i++) capture.append("x".repeat(100))
-    capture.append("TAIL")
+    const capture = makeByteHeadTail(1000)
+    capture.append(utf8("HEAD"))
+    for (let i = 0; i < 5000; i++) capture.append(utf8("x".repeat(100)))
+    capture.append(utf8("TAIL"))
     const text = capture.text("logs/run-002.log")
     expect(text.startsWith("HEAD")).toBe(true)
     expect(text.endsWith("TAIL")).toBe(true)
-    expect(text).toContain(`[... ${4 + 500_000 + 4 - 2000} characters cut here; the full output is in logs/run-002.log ...]`)
+    expect(text).toContain(`[... ${4 + 500_000 + 4 - 2000} bytes cut here; the full output is in logs/run-002.log ...]`)
     expect(text.length).toBeLessThan(2200)
   })
 
   it("keeps a stream that fits whole, with no marker", () => {
-    const capture = makeHeadTail(1000)
-    capture.append("a".repeat(700))
-    capture.append("b".repeat(1300))
+    const capture = makeByteHeadTail(1000)
+    capture.append(utf8("a".repeat(700)))
+    capture.append(utf8("b".repeat(1300)))
     expect(capture.text("x")).toBe("a".repeat(700) + "b".repeat(1300))
   })
 
