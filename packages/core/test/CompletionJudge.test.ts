@@ -85,7 +85,7 @@ const completions: ReadonlyArray<Case> = [
   claim("with CRLF line ends", "All done.\r\n<promise>COMPLETE</promise>\r\n", "alone on its line"),
   claim("a custom token", "Shipped. <promise>ALL_DONE</promise>", "after a finished sentence", "ALL_DONE"),
   claim("under a heading", "## Result\n\n<promise>COMPLETE</promise>", "alone on its line"),
-  claim("after the prompt's own rule line alone (a single line is no echo)", `Done.\n${"<promise>COMPLETE</promise>"}`, "alone on its line")
+  claim("after an emoji and a short label", "🎉 Done: <promise>COMPLETE</promise>", "after a label")
 ]
 
 const nonCompletions: ReadonlyArray<Case> = [
