@@ -1,3 +1,5 @@
+import { Either, Option, Schema } from "effect"
+
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
@@ -52,4 +54,33 @@ export const compactJsonLine = (bytes: Uint8Array, keep = 1024): string => {
 export const readLongLine = <D>(bytes: Uint8Array, decode: (text: string) => D, needsWhole: (decoded: D) => boolean): D => {
   const compact = decode(compactJsonLine(bytes).replace(/\r$/, ""))
   return needsWhole(compact) ? decode(new TextDecoder().decode(bytes).replace(/\r$/, "")) : compact
+}
+
+/**
+ * What a stdout line of a JSON harness is:
+ * - `Event`: an event the harness understands
+ * - `Ignored`: a JSON event of another type, or of an unexpected shape
+ * - `Plain`: not a JSON event at all; shown as it is
+ */
+export type DecodedLine<E> =
+  | { readonly _tag: "Event"; readonly event: E }
+  | { readonly _tag: "Ignored" }
+  | { readonly _tag: "Plain"; readonly text: string }
+
+const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
+
+const isEventObject = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string"
+
+/** Reads one line of a JSON-events stream (`{"type": ...}` per line) against the events `schema` knows. */
+export const makeLineDecoder = <E, I>(schema: Schema.Schema<E, I>) => {
+  const decodeEvent = Schema.decodeUnknownOption(schema)
+  return (line: string): DecodedLine<E> => {
+    const json = parseJson(line)
+    if (Either.isLeft(json) || !isEventObject(json.right)) return { _tag: "Plain", text: line }
+    return Option.match(decodeEvent(json.right), {
+      onNone: () => ({ _tag: "Ignored" }),
+      onSome: (event) => ({ _tag: "Event", event })
+    })
+  }
 }

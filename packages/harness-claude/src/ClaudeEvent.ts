@@ -1,4 +1,5 @@
-import { Either, Option, Schema } from "effect"
+import { type DecodedLine as DecodedLineOf, makeLineDecoder } from "@spool/core"
+import { Option, Schema } from "effect"
 
 /*
  * The events `claude -p --output-format stream-json --verbose` (2.1) prints, one JSON object per
@@ -121,28 +122,7 @@ export const textOf = (content: unknown): string => {
   return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("")
 }
 
-/**
- * What a stdout line is:
- * - `Event`: an event spool understands
- * - `Ignored`: a JSON event of another type (`system`/`init`, `stream_event`, ...) or an unexpected shape
- * - `Plain`: not a JSON event at all; shown as it is
- */
-export type DecodedLine =
-  | { readonly _tag: "Event"; readonly event: ClaudeEvent }
-  | { readonly _tag: "Ignored" }
-  | { readonly _tag: "Plain"; readonly text: string }
+export type DecodedLine = DecodedLineOf<ClaudeEvent>
 
-const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
-const decodeEvent = Schema.decodeUnknownOption(ClaudeEvent)
-
-const isEventObject = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string"
-
-export const decodeLine = (line: string): DecodedLine => {
-  const json = parseJson(line)
-  if (Either.isLeft(json) || !isEventObject(json.right)) return { _tag: "Plain", text: line }
-  return Option.match(decodeEvent(json.right), {
-    onNone: () => ({ _tag: "Ignored" }),
-    onSome: (event) => ({ _tag: "Event", event })
-  })
-}
+/** Reads one stdout line: an event spool understands, another JSON event (ignored), or plain text. */
+export const decodeLine = makeLineDecoder(ClaudeEvent)

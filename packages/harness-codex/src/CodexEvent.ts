@@ -1,4 +1,5 @@
-import { Either, Option, Schema } from "effect"
+import { type DecodedLine as DecodedLineOf, makeLineDecoder } from "@spool/core"
+import { Either, Schema } from "effect"
 
 /*
  * The events `codex exec --json` (0.169) prints, one JSON object per line. Only the fields spool
@@ -78,32 +79,12 @@ export const StreamError = Schema.Struct({
 export const CodexEvent = Schema.Union(ItemCompleted, TurnCompleted, TurnFailed, StreamError)
 export type CodexEvent = typeof CodexEvent.Type
 
-/**
- * What a stdout line is:
- * - `Event`: an event spool understands
- * - `Ignored`: a JSON event of another type (`thread.started`, `item.started`, a `reasoning`
- *   item, ...) or an unexpected shape
- * - `Plain`: not a JSON event at all; shown as it is
- */
-export type DecodedLine =
-  | { readonly _tag: "Event"; readonly event: CodexEvent }
-  | { readonly _tag: "Ignored" }
-  | { readonly _tag: "Plain"; readonly text: string }
+export type DecodedLine = DecodedLineOf<CodexEvent>
+
+/** Reads one stdout line: an event spool understands, another JSON event (ignored), or plain text. */
+export const decodeLine = makeLineDecoder(CodexEvent)
 
 const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
-const decodeEvent = Schema.decodeUnknownOption(CodexEvent)
-
-const isEventObject = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string"
-
-export const decodeLine = (line: string): DecodedLine => {
-  const json = parseJson(line)
-  if (Either.isLeft(json) || !isEventObject(json.right)) return { _tag: "Plain", text: line }
-  return Option.match(decodeEvent(json.right), {
-    onNone: () => ({ _tag: "Ignored" }),
-    onSome: (event) => ({ _tag: "Event", event })
-  })
-}
 
 /** The message inside an API error body (`{"error":{"message":...}}`), or the text as it is. */
 export const errorMessage = (text: string): string => {

@@ -1,4 +1,5 @@
-import { Either, Option, Schema } from "effect"
+import { type DecodedLine as DecodedLineOf, makeLineDecoder } from "@spool/core"
+import { Schema } from "effect"
 
 /*
  * The events `opencode run --format json` (1.18) prints, one JSON object per line. Only the fields
@@ -66,28 +67,7 @@ export type SessionError = typeof SessionError.Type
 export const OpencodeEvent = Schema.Union(StepFinish, TextPart, ToolUse, SessionError)
 export type OpencodeEvent = typeof OpencodeEvent.Type
 
-/**
- * What a stdout line is:
- * - `Event`: an event spool understands
- * - `Ignored`: a JSON event of another type (`step_start`, `reasoning`, ...) or an unexpected shape
- * - `Plain`: not a JSON event at all; shown as it is
- */
-export type DecodedLine =
-  | { readonly _tag: "Event"; readonly event: OpencodeEvent }
-  | { readonly _tag: "Ignored" }
-  | { readonly _tag: "Plain"; readonly text: string }
+export type DecodedLine = DecodedLineOf<OpencodeEvent>
 
-const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
-const decodeEvent = Schema.decodeUnknownOption(OpencodeEvent)
-
-const isEventObject = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string"
-
-export const decodeLine = (line: string): DecodedLine => {
-  const json = parseJson(line)
-  if (Either.isLeft(json) || !isEventObject(json.right)) return { _tag: "Plain", text: line }
-  return Option.match(decodeEvent(json.right), {
-    onNone: () => ({ _tag: "Ignored" }),
-    onSome: (event) => ({ _tag: "Event", event })
-  })
-}
+/** Reads one stdout line: an event spool understands, another JSON event (ignored), or plain text. */
+export const decodeLine = makeLineDecoder(OpencodeEvent)
