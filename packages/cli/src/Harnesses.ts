@@ -11,31 +11,26 @@ export interface HarnessSettings {
   readonly harnessCommand: string | null
 }
 
+/** What every agent harness takes: the settings, the program named by `variable` (else PATH). */
+const agentOptions = (settings: HarnessSettings, variable: string) => ({
+  model: settings.model,
+  allowAll: settings.allowAll,
+  binary: process.env[variable]?.trim() || null,
+  pathEnv: process.env.PATH
+})
+
 /** The harnesses `--harness` can name, each described by how its layer is made from the settings. */
 export const harnesses = {
   opencode: (settings: HarnessSettings) =>
-    Effect.succeed(OpencodeHarness.layer({
-      model: settings.model,
-      allowAll: settings.allowAll,
-      binary: process.env.SPOOL_OPENCODE_BIN?.trim() || null,
-      pathEnv: process.env.PATH
-    })),
+    Effect.succeed(OpencodeHarness.layer(agentOptions(settings, "SPOOL_OPENCODE_BIN"))),
   claude: (settings: HarnessSettings) =>
     Effect.succeed(ClaudeHarness.layer({
-      model: settings.model,
-      allowAll: settings.allowAll,
-      binary: process.env.SPOOL_CLAUDE_BIN?.trim() || null,
-      pathEnv: process.env.PATH,
+      ...agentOptions(settings, "SPOOL_CLAUDE_BIN"),
       runsAsRoot: process.getuid?.() === 0,
       isSandbox: process.env.IS_SANDBOX
     })),
   codex: (settings: HarnessSettings) =>
-    Effect.succeed(CodexHarness.layer({
-      model: settings.model,
-      allowAll: settings.allowAll,
-      binary: process.env.SPOOL_CODEX_BIN?.trim() || null,
-      pathEnv: process.env.PATH
-    })),
+    Effect.succeed(CodexHarness.layer(agentOptions(settings, "SPOOL_CODEX_BIN"))),
   command: (settings: HarnessSettings) =>
     Effect.gen(function*() {
       if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {

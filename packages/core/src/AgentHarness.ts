@@ -3,6 +3,19 @@ import { Effect, Layer, Stream } from "effect"
 import { type AgentProgram, resolveAgent, runProcess } from "./HarnessProcess.js"
 import { type HarnessError, type HarnessEvent, type HarnessRequest, HarnessService } from "./HarnessService.js"
 
+/** What every agent harness is made from; each harness says what `model` and `allowAll` become for its agent. */
+export interface AgentOptions {
+  /** A model id passed on to the agent; null leaves the choice to the agent's own configuration. */
+  readonly model: string | null
+  /** Approve every tool call the agent would ask about. */
+  readonly allowAll: boolean
+  /** An explicit path to the agent's program (its `SPOOL_*_BIN`); null looks for it on PATH. */
+  readonly binary: string | null
+  readonly pathEnv: string | undefined
+  /** Extra environment for the agent (tests point it at a fake model server). */
+  readonly env?: Readonly<Record<string, string>>
+}
+
 /**
  * An agent command-line program described as data: where its program is, how one iteration's
  * command line looks, and how its output reads. `layer` turns a description into a harness.

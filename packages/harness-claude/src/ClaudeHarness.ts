@@ -4,20 +4,12 @@ import { makeClaudeOutput, rootHint } from "./ClaudeOutput.js"
 
 export const name = "claude"
 
-export interface ClaudeHarnessOptions {
-  /** A model id passed on as it is (`claude-sonnet-4-5`, `sonnet`); null leaves the choice to claude. */
-  readonly model: string | null
-  /** Approve every tool call (`--dangerously-skip-permissions`). */
-  readonly allowAll: boolean
-  /** An explicit path to the claude binary (SPOOL_CLAUDE_BIN); null looks for `claude` on PATH. */
-  readonly binary: string | null
-  readonly pathEnv: string | undefined
+/** claude: `model` is passed as it is (`sonnet`); `allowAll` is `--dangerously-skip-permissions`. */
+export interface ClaudeHarnessOptions extends AgentHarness.AgentOptions {
   /** Whether spool runs as root: claude then refuses `--dangerously-skip-permissions` unless IS_SANDBOX=1. */
   readonly runsAsRoot: boolean
   /** The IS_SANDBOX claude inherits; spool never sets it. */
   readonly isSandbox: string | undefined
-  /** Extra environment for claude (tests point it at a fake model server). */
-  readonly env?: Readonly<Record<string, string>>
 }
 
 /**

@@ -3,17 +3,11 @@ import { makeCodexOutput } from "./CodexOutput.js"
 
 export const name = "codex"
 
-export interface CodexHarnessOptions {
-  /** A model id (`gpt-5.5`); null leaves the choice to codex's own configuration. */
-  readonly model: string | null
-  /** Approve everything and run without codex's sandbox (`--dangerously-bypass-approvals-and-sandbox`). */
-  readonly allowAll: boolean
-  /** An explicit path to the codex binary (SPOOL_CODEX_BIN); null looks for `codex` on PATH. */
-  readonly binary: string | null
-  readonly pathEnv: string | undefined
-  /** Extra environment for codex (tests point it at a fake model server through CODEX_HOME). */
-  readonly env?: Readonly<Record<string, string>>
-}
+/**
+ * codex: `model` is passed as `-m` (`gpt-5.5`); `allowAll` is `--dangerously-bypass-approvals-and-sandbox`.
+ * Tests point codex at a fake model server through `CODEX_HOME` in `env`.
+ */
+export type CodexHarnessOptions = AgentHarness.AgentOptions
 
 /**
  * The arguments of one iteration; the prompt goes to stdin (`-`). Without `--allow-all` codex

@@ -3,17 +3,8 @@ import { makeOpencodeOutput } from "./OpencodeOutput.js"
 
 export const name = "opencode"
 
-export interface OpencodeHarnessOptions {
-  /** `provider/model`; null leaves the choice to opencode's own configuration. */
-  readonly model: string | null
-  /** Approve every permission opencode would ask about (`--auto`); rules that deny still apply. */
-  readonly allowAll: boolean
-  /** An explicit path to the opencode binary (SPOOL_OPENCODE_BIN); null looks for `opencode` on PATH. */
-  readonly binary: string | null
-  readonly pathEnv: string | undefined
-  /** Extra environment for opencode (tests point it at a fake model server). */
-  readonly env?: Readonly<Record<string, string>>
-}
+/** opencode: `model` is `provider/model`; `allowAll` is `--auto` (rules that deny still apply). */
+export type OpencodeHarnessOptions = AgentHarness.AgentOptions
 
 /**
  * The arguments of one iteration. The prompt is not among them: it goes to stdin, which opencode
