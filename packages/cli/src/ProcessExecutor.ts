@@ -3,6 +3,10 @@ import * as NodeSink from "@effect/platform-node/NodeSink"
 import { Command, CommandExecutor, Error as PlatformError, FileSystem } from "@effect/platform"
 import { Chunk, Deferred, Effect, Inspectable, Layer, Option, Stream } from "effect"
 import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import type { Readable } from "node:stream"
 
 /** A batch is handed over once it holds this much, or after `BATCH_WAIT_MS` otherwise. */
@@ -10,71 +14,180 @@ const BATCH_BYTES = 1024 * 1024
 const BATCH_WAIT_MS = 1
 /** Reading pauses while this much waits to be taken: memory stays bounded when the consumer is slower. */
 const MAX_QUEUED = 2 * 1024 * 1024
+/** What one read of an output channel can bring: the channel reads into one buffer of this size, reused. */
+const READ_BYTES = 256 * 1024
 
 const systemError = (method: string, description: string) =>
   new PlatformError.SystemError({ module: "Command", method, reason: "Unknown", description })
 
 /**
- * A child's output as a stream of batches. The platform's reader takes each 64 KiB read through
- * the stream on its own, which costs more than the read itself: an agent printing fast is held
- * back by it. Here the pipe is read as fast as it fills, and the stream takes what has gathered
- * in one chunk of up to `BATCH_BYTES` (sooner when output pauses), so a chunk costs once per batch.
+ * Gathers reads into batches and hands them to a stream: a chunk costs the stream once per batch,
+ * not once per read. Reads are copied into the batch being filled (a read's own buffer may be
+ * reused at once); a batch little filled when taken is copied out so its room serves the next.
+ */
+const makeBatcher = (method: string, pause: () => void, resume: () => void, close: () => void) => {
+  let queue: Array<Uint8Array> = []
+  let queued = 0
+  let filling: Uint8Array | null = null
+  let filled = 0
+  let ended = false
+  let paused = false
+  let failure: PlatformError.PlatformError | null = null
+  let wake: (() => void) | null = null
+  let timer: ReturnType<typeof setTimeout> | null = null
+  const notify = () => {
+    if (timer !== null) clearTimeout(timer)
+    timer = null
+    const resumeTake = wake
+    wake = null
+    resumeTake?.()
+  }
+  const sealFilling = () => {
+    if (filling === null || filled === 0) return
+    if (filled < filling.length / 4) {
+      queue.push(filling.slice(0, filled))
+    } else {
+      queue.push(filling.subarray(0, filled))
+      filling = null
+    }
+    filled = 0
+  }
+  /** Takes one read (`bytes` may be reused by the reader as soon as this returns); false: pause reading. */
+  const push = (bytes: Uint8Array): boolean => {
+    let from = 0
+    while (from < bytes.length) {
+      if (filling === null) filling = new Uint8Array(BATCH_BYTES)
+      const taken = Math.min(filling.length - filled, bytes.length - from)
+      filling.set(from === 0 && taken === bytes.length ? bytes : bytes.subarray(from, from + taken), filled)
+      filled += taken
+      from += taken
+      queued += taken
+      if (filled === filling.length) sealFilling()
+    }
+    if (wake !== null) {
+      if (queued >= BATCH_BYTES) notify()
+      else timer ??= setTimeout(notify, BATCH_WAIT_MS)
+    }
+    if (queued < MAX_QUEUED) return true
+    paused = true
+    pause()
+    return false
+  }
+  const end = () => {
+    ended = true
+    notify()
+  }
+  const fail = (error: Error) => {
+    failure = systemError(method, error.message)
+    notify()
+  }
+  const take = Effect.async<Chunk.Chunk<Uint8Array>, Option.Option<PlatformError.PlatformError>>((resumeTake) => {
+    const give = () => {
+      sealFilling()
+      if (queue.length > 0) {
+        const batch = queue
+        queue = []
+        queued = 0
+        if (paused) {
+          paused = false
+          resume()
+        }
+        resumeTake(Effect.succeed(Chunk.unsafeFromArray(batch)))
+      } else if (failure !== null) resumeTake(Effect.fail(Option.some(failure)))
+      else if (ended) resumeTake(Effect.fail(Option.none()))
+      else wake = give
+    }
+    if (queued >= BATCH_BYTES || ended || failure !== null || queued === 0) return give()
+    // Some output is waiting: give the reader a moment to fill the batch.
+    wake = give
+    timer ??= setTimeout(notify, BATCH_WAIT_MS)
+  })
+  const stream = Stream.repeatEffectChunkOption(take).pipe(
+    Stream.ensuring(Effect.sync(() => {
+      wake = null
+      if (timer !== null) clearTimeout(timer)
+      close()
+    }))
+  )
+  return { push, end, fail, stream }
+}
+
+/**
+ * A child's output read from a pipe, in batches (the fallback when no output channel can be made).
  */
 export const batchedOutput = (readable: Readable, method: string): Stream.Stream<Uint8Array, PlatformError.PlatformError> =>
   Stream.suspend(() => {
-    let queue: Array<Uint8Array> = []
-    let queued = 0
-    let ended = false
-    let failure: PlatformError.PlatformError | null = null
-    let wake: (() => void) | null = null
-    let timer: ReturnType<typeof setTimeout> | null = null
-    const notify = () => {
-      if (timer !== null) clearTimeout(timer)
-      timer = null
-      const resume = wake
-      wake = null
-      resume?.()
+    const batcher = makeBatcher(method, () => readable.pause(), () => readable.resume(), () => readable.destroy())
+    readable.on("data", (data: Uint8Array) => void batcher.push(data))
+    readable.on("end", batcher.end)
+    readable.on("error", batcher.fail)
+    return batcher.stream
+  })
+
+/**
+ * An output channel for a child: a connected pair of local sockets, one end given to the child as
+ * its stdout or stderr (the same kind of descriptor a pipe to a child is on Linux), the other read
+ * here into one buffer that every read reuses. Reading a pipe instead allocates a fresh 64 KiB
+ * buffer per read, which only a garbage collection gives back: with an agent printing hundreds of
+ * MiB, tens of MiB of them would wait for it. The socket lives in a private temporary directory
+ * (only this user can connect to it), removed as soon as both ends are connected.
+ */
+interface Channel {
+  /** The end the child writes to; close it here once the child has it. */
+  readonly childEnd: Net.Socket
+  readonly stream: Stream.Stream<Uint8Array, PlatformError.PlatformError>
+  /** Closes both ends (whether or not the stream ran). */
+  readonly close: () => void
+}
+
+const openChannels = (count: number, methods: ReadonlyArray<string>): Promise<Array<Channel> | null> =>
+  new Promise((resolve) => {
+    let dir: string
+    try {
+      dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "spool-"))
+    } catch {
+      return resolve(null)
     }
-    readable.on("data", (data: Uint8Array) => {
-      queue.push(data)
-      queued += data.length
-      if (queued >= MAX_QUEUED) readable.pause()
-      if (wake === null) return
-      if (queued >= BATCH_BYTES) notify()
-      else timer ??= setTimeout(notify, BATCH_WAIT_MS)
-    })
-    readable.on("end", () => {
-      ended = true
-      notify()
-    })
-    readable.on("error", (error) => {
-      failure = systemError(method, error.message)
-      notify()
-    })
-    const take = Effect.async<Chunk.Chunk<Uint8Array>, Option.Option<PlatformError.PlatformError>>((resume) => {
-      const give = () => {
-        if (queue.length > 0) {
-          const batch = queue
-          queue = []
-          queued = 0
-          if (readable.isPaused()) readable.resume()
-          resume(Effect.succeed(Chunk.unsafeFromArray(batch)))
-        } else if (failure !== null) resume(Effect.fail(Option.some(failure)))
-        else if (ended) resume(Effect.fail(Option.none()))
-        else wake = give
+    const address = Path.join(dir, "out")
+    const done = (channels: Array<Channel> | null) => {
+      server.close()
+      Fs.rmSync(dir, { recursive: true, force: true })
+      resolve(channels)
+    }
+    // Unix socket paths are short (104 bytes on some systems): a long temporary directory falls back to pipes.
+    if (Buffer.byteLength(address) > 100) return done(null)
+    const server = Net.createServer()
+    const channels: Array<Channel> = []
+    server.on("error", () => done(null))
+    server.listen(address, () => {
+      const connectNext = () => {
+        if (channels.length === count) return done(channels)
+        const method = methods[channels.length]!
+        let batcher: ReturnType<typeof makeBatcher>
+        const reader: Net.Socket = Net.connect({
+          path: address,
+          onread: { buffer: Buffer.allocUnsafe(READ_BYTES), callback: (nread, buffer) => batcher.push(buffer.subarray(0, nread)) }
+        })
+        batcher = makeBatcher(method, () => reader.pause(), () => reader.resume(), () => reader.destroy())
+        reader.on("end", batcher.end)
+        reader.on("error", (error) => {
+          if (channels.length < count) return done(null)
+          batcher.fail(error)
+        })
+        server.once("connection", (childEnd) => {
+          channels.push({
+            childEnd,
+            stream: batcher.stream,
+            close: () => {
+              childEnd.destroy()
+              reader.destroy()
+            }
+          })
+          connectNext()
+        })
       }
-      if (queued >= BATCH_BYTES || ended || failure !== null || queue.length === 0) return give()
-      // Some output is waiting: give the pipe a moment to fill the batch.
-      wake = give
-      timer ??= setTimeout(notify, BATCH_WAIT_MS)
+      connectNext()
     })
-    return Stream.repeatEffectChunkOption(take).pipe(
-      Stream.ensuring(Effect.sync(() => {
-        wake = null
-        if (timer !== null) clearTimeout(timer)
-        readable.destroy()
-      }))
-    )
   })
 
 const ProcessProto = {
@@ -91,17 +204,34 @@ const startStandard = (fs: FileSystem.FileSystem, command: Command.StandardComma
     // As the platform's executor does: a missing directory is not reported as a missing program.
     if (Option.isSome(command.cwd)) yield* fs.access(command.cwd.value)
     const exited = yield* Deferred.make<readonly [number | null, NodeJS.Signals | null]>()
+    // Closed after the child is stopped (finalizers run in reverse): it never writes to a closed channel.
+    const channels = yield* Effect.acquireRelease(
+      Effect.promise(() => openChannels(2, ["stdout", "stderr"])),
+      (channels) => Effect.sync(() => channels?.forEach((channel) => channel.close()))
+    )
     const child = yield* Effect.acquireRelease(
       Effect.async<ChildProcess.ChildProcess, PlatformError.PlatformError>((resume) => {
+        // The child has its own copies of the channels' ends once it is started (or never will).
+        const releaseChildEnds = () => channels?.forEach((channel) => channel.childEnd.destroy())
         const handle = ChildProcess.spawn(command.command, command.args, {
-          stdio: [typeof command.stdin === "string" ? command.stdin : "pipe", "pipe", "pipe"],
+          stdio: [
+            typeof command.stdin === "string" ? command.stdin : "pipe",
+            channels?.[0]!.childEnd ?? "pipe",
+            channels?.[1]!.childEnd ?? "pipe"
+          ],
           cwd: Option.getOrUndefined(command.cwd),
           env: command.extendEnv ? { ...process.env, ...Object.fromEntries(command.env) } : Object.fromEntries(command.env),
           detached: true
         })
-        handle.on("error", (error) => resume(Effect.fail(systemError("spawn", error.message))))
+        handle.on("error", (error) => {
+          releaseChildEnds()
+          resume(Effect.fail(systemError("spawn", error.message)))
+        })
         handle.on("exit", (code, signal) => Deferred.unsafeDone(exited, Effect.succeed([code, signal] as const)))
-        handle.on("spawn", () => resume(Effect.succeed(handle)))
+        handle.on("spawn", () => {
+          releaseChildEnds()
+          resume(Effect.succeed(handle))
+        })
       }),
       (handle) =>
         Effect.flatMap(Deferred.isDone(exited), (done) =>
@@ -129,8 +259,8 @@ const startStandard = (fs: FileSystem.FileSystem, command: Command.StandardComma
       isRunning: Effect.negate(Deferred.isDone(exited)),
       kill,
       stdin: NodeSink.fromWritable(() => child.stdin!, (error) => systemError("stdin", String(error))),
-      stdout: batchedOutput(child.stdout!, "stdout"),
-      stderr: batchedOutput(child.stderr!, "stderr")
+      stdout: channels?.[0]!.stream ?? batchedOutput(child.stdout!, "stdout"),
+      stderr: channels?.[1]!.stream ?? batchedOutput(child.stderr!, "stderr")
     }) as CommandExecutor.Process
   })
 
@@ -144,8 +274,8 @@ const signalGroup = (handle: ChildProcess.ChildProcess, signal: NodeJS.Signals) 
 }
 
 /**
- * The platform's command executor, except that a plain command's output is read in batches
- * (`batchedOutput`); pipelines go to the platform's own.
+ * The platform's command executor, except that a plain command's output is read through output
+ * channels (`openChannels`; pipes when none can be made) in batches; pipelines go to the platform's own.
  */
 export const layer: Layer.Layer<CommandExecutor.CommandExecutor, never, FileSystem.FileSystem> = Layer.effect(
   CommandExecutor.CommandExecutor,

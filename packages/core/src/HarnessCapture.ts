@@ -4,7 +4,8 @@ import type { HarnessUsage } from "./Domain.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
 import type { IterationLog } from "./HistoryStore.js"
 import type { LoopReporter } from "./LoopReporter.js"
-import { makeByteHeadTail, makeOutputLog, makePieceJoiner } from "./OutputLog.js"
+import { makeByteHeadTail, makeByteOutputLog, makeOutputLog } from "./OutputLog.js"
+import type { Redactor } from "./Redact.js"
 import type { StateError } from "./StateError.js"
 
 /** How much of each stream an error journal entry keeps: this much from the start and from the end. */
@@ -81,30 +82,43 @@ export const runHarness = (options: {
   readonly reporter: LoopReporter["Type"]
   readonly stream: boolean
   readonly inactivityTimeoutMs: number
-  readonly redact: (text: string) => string
+  readonly redact: Redactor
   /** Called with this iteration's usage so far whenever the harness reports some. */
   readonly onUsage?: (usage: HarnessUsage) => Effect.Effect<void>
   /** Completes, with the reason, when a guard must stop the agent (a spend cap was reached). */
   readonly stopWhen?: Effect.Effect<string>
 }): Effect.Effect<void, HarnessError | StateError> => {
   const { capture, log, reporter } = options
+  // Stdout is logged as bytes, searched for secrets without decoding it, when the redactor says what
+  // to search for; stderr (marked line by line) is logged as text.
+  const anchors = options.redact.anchors
+  const stdoutLog = anchors === undefined ? null : makeByteOutputLog(options.redact, anchors)
   const logs = { stdout: makeOutputLog(options.redact), stderr: makeOutputLog(options.redact, "[stderr] ") }
   const text = makeStreamText()
-  const joinPieces = makePieceJoiner()
   // The log is written while the next batch is read: one write is under way at a time, in order.
   let writing: Fiber.RuntimeFiber<void, StateError> | null = null
   const finishWriting = Effect.suspend(() => writing === null ? Effect.void : Fiber.join(writing))
+  const writeAll = (pieces: ReadonlyArray<Uint8Array | string>) => Effect.forEach(pieces, log.write, { discard: true })
   // A daemon, joined here: the stream runs each chunk in a fiber of its own, whose end would interrupt a child.
   const writeLog = (pieces: ReadonlyArray<Uint8Array | string>) =>
-    Effect.zipRight(finishWriting, Effect.map(Effect.forkDaemon(log.write(joinPieces(pieces))), (fiber) => void (writing = fiber)))
+    Effect.zipRight(finishWriting, Effect.map(Effect.forkDaemon(writeAll(pieces)), (fiber) => void (writing = fiber)))
   const timeout = Duration.millis(options.inactivityTimeoutMs)
 
   /** One event's share of the chunk's work: what it adds to the log and the live view, done synchronously. */
   const take = (event: HarnessEvent, out: { pieces: Array<Uint8Array | string>; shown: string; usage: boolean }) => {
     switch (event._tag) {
       case "Output": {
-        const decoded = text.decode(event.stream, event.bytes)
         capture[event.stream].append(event.bytes)
+        if (event.stream === "stdout" && stdoutLog !== null) {
+          for (const piece of stdoutLog.push(event.bytes)) out.pieces.push(piece)
+          // Decoded only when it is shown or judged.
+          if (!event.plain) return
+          const decoded = text.decode(event.stream, event.bytes)
+          capture.judge.feed(decoded)
+          if (options.stream) out.shown += decoded
+          return
+        }
+        const decoded = text.decode(event.stream, event.bytes)
         for (const piece of logs[event.stream].push(event.bytes, decoded)) out.pieces.push(piece)
         if (event.plain) {
           if (event.stream === "stdout") capture.judge.feed(decoded)
@@ -163,9 +177,11 @@ export const runHarness = (options: {
       Effect.sync(() => void (capture.stopped = stop.reason))),
     Effect.ensuring(
       Effect.suspend(() => {
-        const pieces = [...logs.stdout.push(new Uint8Array(0), text.end("stdout")), ...logs.stdout.flush()]
+        const pieces = stdoutLog !== null
+          ? stdoutLog.flush()
+          : [...logs.stdout.push(new Uint8Array(0), text.end("stdout")), ...logs.stdout.flush()]
         pieces.push(...logs.stderr.push(new Uint8Array(0), text.end("stderr")), ...logs.stderr.flush())
-        const rest = pieces.length === 0 ? Effect.void : log.write(joinPieces(pieces))
+        const rest = pieces.length === 0 ? Effect.void : writeAll(pieces)
         return Effect.zipRight(finishWriting, rest).pipe(Effect.ignore)
       })
     )

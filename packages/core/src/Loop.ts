@@ -22,6 +22,7 @@ import type { JournalEntry } from "./JournalEntry.js"
 import { clock, type LimitPlan, limitWaits, sleepLong } from "./LimitWait.js"
 import { oneLine } from "./LoopFormat.js"
 import { makeLoopInputs } from "./LoopInputs.js"
+import type { Redactor } from "./Redact.js"
 import { LoopLock } from "./LoopLock.js"
 import { LoopReporter } from "./LoopReporter.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
@@ -37,7 +38,7 @@ export interface LoopRun {
   /** This process, recorded in the state file. */
   readonly pid: number
   /** Applied to everything written to logs and the error journal. */
-  readonly redact: (text: string) => string
+  readonly redact: Redactor
 }
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")

@@ -1,3 +1,6 @@
+import { indexOf, lastIndexOf } from "./ByteSearch.js"
+import { ANCHOR_LEAD, ANCHOR_REACH, type SecretAnchor } from "./Redact.js"
+
 /** The longest line redacted as one piece: a longer line is redacted in pieces of this length. */
 export const MAX_REDACTED_LINE = 64 * 1024
 
@@ -57,6 +60,165 @@ export const makeOutputLog = (redact: (text: string) => string, label: string | 
     }
   }
 }
+
+interface Region {
+  start: number
+  end: number
+  /** The region ends at the first line break after this stream offset, once one comes (before `end`); -1 once known. */
+  lineFrom: number
+  /** ...but not before this: the end of a region merged into it. */
+  floor: number
+}
+
+/**
+ * What the iteration log gets of one output stream, in bytes: the bytes as they came, except
+ * around secrets. Each batch is searched, without decoding it, for the redactor's anchors (a byte
+ * sequence every secret holds, found by a native search); only the bytes around a find
+ * (`ANCHOR_LEAD` before it, `ANCHOR_REACH` after it) are decoded and run through the redactor.
+ * The last bytes of each batch are held back until the next one is searched, so a secret split
+ * across batches is still found whole. `push` returns what can be written now, in order.
+ */
+export const makeByteOutputLog = (
+  redact: (text: string) => string,
+  anchors: ReadonlyArray<SecretAnchor>
+): { readonly push: (bytes: Uint8Array) => Array<Uint8Array | string>; readonly flush: () => Array<Uint8Array | string> } => {
+  const longest = anchors.reduce((max, anchor) => Math.max(max, anchor.needle.length), 1)
+  // Bytes not yet written, from stream offset `heldStart` to `heldEnd`.
+  let held: Array<Uint8Array> = []
+  let heldStart = 0
+  let heldEnd = 0
+  // The last bytes seen, for anchors split across two batches.
+  let seam: Uint8Array = new Uint8Array(0)
+  const regions: Array<Region> = []
+
+  /**
+   * The bytes around an anchor found at `at` in `bytes` (stream offset `offset`): from its line's
+   * start (at most `ANCHOR_LEAD` back) to its line's end (or `ANCHOR_REACH` on, for a secret that
+   * may span lines, or a line whose end has not come yet).
+   */
+  const addRegion = (bytes: Uint8Array, offset: number, at: number, anchor: SecretAnchor) => {
+    // A line that began before `bytes` began: the lead alone bounds it.
+    const newline = lastIndexOf(bytes, 10, at - 1)
+    const start = Math.max(heldStart, newline === -1 ? 0 : offset + newline + 1, offset + at - ANCHOR_LEAD)
+    const after = at + anchor.needle.length
+    const lineEnd = anchor.multiline === true ? -1 : indexOf(bytes, 10, after)
+    const region = lineEnd !== -1
+      ? { start, end: offset + lineEnd + 1, lineFrom: -1, floor: 0 }
+      : { start, end: offset + at + ANCHOR_REACH, lineFrom: anchor.multiline === true ? -1 : offset + after, floor: 0 }
+    // Finds come sorted by where they start; a region never reaches back past the one before it.
+    const last = regions[regions.length - 1]
+    if (last === undefined || region.start > last.end) return void regions.push(region)
+    last.start = Math.min(last.start, region.start)
+    if (region.lineFrom === -1) last.floor = Math.max(last.floor, region.end)
+    if (region.end >= last.end) {
+      last.end = region.end
+      last.lineFrom = region.lineFrom
+    }
+  }
+
+  /** Regions waiting for their line's end: `bytes` (at stream offset `offset`) may hold it. */
+  const endLines = (bytes: Uint8Array, offset: number) => {
+    for (const region of regions) {
+      if (region.lineFrom === -1) continue
+      const lineEnd = indexOf(bytes, 10, Math.max(0, region.lineFrom - offset))
+      if (lineEnd === -1) continue
+      region.end = Math.max(region.floor, Math.min(region.end, offset + lineEnd + 1))
+      region.lineFrom = -1
+    }
+  }
+
+  /** Every anchor in `bytes` (at stream offset `offset`) that ends past `past`, in order. */
+  const search = (bytes: Uint8Array, offset: number, past: number) => {
+    const found: Array<{ at: number; anchor: SecretAnchor }> = []
+    for (const anchor of anchors) {
+      for (let at = indexOf(bytes, anchor.needle); at !== -1; at = indexOf(bytes, anchor.needle, at + 1)) {
+        if (at + anchor.needle.length > past && (anchor.check === undefined || anchor.check(bytes, at))) found.push({ at, anchor })
+      }
+    }
+    for (const { at, anchor } of found.sort((a, b) => a.at - b.at)) addRegion(bytes, offset, at, anchor)
+  }
+
+  /** The held bytes from `start` to `end`, as pieces of the batches (no copy). */
+  const slices = (start: number, end: number): Array<Uint8Array> => {
+    const out: Array<Uint8Array> = []
+    let offset = heldStart
+    for (const chunk of held) {
+      const from = Math.max(start, offset)
+      const to = Math.min(end, offset + chunk.length)
+      if (from < to) out.push(chunk.subarray(from - offset, to - offset))
+      offset += chunk.length
+      if (offset >= end) break
+    }
+    return out
+  }
+
+  const redacted = (region: Region, out: Array<Uint8Array | string>) => {
+    const bytes = concat(slices(region.start, region.end))
+    // Whole characters only: a character cut at either end is written as it came.
+    let from = 0
+    while (from < bytes.length && (bytes[from]! & 0xc0) === 0x80) from++
+    const to = bytes.length - incompleteTail(bytes)
+    if (from > 0) out.push(bytes.subarray(0, from))
+    const text = decoder.decode(bytes.subarray(from, to))
+    const replaced = redact(text)
+    out.push(replaced === text ? bytes.subarray(from, to) : replaced)
+    if (to < bytes.length) out.push(bytes.subarray(to))
+  }
+
+  /** Writes out what no search to come can change: everything before `limit`, regions ending by then redacted. */
+  const emit = (limit: number): Array<Uint8Array | string> => {
+    const out: Array<Uint8Array | string> = []
+    let cursor = heldStart
+    while (regions.length > 0 && regions[0]!.end <= limit) {
+      const region = regions.shift()!
+      for (const piece of slices(cursor, region.start)) out.push(piece)
+      redacted(region, out)
+      cursor = region.end
+    }
+    const until = Math.min(limit, regions[0]?.start ?? limit)
+    if (until > cursor) {
+      for (const piece of slices(cursor, until)) out.push(piece)
+      cursor = until
+    }
+    // Let go of the batches written out.
+    let offset = heldStart
+    while (held.length > 0 && offset + held[0]!.length <= cursor) offset += held.shift()!.length
+    if (held.length > 0 && cursor > offset) {
+      held[0] = held[0]!.subarray(cursor - offset)
+      offset = cursor
+    }
+    heldStart = offset
+    return out
+  }
+
+  return {
+    push: (bytes) => {
+      if (bytes.length === 0) return []
+      const offset = heldEnd
+      held.push(bytes)
+      heldEnd += bytes.length
+      // Anchors that start in the last batch and end in this one.
+      if (seam.length > 0) search(concat([seam, bytes.subarray(0, longest - 1)]), offset - seam.length, seam.length)
+      search(bytes, offset, 0)
+      endLines(bytes, offset)
+      const keep = Math.min(longest - 1, heldEnd)
+      seam = concat(slices(heldEnd - keep, heldEnd))
+      // A find in the next batch may reach back to its line's start, at most `ANCHOR_LEAD` bytes.
+      const newline = lastIndexOf(bytes, 10)
+      return emit(Math.max(newline === -1 ? 0 : offset + newline + 1, heldEnd - ANCHOR_LEAD - longest))
+    },
+    flush: () => {
+      for (const region of regions) region.end = Math.min(region.end, heldEnd)
+      const out = emit(heldEnd)
+      held = []
+      heldStart = heldEnd
+      seam = new Uint8Array(0)
+      return out
+    }
+  }
+}
+
+const decoder = new TextDecoder()
 
 /** How many bytes at the end of `bytes` begin a UTF-8 character that continues past it (0 to 3). */
 export const incompleteTail = (bytes: Uint8Array): number => {

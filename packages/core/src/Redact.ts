@@ -26,19 +26,104 @@ const secretShapes = new RegExp(
  */
 const SHAPE_MARKS = ["-", "_", "AKIA", "AIza", "Bearer", "Basic"]
 
+/**
+ * Where a secret may be in bytes: a byte sequence found by a native search, and a check of the
+ * bytes around a find (`at`: where it starts) that rules most false finds out at once. Each
+ * needle starts with a byte that is rare in ordinary output, so the search skips most of it.
+ */
+export interface SecretAnchor {
+  readonly needle: Uint8Array
+  /** The secret may go on past the end of the anchor's line (a PEM block, a token after `Bearer` and a line break). */
+  readonly multiline?: boolean
+  /** False when the bytes around `at` cannot be part of a secret; bytes outside `bytes` are unknown (true). */
+  readonly check?: (bytes: Uint8Array, at: number) => boolean
+}
+
+const byteOf = (char: string) => char.charCodeAt(0)
+const anyOf = (chars: string) => new Set([...chars].map(byteOf))
+const GITHUB_KIND = anyOf("pousr")
+const SLACK_KIND = anyOf("abprs")
+const encoded = (text: string) => new TextEncoder().encode(text)
+const GITHUB = encoded("github")
+const S = anyOf("s")
+const UNDERSCORE = anyOf("_")
+const DASH = anyOf("-")
+/** True when `bytes` holds `expected` at `at`, or that part of it lies outside `bytes`. */
+const holds = (bytes: Uint8Array, at: number, expected: Uint8Array | Set<number>, length = 1) => {
+  if (expected instanceof Set) return at < 0 || at >= bytes.length || expected.has(bytes[at]!)
+  for (let i = 0; i < length; i++) {
+    const index = at + i
+    if (index >= 0 && index < bytes.length && bytes[index] !== expected[i]) return false
+  }
+  return true
+}
+
+/** Every shape of `secretShapes` holds one of these (the check aside, each is a necessary part of its shape). */
+const SHAPE_ANCHORS: ReadonlyArray<SecretAnchor> = [
+  { needle: encoded("KEY-----"), multiline: true },
+  // sk-...
+  { needle: encoded("k-"), check: (bytes, at) => holds(bytes, at - 1, S) },
+  // ghp_ gho_ ghu_ ghs_ ghr_ ...
+  { needle: encoded("gh"), check: (bytes, at) => holds(bytes, at + 2, GITHUB_KIND) && holds(bytes, at + 3, UNDERSCORE) },
+  // github_pat_...
+  { needle: encoded("_pat_"), check: (bytes, at) => holds(bytes, at - 6, GITHUB, GITHUB.length) },
+  { needle: encoded("glpat-") },
+  { needle: encoded("xox"), check: (bytes, at) => holds(bytes, at + 3, SLACK_KIND) && holds(bytes, at + 4, DASH) },
+  { needle: encoded("AKIA") },
+  { needle: encoded("AIza") },
+  { needle: encoded("Bearer"), multiline: true },
+  { needle: encoded("Basic"), multiline: true }
+]
+
+/** A secret starts on its anchor's line, at most this many bytes before it (`-----BEGIN ... PRIVATE KEY-----`). */
+export const ANCHOR_LEAD = 256
+/** A secret ends on its anchor's line (unless `multiline`), and within this many bytes after it (a PEM key is a few KiB). */
+export const ANCHOR_REACH = 16 * 1024
+
+/** How common a byte is in what agents print (lower: rarer): a search for a rare first byte skips more. */
+const commonness = (byte: number) =>
+  byte >= 0x41 && byte <= 0x5a ? 1 : byte >= 0x30 && byte <= 0x39 ? 3 : "zqxjkvbwyfgpm".includes(String.fromCharCode(byte)) ? 2 : 5
+
+/**
+ * The anchor of an environment variable's secret value: 4 bytes of its first line starting at a
+ * rare byte (within its first 64 bytes), checked against the whole first line around a find. A
+ * value of several lines (a PEM key in a variable) may go on past that line.
+ */
+const valueAnchor = (value: string): SecretAnchor => {
+  const firstLine = encoded(value.split(/\r?\n/, 1)[0]!)
+  let lead = 0
+  for (let i = 1; i <= Math.min(64, firstLine.length - 4); i++) {
+    if (commonness(firstLine[i]!) < commonness(firstLine[lead]!)) lead = i
+  }
+  const needle = firstLine.subarray(lead, lead + Math.min(4, firstLine.length))
+  const multiline = firstLine.length < encoded(value).length
+  return lead === 0 && needle.length === firstLine.length
+    ? { needle, multiline }
+    : { needle, multiline, check: (bytes, at) => holds(bytes, at - lead, firstLine, firstLine.length) }
+}
+
+/**
+ * Replaces secrets in text. `anchors`: what every secret it replaces holds, for finding them in
+ * bytes without decoding (absent: any text may hold one).
+ */
+export interface Redactor {
+  (text: string): string
+  readonly anchors?: ReadonlyArray<SecretAnchor>
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
  * A function that replaces secrets in text: the values of environment variables whose names look
  * like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`), and common key shapes.
  */
-export const makeRedactor = (env: Readonly<Record<string, string | undefined>>): (text: string) => string => {
+export const makeRedactor = (env: Readonly<Record<string, string | undefined>>): Redactor => {
   const values = Object.entries(env)
     .filter(([name, value]) => secretName.test(name) && value !== undefined && value.trim().length >= 6)
     .map(([, value]) => value!.trim())
     .sort((a, b) => b.length - a.length)
   const byValue = values.length === 0 ? null : new RegExp(values.map(escapeRegExp).join("|"), "g")
-  return (text) => {
+  const redact = (text: string) => {
     const hasValue = values.some((value) => text.includes(value))
     if (!hasValue && !SHAPE_MARKS.some((mark) => text.includes(mark))) return text
     const out = hasValue && byValue !== null ? text.replace(byValue, REDACTED) : text
@@ -47,4 +132,5 @@ export const makeRedactor = (env: Readonly<Record<string, string | undefined>>):
       return groups.scheme === undefined ? REDACTED : `${groups.scheme} ${REDACTED}`
     })
   }
+  return Object.assign(redact, { anchors: [...SHAPE_ANCHORS, ...values.map(valueAnchor)] })
 }
