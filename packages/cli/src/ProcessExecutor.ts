@@ -1,6 +1,7 @@
 import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import { Command, CommandExecutor, Error as PlatformError, FileSystem } from "@effect/platform"
+import { ByteBatches } from "@spool/core"
 import { Chunk, Deferred, Effect, Inspectable, Layer, Option, Stream } from "effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -9,11 +10,11 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import type { Readable } from "node:stream"
 
-/** A batch is handed over once it holds this much, or after `BATCH_WAIT_MS` otherwise. */
-const BATCH_BYTES = 1024 * 1024
-const BATCH_WAIT_MS = 1
+/** A batch is handed over once it fills a pooled buffer (`ByteBatches`), or after `BATCH_WAIT_MS` otherwise. */
+const BATCH_BYTES = ByteBatches.BATCH_BYTES
+const BATCH_WAIT_MS = 4
 /** Reading pauses while this much waits to be taken: memory stays bounded when the consumer is slower. */
-const MAX_QUEUED = 2 * 1024 * 1024
+const MAX_QUEUED = 8 * 1024 * 1024
 /** What one read of an output channel can bring: the channel reads into one buffer of this size, reused. */
 const READ_BYTES = 256 * 1024
 
@@ -22,8 +23,9 @@ const systemError = (method: string, description: string) =>
 
 /**
  * Gathers reads into batches and hands them to a stream: a chunk costs the stream once per batch,
- * not once per read. Reads are copied into the batch being filled (a read's own buffer may be
- * reused at once); a batch little filled when taken is copied out so its room serves the next.
+ * not once per read. Reads are copied into the batch being filled, a buffer of `ByteBatches` (a
+ * read's own buffer may be reused at once); a batch little filled when taken is copied out so its
+ * buffer serves the next.
  */
 const makeBatcher = (method: string, pause: () => void, resume: () => void, close: () => void) => {
   let queue: Array<Uint8Array> = []
@@ -56,7 +58,7 @@ const makeBatcher = (method: string, pause: () => void, resume: () => void, clos
   const push = (bytes: Uint8Array): boolean => {
     let from = 0
     while (from < bytes.length) {
-      if (filling === null) filling = new Uint8Array(BATCH_BYTES)
+      if (filling === null) filling = ByteBatches.take()
       const taken = Math.min(filling.length - filled, bytes.length - from)
       filling.set(from === 0 && taken === bytes.length ? bytes : bytes.subarray(from, from + taken), filled)
       filled += taken
@@ -107,6 +109,8 @@ const makeBatcher = (method: string, pause: () => void, resume: () => void, clos
       wake = null
       if (timer !== null) clearTimeout(timer)
       close()
+      if (filling !== null) ByteBatches.give(filling)
+      filling = null
     }))
   )
   return { push, end, fail, stream }

@@ -1,4 +1,5 @@
 import { Duration, Effect, Fiber, Stream } from "effect"
+import * as ByteBatches from "./ByteBatches.js"
 import { makeCompletionJudge } from "./CompletionJudge.js"
 import type { HarnessUsage } from "./Domain.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
@@ -51,6 +52,14 @@ export const makeCapture = (completionPromise: string, echoReference: string) =>
 }
 export type Capture = ReturnType<typeof makeCapture>
 
+/** What one chunk of events comes to: log pieces to write, batches done with once they are, the live view, new usage. */
+interface ChunkWork {
+  readonly pieces: Array<Uint8Array | string>
+  readonly done: Array<Uint8Array>
+  shown: string
+  usage: boolean
+}
+
 class InactivityTimeout {
   readonly _tag = "InactivityTimeout"
 }
@@ -100,17 +109,26 @@ export const runHarness = (options: {
   const finishWriting = Effect.suspend(() => writing === null ? Effect.void : Fiber.join(writing))
   const writeAll = (pieces: ReadonlyArray<Uint8Array | string>) => Effect.forEach(pieces, log.write, { discard: true })
   // A daemon, joined here: the stream runs each chunk in a fiber of its own, whose end would interrupt a child.
-  const writeLog = (pieces: ReadonlyArray<Uint8Array | string>) =>
-    Effect.zipRight(finishWriting, Effect.map(Effect.forkDaemon(writeAll(pieces)), (fiber) => void (writing = fiber)))
+  // Once written, the chunk's batches are given back for reuse (`done`: nothing else refers to them).
+  const writeLog = (pieces: ReadonlyArray<Uint8Array | string>, done: ReadonlyArray<Uint8Array>) =>
+    Effect.zipRight(
+      finishWriting,
+      Effect.map(
+        Effect.forkDaemon(Effect.zipRight(writeAll(pieces), Effect.sync(() => done.forEach(ByteBatches.give)))),
+        (fiber) => void (writing = fiber)
+      )
+    )
   const timeout = Duration.millis(options.inactivityTimeoutMs)
 
   /** One event's share of the chunk's work: what it adds to the log and the live view, done synchronously. */
-  const take = (event: HarnessEvent, out: { pieces: Array<Uint8Array | string>; shown: string; usage: boolean }) => {
+  const take = (event: HarnessEvent, out: ChunkWork) => {
     switch (event._tag) {
       case "Output": {
         capture[event.stream].append(event.bytes)
         if (event.stream === "stdout" && stdoutLog !== null) {
           for (const piece of stdoutLog.push(event.bytes)) out.pieces.push(piece)
+          // Everything that keeps its bytes past this point copies them (the journal, the log's held bytes).
+          out.done.push(event.bytes)
           // Decoded only when it is shown or judged.
           if (!event.plain) return
           const decoded = text.decode(event.stream, event.bytes)
@@ -156,12 +174,12 @@ export const runHarness = (options: {
     ),
     Stream.runForEachChunk((events) =>
       Effect.suspend(() => {
-        const out = { pieces: [] as Array<Uint8Array | string>, shown: "", usage: false }
+        const out: ChunkWork = { pieces: [], done: [], shown: "", usage: false }
         for (const event of events) take(event, out)
         if (out.shown !== "") capture.displayAtLineStart = out.shown.endsWith("\n")
         const usage = capture.usage
         return Effect.all([
-          out.pieces.length === 0 ? Effect.void : writeLog(out.pieces),
+          out.pieces.length === 0 ? Effect.sync(() => out.done.forEach(ByteBatches.give)) : writeLog(out.pieces, out.done),
           out.shown === "" ? Effect.void : reporter.write(out.shown),
           !out.usage || usage === null || options.onUsage === undefined ? Effect.void : options.onUsage(usage)
         ], { discard: true })

@@ -205,7 +205,10 @@ export const makeByteOutputLog = (
       seam = concat(slices(heldEnd - keep, heldEnd))
       // A find in the next batch may reach back to its line's start, at most `ANCHOR_LEAD` bytes.
       const newline = lastIndexOf(bytes, 10)
-      return emit(Math.max(newline === -1 ? 0 : offset + newline + 1, heldEnd - ANCHOR_LEAD - longest))
+      const out = emit(Math.max(newline === -1 ? 0 : offset + newline + 1, heldEnd - ANCHOR_LEAD - longest))
+      // What is held is copied: the batch may be reused once what was returned is written.
+      if (held.length > 0) held = [concat(held)]
+      return out
     },
     flush: () => {
       for (const region of regions) region.end = Math.min(region.end, heldEnd)
@@ -265,7 +268,7 @@ export const makePieceJoiner = () => {
 
 /**
  * Keeps the first and last `half` bytes of a stream, however long it grows, and counts the rest;
- * the tail holds the batches themselves (no copy, no decoding until the text is asked for).
+ * the tail holds copies of at most `half` bytes a batch (no decoding until the text is asked for).
  */
 export const makeByteHeadTail = (half: number) => {
   const head = new Uint8Array(half)
@@ -284,8 +287,9 @@ export const makeByteHeadTail = (half: number) => {
         bytes = bytes.subarray(taken)
       }
       if (bytes.length === 0) return
-      tail.push(bytes)
-      tailLength += bytes.length
+      // A copy of what may be kept: the batch may be reused.
+      tail.push(bytes.slice(Math.max(0, bytes.length - half)))
+      tailLength += tail[tail.length - 1]!.length
       while (tail.length > 1 && tailLength - tail[0]!.length >= half) tailLength -= tail.shift()!.length
       if (tail.length > 64) tail = [concat(tail)]
     },

@@ -1,5 +1,6 @@
 export { readTextFile } from "./AtomicFile.js"
 export * as AgentHarness from "./AgentHarness.js"
+export * as ByteBatches from "./ByteBatches.js"
 export * as ByteSearch from "./ByteSearch.js"
 export * as CommandHarness from "./CommandHarness.js"
 export * from "./CompletionJudge.js"

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
+import * as ByteBatches from "../src/ByteBatches.js"
 import { makeCapture, runHarness } from "../src/HarnessCapture.js"
 import { HarnessEvent, type HarnessService } from "../src/HarnessService.js"
 import type { IterationLog } from "../src/HistoryStore.js"
@@ -10,12 +11,17 @@ const utf8 = (text: string) => new TextEncoder().encode(text)
 const stdout = (bytes: Uint8Array, plain = true) => HarnessEvent.Output({ stream: "stdout", bytes, plain })
 
 /** Runs `events` (in chunks of `per`) through `runHarness`; returns the log's bytes and the capture. */
-const run = (events: ReadonlyArray<HarnessEvent>, per = 1) =>
+const run = (events: ReadonlyArray<HarnessEvent>, per = 1, writeDelay = 0) =>
   Effect.gen(function*() {
     const written: Array<Uint8Array> = []
     const log: IterationLog = {
       path: "memory",
-      write: (data) => Effect.sync(() => void written.push(typeof data === "string" ? utf8(data) : data.slice()))
+      // A write takes the bytes when it is done, as a real one does.
+      write: (data) =>
+        Effect.zipRight(
+          writeDelay === 0 ? Effect.void : Effect.promise(() => new Promise((resolve) => setTimeout(resolve, writeDelay))),
+          Effect.sync(() => void written.push(typeof data === "string" ? utf8(data) : data.slice()))
+        )
     }
     const harness: HarnessService["Type"] = {
       name: "test",
@@ -77,5 +83,24 @@ describe("runHarness", () => {
       const { text } = yield* run([stdout(utf8(long)), stdout(utf8(`${long}${SECRET} end`)), exited])
       assert.notInclude(text, SECRET)
       assert.strictEqual(text.length, long.length * 2 + `${REDACTED} end`.length)
+    }))
+
+  it.effect("gives pooled batches back after writing them, and keeps no reference to their bytes", () =>
+    Effect.gen(function*() {
+      const lines = ["first line\n", `a ${SECRET} here\nand a line in pro`, "gress\nlast line without end"]
+      const batches = lines.map((line) => {
+        const buffer = ByteBatches.take()
+        const bytes = utf8(line)
+        buffer.set(bytes)
+        return buffer.subarray(0, bytes.length)
+      })
+      const { text, capture } = yield* run([...batches.map((bytes) => stdout(bytes)), exited], 1, 5)
+      assert.strictEqual(text, `first line\na ${REDACTED} here\nand a line in progress\nlast line without end`)
+      // Given back: the pool hands the same buffers out again, and what is written into them now changes nothing kept.
+      const reused = [ByteBatches.take(), ByteBatches.take(), ByteBatches.take()]
+      assert.sameMembers(reused.map((b) => b.buffer), batches.map((b) => b.buffer))
+      for (const buffer of reused) buffer.fill(0x21)
+      assert.strictEqual(capture.stdout.text("the log"), `first line\na ${SECRET} here\nand a line in progress\nlast line without end`)
+      reused.forEach(ByteBatches.give)
     }))
 })
