@@ -45,8 +45,9 @@ const GITHUB_KIND = anyOf("pousr")
 const SLACK_KIND = anyOf("abprs")
 const encoded = (text: string) => new TextEncoder().encode(text)
 const GITHUB = encoded("github")
+const GH = encoded("gh")
+const PAT = encoded("pat_")
 const S = anyOf("s")
-const UNDERSCORE = anyOf("_")
 const DASH = anyOf("-")
 /** True when `bytes` holds `expected` at `at`, or that part of it lies outside `bytes`. */
 const holds = (bytes: Uint8Array, at: number, expected: Uint8Array | Set<number>, length = 1) => {
@@ -63,10 +64,13 @@ const SHAPE_ANCHORS: ReadonlyArray<SecretAnchor> = [
   { needle: encoded("KEY-----"), multiline: true },
   // sk-...
   { needle: encoded("k-"), check: (bytes, at) => holds(bytes, at - 1, S) },
-  // ghp_ gho_ ghu_ ghs_ ghr_ ...
-  { needle: encoded("gh"), check: (bytes, at) => holds(bytes, at + 2, GITHUB_KIND) && holds(bytes, at + 3, UNDERSCORE) },
-  // github_pat_...
-  { needle: encoded("_pat_"), check: (bytes, at) => holds(bytes, at - 6, GITHUB, GITHUB.length) },
+  // ghp_ gho_ ghu_ ghs_ ghr_ ..., github_pat_...: found by their first `_` ("g" is too common to search for).
+  {
+    needle: encoded("_"),
+    check: (bytes, at) =>
+      (holds(bytes, at - 3, GH, 2) && holds(bytes, at - 1, GITHUB_KIND)) ||
+      (holds(bytes, at - 6, GITHUB, GITHUB.length) && holds(bytes, at + 1, PAT, PAT.length))
+  },
   { needle: encoded("glpat-") },
   { needle: encoded("xox"), check: (bytes, at) => holds(bytes, at + 3, SLACK_KIND) && holds(bytes, at + 4, DASH) },
   { needle: encoded("AKIA") },
