@@ -5,11 +5,8 @@ import { Cause, Deferred, Duration, Effect, Exit, FiberId } from "effect"
 import { run } from "./Cli.js"
 import { ExitCode } from "./ExitCode.js"
 import { describeFailure, writeError } from "./Failure.js"
-import { startMemoryGovernor } from "./MemoryGovernor.js"
 import * as ProcessExecutor from "./ProcessExecutor.js"
 import { eraseStatusLine } from "./TerminalReporter.js"
-
-startMemoryGovernor()
 
 /** Why the loop is being stopped from outside: a signal, or its output pipe closing. */
 type Stop = NodeJS.Signals | "EPIPE"

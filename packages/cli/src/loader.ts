@@ -4,12 +4,8 @@ import Module, { createRequire } from "node:module"
 import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { setFlagsFromString } from "node:v8"
 import { Script } from "node:vm"
 import { parseStatusArgs } from "./StatusArgs.js"
-
-// The same V8 flags when a cache is made and when it is used, or V8 rejects it (the memory governor needs gc).
-setFlagsFromString("--expose-gc")
 
 // A plain `--status` needs no command-line parser, whose start-up alone is most of the budget.
 const name = parseStatusArgs(process.argv.slice(2)) === null ? "spool-main.cjs" : "spool-status.cjs"
