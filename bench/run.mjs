@@ -131,18 +131,18 @@ results.model = await figure("model requests per opencode iteration", async () =
 results.profiles = await figure("where the time goes (CPU profiles, one run each)", () => {
   const workspace = smallWorkspace()
   const startup = profileRun(["ralph", "--status", "--change", "001-01"], workspace)
-  const [command, opencode] = streamingHarnesses(settings.profileBytes)
-  const stream = profileRun(command.args, workspace, command.env)
-  clearLoopState(workspace)
-  const json = profileRun(opencode.args, workspace, opencode.env)
+  // Every streaming harness, one profiled run each.
+  const streams = streamingHarnesses(settings.profileBytes).map((h) => {
+    clearLoopState(workspace)
+    return { name: h.name, profile: profileRun(h.args, workspace, h.env) }
+  })
   clearLoopState(workspace)
   const bundle = bundleComposition()
-  if (startup === null || stream === null || json === null || bundle === null) throw new Error("the bundle has no source map (dist/spool-main.cjs.map)")
+  if (startup === null || streams.some((s) => s.profile === null) || bundle === null) throw new Error("the bundle has no source map (dist/spool-main.cjs.map)")
   say(`  --status: ${startup.groups.slice(0, 4).map((g) => `${g.name} ${fmtMs(g.ms)}`).join("; ")}`)
-  say(`  streaming ${fmtMiB(settings.profileBytes / 1024)}: ${stream.groups.slice(0, 4).map((g) => `${g.name} ${fmtMs(g.ms)}`).join("; ")}`)
-  say(`  streaming ${fmtMiB(settings.profileBytes / 1024)} through opencode: ${json.groups.slice(0, 4).map((g) => `${g.name} ${fmtMs(g.ms)}`).join("; ")}`)
+  for (const s of streams) say(`  streaming ${fmtMiB(settings.profileBytes / 1024)} through ${s.name}: ${s.profile.groups.slice(0, 4).map((g) => `${g.name} ${fmtMs(g.ms)}`).join("; ")}`)
   say(`  bundle ${(bundle.total / 1024).toFixed(0)} KiB: ${bundle.packages.slice(0, 4).map((p) => `${p.name} ${(p.bytes / 1024).toFixed(0)} KiB`).join(", ")}`)
-  return { startup, stream, json, streamBytes: settings.profileBytes, bundle }
+  return { startup, streams, streamBytes: settings.profileBytes, bundle }
 })
 
 results.totalSeconds = (performance.now() - started) / 1000

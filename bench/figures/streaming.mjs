@@ -61,9 +61,12 @@ const agentPipedToCat = (h) =>
 export const streaming = async ({ workspace, bytes, runs, referenceSamples = 3 }) => {
   const file = floodFile(bytes)
   const cat = toDevNull(program("cat of the flood's bytes to /dev/null", "cat", [file]))
+  // The iteration log's own cost: the same bytes written to a new file where the loop writes its log.
+  const copy = join(workspace, ".spool", "bench-copy.txt")
   const diagnostics = [
     toDevNull(program("the flood harness alone, to /dev/null", process.execPath, [flood, String(bytes)])),
-    program("cat of the same bytes through a pipe into a Node reader that drops them", "sh", ["-c", `cat '${file}' | '${process.execPath}' -e 'process.stdin.on("data", () => {})'`])
+    program("cat of the same bytes through a pipe into a Node reader that drops them", "sh", ["-c", `cat '${file}' | '${process.execPath}' -e 'process.stdin.on("data", () => {})'`]),
+    program("cat of the same bytes into a new file beside the loop's logs", "sh", ["-c", `rm -f '${copy}'; cat '${file}' > '${copy}'; rm -f '${copy}'`])
   ]
   const harnesses = []
   for (const h of streamingHarnesses(bytes)) {

@@ -207,8 +207,9 @@ const streamingSection = (results) => {
     ""
   ]
   if (p) {
-    for (const [label, profile] of [["the command harness", p.stream], ["the opencode harness", p.json]]) {
+    for (const { name, profile } of p.streams ?? []) {
       if (!profile) continue
+      const label = `the ${name} harness`
       lines.push(
         `Where the loop's time goes with ${sizeOf(p.streamBytes)} through ${label} (one profiled run, self time):`,
         "",

@@ -96,6 +96,8 @@ const groupOf = (callFrame, maps) => {
   if (functionName === "(garbage collector)") return "garbage collection"
   if (functionName === "(idle)") return "idle (waiting for I/O)"
   if (/^(writeBuffer|writeString|writev|writeBuffers)$/.test(functionName)) return "file writes (the iteration log)"
+  if (/^(indexOfBuffer|indexOfNumber|indexOfString)$/.test(functionName)) return "native byte search (Buffer.indexOf: line breaks, secret anchors, quotes)"
+  if (functionName === "copy" || functionName === "set" || functionName === "slice") return "copying bytes"
   if (/^(decode|encode|encodeUtf8String|encodeInto)$/.test(functionName) || url === "node:internal/encoding") return "text decoding and encoding"
   if (url.startsWith("node:") || url === "") return "Node's own start-up, loader, streams and built-ins"
   return url
