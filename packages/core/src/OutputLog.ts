@@ -1,4 +1,5 @@
 import { indexOf, lastIndexOf } from "./ByteSearch.js"
+import { makePairScanner } from "./PairScan.js"
 import { ANCHOR_LEAD, ANCHOR_REACH, type SecretAnchor } from "./Redact.js"
 
 /** The longest line redacted as one piece: a longer line is redacted in pieces of this length. */
@@ -127,13 +128,34 @@ export const makeByteOutputLog = (
     }
   }
 
+  // Anchors with a bucket are found by their first two bytes, all at once; the others one by one.
+  const paired = anchors.filter((anchor) => anchor.bucket !== undefined && anchor.needle.length >= 2)
+  const searched = anchors.filter((anchor) => !paired.includes(anchor))
+  const byPair = new Map<number, Array<SecretAnchor>>()
+  for (const anchor of paired) {
+    const key = (anchor.needle[0]! << 8) | anchor.needle[1]!
+    byPair.set(key, [...(byPair.get(key) ?? []), anchor])
+  }
+  const buckets: Array<Array<readonly [number, number]>> = []
+  for (const anchor of paired) (buckets[anchor.bucket!] ??= []).push([anchor.needle[0]!, anchor.needle[1]!])
+  const scanner = paired.length === 0 ? null : makePairScanner(buckets.filter((bucket) => bucket !== undefined))
+
   /** Every anchor in `bytes` (at stream offset `offset`) that ends past `past`, in order. */
   const search = (bytes: Uint8Array, offset: number, past: number) => {
     const found: Array<{ at: number; anchor: SecretAnchor }> = []
-    for (const anchor of anchors) {
-      for (let at = indexOf(bytes, anchor.needle); at !== -1; at = indexOf(bytes, anchor.needle, at + 1)) {
-        if (at + anchor.needle.length > past && (anchor.check === undefined || anchor.check(bytes, at))) found.push({ at, anchor })
+    const consider = (anchor: SecretAnchor, at: number) => {
+      if (at + anchor.needle.length > past && (anchor.check === undefined || anchor.check(bytes, at))) found.push({ at, anchor })
+    }
+    if (scanner !== null) {
+      scanner.load(bytes)
+      for (let at = scanner.find(0); at !== -1; at = scanner.find(at + 1)) {
+        for (const anchor of byPair.get((bytes[at]! << 8) | bytes[at + 1]!) ?? []) {
+          if (holds(bytes, at, anchor.needle)) consider(anchor, at)
+        }
       }
+    }
+    for (const anchor of searched) {
+      for (let at = indexOf(bytes, anchor.needle); at !== -1; at = indexOf(bytes, anchor.needle, at + 1)) consider(anchor, at)
     }
     for (const { at, anchor } of found.sort((a, b) => a.at - b.at)) addRegion(bytes, offset, at, anchor)
   }
@@ -222,6 +244,12 @@ export const makeByteOutputLog = (
 }
 
 const decoder = new TextDecoder()
+
+/** Whether `bytes` holds `needle` at `at`; bytes past its end may (they have not come yet). */
+const holds = (bytes: Uint8Array, at: number, needle: Uint8Array) => {
+  for (let i = 0; i < needle.length && at + i < bytes.length; i++) if (bytes[at + i] !== needle[i]) return false
+  return true
+}
 
 /** How many bytes at the end of `bytes` begin a UTF-8 character that continues past it (0 to 3). */
 export const incompleteTail = (bytes: Uint8Array): number => {

@@ -35,6 +35,8 @@ export interface SecretAnchor {
   readonly needle: Uint8Array
   /** The secret may go on past the end of the anchor's line (a PEM block, a token after `Bearer` and a line break). */
   readonly multiline?: boolean
+  /** Found by its first two bytes with the pair scanner, in this bucket (0 to 7); otherwise by a native search. */
+  readonly bucket?: number
   /** False when the bytes around `at` cannot be part of a secret; bytes outside `bytes` are unknown (true). */
   readonly check?: (bytes: Uint8Array, at: number) => boolean
 }
@@ -46,7 +48,8 @@ const SLACK_KIND = anyOf("abprs")
 const encoded = (text: string) => new TextEncoder().encode(text)
 const GITHUB = encoded("github")
 const GH = encoded("gh")
-const PAT = encoded("pat_")
+/** `ghp_`, `gho_`, ... around the kind letter and underscore found at `at`. */
+const githubToken = (bytes: Uint8Array, at: number) => holds(bytes, at - 2, GH, 2) && holds(bytes, at, GITHUB_KIND)
 const S = anyOf("s")
 const DASH = anyOf("-")
 /** True when `bytes` holds `expected` at `at`, or that part of it lies outside `bytes`. */
@@ -59,24 +62,35 @@ const holds = (bytes: Uint8Array, at: number, expected: Uint8Array | Set<number>
   return true
 }
 
-/** Every shape of `secretShapes` holds one of these (the check aside, each is a necessary part of its shape). */
+const KE = encoded("KE")
+const A = anyOf("A")
+const G = anyOf("g")
+const X = anyOf("x")
+
+/**
+ * Every shape of `secretShapes` holds one of these (the check aside, each is a necessary part of
+ * its shape). They are found by their first two bytes (`bucket`: the pair scanner's bucket), each
+ * pair chosen to be rare in ordinary output; pairs in one bucket share their nibbles' tables, so
+ * a bucket holds pairs alike.
+ */
 const SHAPE_ANCHORS: ReadonlyArray<SecretAnchor> = [
-  { needle: encoded("KEY-----"), multiline: true },
+  // -----BEGIN ... PRIVATE KEY-----
+  { needle: encoded("Y-----"), check: (bytes, at) => holds(bytes, at - 2, KE, 2), multiline: true, bucket: 0 },
   // sk-...
-  { needle: encoded("k-"), check: (bytes, at) => holds(bytes, at - 1, S) },
-  // ghp_ gho_ ghu_ ghs_ ghr_ ..., github_pat_...: found by their first `_` ("g" is too common to search for).
-  {
-    needle: encoded("_"),
-    check: (bytes, at) =>
-      (holds(bytes, at - 3, GH, 2) && holds(bytes, at - 1, GITHUB_KIND)) ||
-      (holds(bytes, at - 6, GITHUB, GITHUB.length) && holds(bytes, at + 1, PAT, PAT.length))
-  },
-  { needle: encoded("glpat-") },
-  { needle: encoded("xox"), check: (bytes, at) => holds(bytes, at + 3, SLACK_KIND) && holds(bytes, at + 4, DASH) },
-  { needle: encoded("AKIA") },
-  { needle: encoded("AIza") },
-  { needle: encoded("Bearer"), multiline: true },
-  { needle: encoded("Basic"), multiline: true }
+  { needle: encoded("k-"), check: (bytes, at) => holds(bytes, at - 1, S), bucket: 1 },
+  // ghp_ ghr_ ghs_ ghu_ ..., gho_ ...
+  ...["p_", "r_", "s_", "u_"].map((needle) => ({ needle: encoded(needle), check: githubToken, bucket: 2 })),
+  { needle: encoded("o_"), check: githubToken, bucket: 3 },
+  // github_pat_...
+  { needle: encoded("_pat_"), check: (bytes, at) => holds(bytes, at - 6, GITHUB, GITHUB.length), bucket: 4 },
+  // glpat-...
+  { needle: encoded("lpat-"), check: (bytes, at) => holds(bytes, at - 1, G), bucket: 5 },
+  // xoxb- ...
+  { needle: encoded("xo"), check: (bytes, at) => holds(bytes, at + 2, X) && holds(bytes, at + 3, SLACK_KIND) && holds(bytes, at + 4, DASH), bucket: 6 },
+  { needle: encoded("AKIA"), bucket: 7 },
+  { needle: encoded("Iza"), check: (bytes, at) => holds(bytes, at - 1, A), bucket: 7 },
+  { needle: encoded("Bearer"), multiline: true, bucket: 7 },
+  { needle: encoded("Basic"), multiline: true, bucket: 7 }
 ]
 
 /** A secret starts on its anchor's line, at most this many bytes before it (`-----BEGIN ... PRIVATE KEY-----`). */
