@@ -15,6 +15,7 @@
  *    counts.
  * 5. Any one claim completes the iteration.
  */
+import { indexOf, lastIndexOf } from "./ByteSearch.js"
 import { judgeOccurrence, type Occurrence, type Verdict } from "./CompletionRule.js"
 
 export type { Verdict } from "./CompletionRule.js"
@@ -32,6 +33,13 @@ export interface CompletionJudgement {
 export interface CompletionJudge {
   /** Feeds the next chunk of the agent's own text. */
   readonly feed: (text: string) => void
+  /**
+   * Feeds the next chunk of the agent's own text as UTF-8 bytes (a character may be split across
+   * chunks): judged exactly as `feed` of the decoded text would be, but a chunk with no `<`, `&`,
+   * fence or carriage return has only its first and last lines decoded. A judge is fed either
+   * text or bytes; no reference to `bytes` is kept.
+   */
+  readonly feedBytes: (bytes: Uint8Array) => void
   /** Judges what is still pending (the last line) and returns the judgement; feeding more after it is allowed. */
   readonly judgement: () => CompletionJudgement
 }
@@ -104,6 +112,13 @@ const NON_BLANK = /\S/
 // Looked for with `includes` before the patterns: most chunks hold neither character.
 const mayHoldPromise = (text: string) => (text.includes("<") || text.includes("&")) && PROMISE_WORD.test(text)
 const mayOpenFence = (text: string) => (text.includes("```") || text.includes("~~~")) && FENCE_START.test(text)
+
+const NEWLINE = 10
+/** Bytes whose presence sends a chunk of bytes down the text path: a tag, an entity, a carriage return, a fence. */
+const MARK_BYTES = [0x3c, 0x26, 0x0d]
+const FENCE_BYTES = [new Uint8Array([0x60, 0x60, 0x60]), new Uint8Array([0x7e, 0x7e, 0x7e])]
+const mayMatter = (bytes: Uint8Array) =>
+  MARK_BYTES.some((byte) => indexOf(bytes, byte) !== -1) || FENCE_BYTES.some((fence) => indexOf(bytes, fence) !== -1)
 
 /** The last `\n` or `\r` at or before `from` (-1: none); only the last line is searched for a `\r`. */
 const lastBreak = (text: string, from: number) => {
@@ -295,9 +310,55 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     splitLines(text)
   }
 
+  const streamDecoder = new TextDecoder()
+  const lineDecoder = new TextDecoder()
+
+  /** `passChunk` on bytes of whole lines and a partial last one, with no mark in them: only what it needs is decoded. */
+  const passBytes = (bytes: Uint8Array) => {
+    const last = lastIndexOf(bytes, NEWLINE)
+    if (pending !== null) {
+      // The first non-blank line settles the pending occurrence.
+      for (let start = 0; start < last;) {
+        const end = indexOf(bytes, NEWLINE, start)
+        const line = /^\s*(\S.*)$/s.exec(lineDecoder.decode(bytes.subarray(start, end)))
+        if (line !== null) {
+          settle(line[1]!)
+          break
+        }
+        start = end + 1
+      }
+    }
+    let end = last
+    while (end > 0) {
+      const start = lastIndexOf(bytes, NEWLINE, end - 1) + 1
+      const line = lineDecoder.decode(bytes.subarray(start, end))
+      if (NON_BLANK.test(line)) {
+        previousRaw = line
+        if (fence !== null) fence.onlyPromise = false
+        break
+      }
+      end = start - 1
+    }
+    partial = streamDecoder.decode(bytes.subarray(last + 1), { stream: true })
+    if (partial.length > MAX_LINE) compact()
+  }
+
+  const feedBytes = (bytes: Uint8Array) => {
+    const first = indexOf(bytes, NEWLINE)
+    if (first === -1 || openPromise !== null || mayMatter(bytes)) return feed(streamDecoder.decode(bytes, { stream: true }))
+    // The line in progress is finished through the text path; after its line break the decoder holds nothing.
+    feed(streamDecoder.decode(bytes.subarray(0, first + 1), { stream: true }))
+    const rest = bytes.subarray(first + 1)
+    if (openPromise !== null || indexOf(rest, NEWLINE) === -1) return feed(streamDecoder.decode(rest, { stream: true }))
+    passBytes(rest)
+  }
+
   return {
     feed,
+    feedBytes,
     judgement: () => {
+      const undecoded = streamDecoder.decode()
+      if (undecoded !== "") feed(undecoded)
       if (partial !== "") {
         const rest = partial
         partial = ""

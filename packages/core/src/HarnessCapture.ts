@@ -129,11 +129,12 @@ export const runHarness = (options: {
           for (const piece of stdoutLog.push(event.bytes)) out.pieces.push(piece)
           // Everything that keeps its bytes past this point copies them (the journal, the log's held bytes).
           out.done.push(event.bytes)
-          // Decoded only when it is shown or judged.
           if (!event.plain) return
+          // Decoded only when it is shown; the judge decodes only what it needs.
+          if (!options.stream) return capture.judge.feedBytes(event.bytes)
           const decoded = text.decode(event.stream, event.bytes)
           capture.judge.feed(decoded)
-          if (options.stream) out.shown += decoded
+          out.shown += decoded
           return
         }
         const decoded = text.decode(event.stream, event.bytes)

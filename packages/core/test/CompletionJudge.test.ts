@@ -147,6 +147,11 @@ const chunksAt = (text: string, cuts: ReadonlyArray<number>) => {
   return [...chunks, text.slice(start)]
 }
 
+const byteChunksAt = (bytes: Uint8Array, cuts: ReadonlyArray<number>) => {
+  const points = [0, ...[...cuts].sort((a, b) => a - b), bytes.length]
+  return points.slice(1).map((end, i) => bytes.subarray(points[i], end))
+}
+
 const decidingReason = (verdicts: ReadonlyArray<{ accepted: boolean; reason: string }>) =>
   (verdicts.find((v) => v.accepted) ?? verdicts[0])?.reason ?? "(no promise)"
 
@@ -171,7 +176,60 @@ describe("the completion rule", () => {
         for (const chunk of chunksAt(c.text, cuts)) judge.feed(chunk)
         assert.deepStrictEqual(judge.judgement(), whole)
       }
+      // As bytes, whole and cut anywhere (inside characters too).
+      const bytes = new TextEncoder().encode(c.text)
+      for (const cuts of [[], ...randomCuts(c.text, index + 101).map((cs) => cs.map((cut) => cut % (bytes.length + 1)))]) {
+        const judge = makeCompletionJudge(options)
+        for (const chunk of byteChunksAt(bytes, cuts)) judge.feedBytes(chunk)
+        assert.deepStrictEqual(judge.judgement(), whole)
+      }
     })
+  })
+
+  it("reads bytes chunk by chunk as it reads text: a label ending one chunk, the promise opening the next", () => {
+    const plain = Array.from({ length: 2000 }, (_, i) => `line ${i} of the build log — ünïcödé\n`).join("")
+    for (const [label, claimed] of [["Status:", true], ["When every task is done I will output:", false]] as const) {
+      const judge = makeCompletionJudge({ token: "COMPLETE", prompt })
+      judge.feedBytes(new TextEncoder().encode(`${plain}${label}\n`))
+      judge.feedBytes(new TextEncoder().encode(`<promise>COMPLETE</promise>\n${plain}`))
+      const expected = judgeCompletion(`${plain}${label}\n<promise>COMPLETE</promise>\n${plain}`, { token: "COMPLETE", prompt })
+      assert.strictEqual(judge.judgement().claimed, claimed)
+      assert.deepStrictEqual(judge.judgement(), expected)
+    }
+  })
+
+  it("reads bytes as it reads text where it decodes only the first and last lines of a chunk", () => {
+    const promiseLine = promptLines.find((line) => line.includes("<promise>"))!
+    const after = promptLines[promptLines.indexOf(promiseLine) + 1]!
+    const judged = (chunks: ReadonlyArray<string>) => {
+      const judge = makeCompletionJudge({ token: "COMPLETE", prompt })
+      for (const chunk of chunks) judge.feedBytes(new TextEncoder().encode(chunk))
+      return judge.judgement()
+    }
+    // Lines inside a code block make it more than the promise (a chunk whose first line is blank).
+    assert.isFalse(judged(["```\n", "\nsome words\nmore words\n", "<promise>COMPLETE</promise>\n```\n"]).claimed)
+    // The line after an echoed prompt line, past a blank one in the next chunk, still makes it an echo.
+    const echo = judged([`${promiseLine}\n`, `\n${after}\nplain words\n`])
+    assert.strictEqual(echo.verdicts[0]?.reason, "echo of the prompt")
+  })
+
+  it("judges bytes as it judges their text, whatever the lines and wherever the bytes are cut", () => {
+    const line = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom("plain words", "  indented", "", "   ", "ünïcödé ☃ 𝄞", "Status:", "I will print it when done:") },
+      { weight: 2, arbitrary: fc.constantFrom("<promise>COMPLETE</promise>", "```", "~~~", "Done. <promise>COMPLETE</promise>", "&lt;promise&gt;COMPLETE&lt;/promise&gt;", "x\r", "<promise>") },
+      { weight: 2, arbitrary: fc.constantFrom(...promptLines.slice(0, 12)) },
+      { weight: 1, arbitrary: fc.constant("a".repeat(70_000)) }
+    )
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.boolean(), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 24 }), (lines, newlineAtEnd, cuts) => {
+        const text = lines.join("\n") + (newlineAtEnd ? "\n" : "")
+        const bytes = new TextEncoder().encode(text)
+        const judge = makeCompletionJudge({ token: "COMPLETE", prompt })
+        for (const chunk of byteChunksAt(bytes, cuts.map((cut) => Math.floor(cut * bytes.length)))) judge.feedBytes(chunk)
+        assert.deepStrictEqual(judge.judgement(), judgeCompletion(text, { token: "COMPLETE", prompt }))
+      }),
+      { numRuns: 400 }
+    )
   })
 
   it("splits between \\r and \\n, inside a tag and inside the token without changing the verdict", () => {
