@@ -296,13 +296,15 @@ export const makePieceJoiner = () => {
 
 /**
  * Keeps the first and last `half` bytes of a stream, however long it grows, and counts the rest;
- * the tail holds copies of at most `half` bytes a batch (no decoding until the text is asked for).
+ * both are copied into buffers of their own (no decoding until the text is asked for).
  */
 export const makeByteHeadTail = (half: number) => {
   const head = new Uint8Array(half)
   let headLength = 0
-  let tail: Array<Uint8Array> = []
-  let tailLength = 0
+  // The last bytes after the head, in a ring: `ring[end - 1]` is the newest, `kept` bytes are held.
+  const ring = new Uint8Array(half)
+  let end = 0
+  let kept = 0
   let total = 0
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
   return {
@@ -314,21 +316,21 @@ export const makeByteHeadTail = (half: number) => {
         headLength += taken
         bytes = bytes.subarray(taken)
       }
-      if (bytes.length === 0) return
-      // A copy of what may be kept: the batch may be reused.
-      tail.push(bytes.slice(Math.max(0, bytes.length - half)))
-      tailLength += tail[tail.length - 1]!.length
-      while (tail.length > 1 && tailLength - tail[0]!.length >= half) tailLength -= tail.shift()!.length
-      if (tail.length > 64) tail = [concat(tail)]
+      // Copied: the batch may be reused.
+      const last = bytes.subarray(Math.max(0, bytes.length - half))
+      const first = Math.min(last.length, half - end)
+      ring.set(last.subarray(0, first), end)
+      ring.set(last.subarray(first), 0)
+      end = (end + last.length) % half
+      kept = Math.min(half, kept + last.length)
     },
     /** The whole stream if it fit, else head, a marker saying how much was cut (and where to find it all), and tail. */
     text: (whereFull: string) => {
-      const rest = concat(tail)
-      const kept = rest.subarray(Math.max(0, rest.length - half))
-      const cut = total - headLength - kept.length
-      const start = decode(head.subarray(0, headLength))
-      if (cut <= 0) return decode(concat([head.subarray(0, headLength), kept]))
-      return `${start}\n[... ${cut} bytes cut here; the full output is in ${whereFull} ...]\n${decode(kept)}`
+      const from = (end - kept + half) % half
+      const tail = from + kept <= half ? ring.subarray(from, from + kept) : concat([ring.subarray(from), ring.subarray(0, end)])
+      const cut = total - headLength - kept
+      if (cut <= 0) return decode(concat([head.subarray(0, headLength), tail]))
+      return `${decode(head.subarray(0, headLength))}\n[... ${cut} bytes cut here; the full output is in ${whereFull} ...]\n${decode(tail)}`
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { makeByteOutputLog } from "../src/OutputLog.js"
+import { makeByteHeadTail, makeByteOutputLog } from "../src/OutputLog.js"
 import { makeRedactor, REDACTED } from "../src/Redact.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
@@ -94,5 +94,24 @@ describe("the iteration log in bytes", () => {
     const cuts = [1024 * 1024, 2 * 1024 * 1024, 3 * 1024 * 1024 + 5, 4 * 1024 * 1024]
     const out = new TextDecoder().decode(logged(cut(bytes, cuts)))
     expect(out).toBe(`${long} ${REDACTED} ${long}\n`)
+  })
+
+  it("keeps the first and last bytes of a stream for the journal, however it was batched", () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 12 }), fc.integer({ min: 1, max: 30 }), (batches, half) => {
+        const all = Uint8Array.from(batches.flatMap((b) => [...b]))
+        const kept = makeByteHeadTail(half)
+        for (const batch of batches) kept.append(batch)
+        // The batches may be reused once appended.
+        for (const batch of batches) batch.fill(0)
+        const head = all.subarray(0, half)
+        const tail = all.subarray(Math.max(head.length, all.length - half))
+        const cut = all.length - head.length - tail.length
+        const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+        expect(kept.text("LOG")).toBe(
+          cut === 0 ? decode(all) : `${decode(head)}\n[... ${cut} bytes cut here; the full output is in LOG ...]\n${decode(tail)}`
+        )
+      })
+    )
   })
 })
