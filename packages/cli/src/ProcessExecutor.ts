@@ -14,7 +14,7 @@ import type { Readable } from "node:stream"
 const BATCH_BYTES = ByteBatches.BATCH_BYTES
 const BATCH_WAIT_MS = 4
 /** Reading pauses while this much waits to be taken: memory stays bounded when the consumer is slower. */
-const MAX_QUEUED = 8 * 1024 * 1024
+const MAX_QUEUED = 2 * BATCH_BYTES
 /** What one read of an output channel can bring: the channel reads into one buffer of this size, reused. */
 const READ_BYTES = 256 * 1024
 
@@ -23,9 +23,8 @@ const systemError = (method: string, description: string) =>
 
 /**
  * Gathers reads into batches and hands them to a stream: a chunk costs the stream once per batch,
- * not once per read. Reads are copied into the batch being filled, a buffer of `ByteBatches` (a
- * read's own buffer may be reused at once); a batch little filled when taken is copied out so its
- * buffer serves the next.
+ * not once per read. Reads are copied into a buffer of `ByteBatches` (a read's own buffer may be
+ * reused at once); each batch is the part of it filled since the last one.
  */
 const makeBatcher = (method: string, pause: () => void, resume: () => void, close: () => void) => {
   let queue: Array<Uint8Array> = []
@@ -44,15 +43,18 @@ const makeBatcher = (method: string, pause: () => void, resume: () => void, clos
     wake = null
     resumeTake?.()
   }
+  // Where the next batch starts in the buffer being filled.
+  let shared = 0
+  /** Hands on what was filled since the last batch, as a window of the buffer (no copy). */
   const sealFilling = () => {
-    if (filling === null || filled === 0) return
-    if (filled < filling.length / 4) {
-      queue.push(filling.slice(0, filled))
-    } else {
-      queue.push(filling.subarray(0, filled))
-      filling = null
-    }
+    if (filling === null || filled === shared) return
+    queue.push(ByteBatches.share(filling.subarray(shared, filled)))
+    shared = filled
+    if (filled < filling.length) return
+    ByteBatches.seal(filling)
+    filling = null
     filled = 0
+    shared = 0
   }
   /** Takes one read (`bytes` may be reused by the reader as soon as this returns); false: pause reading. */
   const push = (bytes: Uint8Array): boolean => {
@@ -109,7 +111,7 @@ const makeBatcher = (method: string, pause: () => void, resume: () => void, clos
       wake = null
       if (timer !== null) clearTimeout(timer)
       close()
-      if (filling !== null) ByteBatches.give(filling)
+      if (filling !== null) ByteBatches.seal(filling)
       filling = null
     }))
   )
