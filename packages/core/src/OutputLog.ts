@@ -64,12 +64,16 @@ export const makeOutputLog = (redact: (text: string) => string, label: string | 
 
 interface Region {
   start: number
-  end: number
-  /** The region ends at the first line break after this stream offset, once one comes (before `end`); -1 once known. */
-  lineFrom: number
-  /** ...but not before this: the end of a region merged into it. */
+  /** Where it ends as far as known: the furthest end of the finds in it whose end is known. */
   floor: number
+  /** A find in it ends at the first line break after this stream offset, once one comes (-1: none waits). */
+  lineFrom: number
+  /** ...or here, if no line break comes before. */
+  cap: number
 }
+
+/** Where a region ends at the latest. */
+const endOf = (region: Region) => region.lineFrom === -1 ? region.floor : Math.max(region.floor, region.cap)
 
 /**
  * What the iteration log gets of one output stream, in bytes: the bytes as they came, except
@@ -103,17 +107,20 @@ export const makeByteOutputLog = (
     const start = Math.max(heldStart, newline === -1 ? 0 : offset + newline + 1, offset + at - ANCHOR_LEAD)
     const after = at + anchor.needle.length
     const lineEnd = anchor.multiline === true ? -1 : indexOf(bytes, 10, after)
-    const region = lineEnd !== -1
-      ? { start, end: offset + lineEnd + 1, lineFrom: -1, floor: 0 }
-      : { start, end: offset + at + ANCHOR_REACH, lineFrom: anchor.multiline === true ? -1 : offset + after, floor: 0 }
+    const region: Region = lineEnd !== -1
+      ? { start, floor: offset + lineEnd + 1, lineFrom: -1, cap: 0 }
+      : anchor.multiline === true
+      ? { start, floor: offset + at + ANCHOR_REACH, lineFrom: -1, cap: 0 }
+      : { start, floor: 0, lineFrom: offset + after, cap: offset + at + ANCHOR_REACH }
     // Finds come sorted by where they start; a region never reaches back past the one before it.
     const last = regions[regions.length - 1]
-    if (last === undefined || region.start > last.end) return void regions.push(region)
+    if (last === undefined || region.start > endOf(last)) return void regions.push(region)
     last.start = Math.min(last.start, region.start)
-    if (region.lineFrom === -1) last.floor = Math.max(last.floor, region.end)
-    if (region.end >= last.end) {
-      last.end = region.end
-      last.lineFrom = region.lineFrom
+    last.floor = Math.max(last.floor, region.floor)
+    // Finds waiting for their line's end wait for the same line: the later one reaches further.
+    if (region.lineFrom !== -1) {
+      last.lineFrom = Math.max(last.lineFrom, region.lineFrom)
+      last.cap = Math.max(last.cap, region.cap)
     }
   }
 
@@ -123,7 +130,7 @@ export const makeByteOutputLog = (
       if (region.lineFrom === -1) continue
       const lineEnd = indexOf(bytes, 10, Math.max(0, region.lineFrom - offset))
       if (lineEnd === -1) continue
-      region.end = Math.max(region.floor, Math.min(region.end, offset + lineEnd + 1))
+      region.floor = Math.max(region.floor, Math.min(region.cap, offset + lineEnd + 1))
       region.lineFrom = -1
     }
   }
@@ -174,8 +181,8 @@ export const makeByteOutputLog = (
     return out
   }
 
-  const redacted = (region: Region, out: Array<Uint8Array | string>) => {
-    const bytes = concat(slices(region.start, region.end))
+  const redacted = (start: number, end: number, out: Array<Uint8Array | string>) => {
+    const bytes = concat(slices(start, end))
     // Whole characters only: a character cut at either end is written as it came.
     let from = 0
     while (from < bytes.length && (bytes[from]! & 0xc0) === 0x80) from++
@@ -191,11 +198,11 @@ export const makeByteOutputLog = (
   const emit = (limit: number): Array<Uint8Array | string> => {
     const out: Array<Uint8Array | string> = []
     let cursor = heldStart
-    while (regions.length > 0 && regions[0]!.end <= limit) {
+    while (regions.length > 0 && endOf(regions[0]!) <= limit) {
       const region = regions.shift()!
       for (const piece of slices(cursor, region.start)) out.push(piece)
-      redacted(region, out)
-      cursor = region.end
+      redacted(region.start, endOf(region), out)
+      cursor = endOf(region)
     }
     const until = Math.min(limit, regions[0]?.start ?? limit)
     if (until > cursor) {
@@ -233,7 +240,11 @@ export const makeByteOutputLog = (
       return out
     },
     flush: () => {
-      for (const region of regions) region.end = Math.min(region.end, heldEnd)
+      // What has not come never will: a region ends with the output at the latest.
+      for (const region of regions) {
+        region.floor = Math.min(endOf(region), heldEnd)
+        region.lineFrom = -1
+      }
       const out = emit(heldEnd)
       held = []
       heldStart = heldEnd

@@ -84,7 +84,7 @@ describe("the iteration log in bytes", () => {
           expect(logged(cut(utf8(text), cuts))).toEqual(utf8(redact(text)))
         }
       ),
-      { numRuns: 300 }
+      { numRuns: 1500 }
     )
   })
 
