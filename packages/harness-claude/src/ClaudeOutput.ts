@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
 import { type ClaudeEvent, contentBlocks, decodeLine, type Result, textOf } from "./ClaudeEvent.js"
 import * as ClaudeLimit from "./ClaudeLimit.js"
 
@@ -50,6 +50,12 @@ export const toUsage = (result: Result): HarnessUsage => {
 }
 
 /**
+ * A long stdout line that may be the agent's own text (or is not a JSON event at all) is read
+ * whole; any other is compacted as it comes (its long strings, tool output, are cut).
+ */
+const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"type"\s*:\s*"assistant"/.test(head)
+
+/**
  * Mapping, per run:
  * - every raw chunk is passed on as `Output` first
  * - top-level assistant text: `AgentText` and `Display`, each message ending with a newline; a
@@ -65,7 +71,7 @@ export const toUsage = (result: Result): HarnessUsage => {
 export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => {
   const maxLineLength = options.maxLineLength ?? MAX_LINE_LENGTH
   const now = options.now ?? Date.now
-  const lines = { stdout: makeLineBuffer(maxLineLength), stderr: makeLineBuffer(maxLineLength) }
+  const lines = { stdout: makeLineBuffer(maxLineLength, LONG_LINE, { wholeIf: mayBeAgentText }), stderr: makeLineBuffer(maxLineLength) }
   const calls = new Map<string, string>()
   const denied = new Set<string>()
   let warned = false
@@ -178,12 +184,17 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
     const text = line._tag === "Line" ? line.text.replace(/\r$/, "") : ""
     if (stream === "stderr") {
       if (line._tag === "Long") return onLine(out, stream, { _tag: "Line", text: new TextDecoder().decode(line.bytes) })
+      if (line._tag === "Compact") return onLine(out, stream, { _tag: "Line", text: line.text })
       const plain = text.replace(ANSI, "").trim()
       if (plain === "") return
       lastStderr = plain
       return show(out, plain)
     }
-    const decoded = line._tag === "Line" ? decodeLine(text) : readLongLine(line.bytes, decodeLine, needsWhole)
+    const decoded = line._tag === "Line"
+      ? decodeLine(text)
+      : line._tag === "Compact"
+      ? decodeLine(line.text.replace(/\r$/, ""))
+      : readLongLine(line.bytes, decodeLine, needsWhole)
     if (decoded._tag === "Event") return onEvent(out, decoded.event)
     if (decoded._tag === "Plain" && decoded.text.trim() !== "") return show(out, decoded.text)
   }

@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
 import { type CodexEvent, decodeLine, errorMessage } from "./CodexEvent.js"
 import { parseLimit } from "./CodexLimit.js"
 
@@ -48,6 +48,12 @@ const toUsage = (usage: Extract<CodexEvent, { type: "turn.completed" }>["usage"]
 })
 
 /**
+ * A long stdout line that may be the agent's own text (or is not a JSON event at all) is read
+ * whole; any other is compacted as it comes (its long strings, tool output, are cut).
+ */
+const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"agent_message"/.test(head)
+
+/**
  * Mapping, per run:
  * - every raw chunk is passed on as `Output` first
  * - a finished `agent_message`: `AgentText` and `Display`, ending with a newline
@@ -61,7 +67,7 @@ const toUsage = (usage: Extract<CodexEvent, { type: "turn.completed" }>["usage"]
 export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
   const maxLineLength = options.maxLineLength ?? MAX_LINE_LENGTH
   const now = options.now ?? Date.now
-  const lines = { stdout: makeLineBuffer(maxLineLength), stderr: makeLineBuffer(maxLineLength) }
+  const lines = { stdout: makeLineBuffer(maxLineLength, LONG_LINE, { wholeIf: mayBeAgentText }), stderr: makeLineBuffer(maxLineLength) }
   let turnEnded = false
   let limited = false
   let lastError: string | null = null
@@ -133,10 +139,15 @@ export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
     const text = line._tag === "Line" ? line.text.replace(/\r$/, "") : ""
     if (stream === "stderr") {
       if (line._tag === "Long") return onLine(out, stream, { _tag: "Line", text: new TextDecoder().decode(line.bytes) })
+      if (line._tag === "Compact") return onLine(out, stream, { _tag: "Line", text: line.text })
       if (stderrError === null && /^Error:/.test(text)) stderrError = oneLine(text, 500)
       return text.trim() === "" ? undefined : showLine(out, text)
     }
-    const decoded = line._tag === "Line" ? decodeLine(text) : readLongLine(line.bytes, decodeLine, needsWhole)
+    const decoded = line._tag === "Line"
+      ? decodeLine(text)
+      : line._tag === "Compact"
+      ? decodeLine(line.text.replace(/\r$/, ""))
+      : readLongLine(line.bytes, decodeLine, needsWhole)
     if (decoded._tag === "Event") return onEvent(out, decoded.event)
     if (decoded._tag === "Plain" && decoded.text.trim() !== "") return showLine(out, decoded.text)
   }

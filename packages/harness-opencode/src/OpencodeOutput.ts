@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
 import { decodeLine, type OpencodeEvent } from "./OpencodeEvent.js"
 import { usageLimitOf } from "./OpencodeLimit.js"
 
@@ -53,6 +53,12 @@ const toUsage = (part: Extract<OpencodeEvent, { type: "step_finish" }>["part"]):
 })
 
 /**
+ * A long stdout line that may be the agent's own text (or is not a JSON event at all) is read
+ * whole; any other is compacted as it comes (its long strings, tool output, are cut).
+ */
+const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"type"\s*:\s*"text"/.test(head)
+
+/**
  * Mapping, per run:
  * - every raw chunk is passed on as `Output` first
  * - a text part: `AgentText` and `Display`, once per part (a repeated part only adds what is new)
@@ -64,7 +70,7 @@ const toUsage = (part: Extract<OpencodeEvent, { type: "step_finish" }>["part"]):
  */
 export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutput => {
   const maxLineLength = options.maxLineLength ?? MAX_LINE_LENGTH
-  const lines = { stdout: makeLineBuffer(maxLineLength), stderr: makeLineBuffer(maxLineLength) }
+  const lines = { stdout: makeLineBuffer(maxLineLength, LONG_LINE, { wholeIf: mayBeAgentText }), stderr: makeLineBuffer(maxLineLength) }
   const display = makeColumn()
   const agent = makeColumn()
   const texts = new Map<string, string>()
@@ -136,12 +142,17 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
     const text = line._tag === "Line" ? line.text.replace(/\r$/, "") : ""
     if (stream === "stderr") {
       if (line._tag === "Long") return onLine(out, stream, { _tag: "Line", text: new TextDecoder().decode(line.bytes) })
+      if (line._tag === "Compact") return onLine(out, stream, { _tag: "Line", text: line.text })
       const plain = text.replace(ANSI, "")
       const rejected = PERMISSION_REJECTED.exec(plain)
       if (rejected !== null) warnPermission(out, rejected[1]!)
       return plain.trim() === "" ? undefined : showLine(out, plain)
     }
-    const decoded = line._tag === "Line" ? decodeLine(text) : readLongLine(line.bytes, decodeLine, needsWhole)
+    const decoded = line._tag === "Line"
+      ? decodeLine(text)
+      : line._tag === "Compact"
+      ? decodeLine(line.text.replace(/\r$/, ""))
+      : readLongLine(line.bytes, decodeLine, needsWhole)
     if (decoded._tag === "Event") return onEvent(out, decoded.event)
     if (decoded._tag === "Plain" && decoded.text.trim() !== "") return showLine(out, decoded.text)
   }

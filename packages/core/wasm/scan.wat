@@ -1,7 +1,7 @@
-;; A search for byte pairs, 16 positions at a time (WebAssembly SIMD), for src/PairScan.ts.
-;; Rebuild the embedded copy (src/PairScanModule.ts) with `pnpm --filter @spool/core wasm`.
+;; Searches of bytes, 16 positions at a time (WebAssembly SIMD), for src/ByteScan.ts.
+;; Rebuild the embedded copy (src/ScanModule.ts) with `pnpm --filter @spool/core wasm`.
 ;;
-;; Up to 8 buckets of pairs. A pair (x, y) may be in bucket b when bit b is set in all four of
+;; scan: byte pairs. Up to 8 buckets of pairs. A pair (x, y) may be in bucket b when bit b is set in all four of
 ;; lo0[x & 15], hi0[x >> 4], lo1[y & 15], hi1[y >> 4] (tables at 0, 16, 32 and 48): a shuffle
 ;; looks the 16 nibbles of a vector up at once. The caller checks each position found.
 (module
@@ -69,6 +69,33 @@
             (if (i32.lt_u (local.get $i) (local.get $len)) (then (return (local.get $i))))
             (return (i32.const -1))))
         (local.set $p (i32.add (local.get $p) (i32.const 64)))
+        (br $next)))
+    (i32.const -1))
+;; quote(ptr, len, from) -> the first i >= from, i < len, where ptr+i holds a double quote not
+  ;; preceded by a backslash, or preceded by two (an escaped backslash, or an escaped quote after
+  ;; one: the caller counts); -1 if none. The 2 bytes before ptr and 16 after ptr+len must be readable.
+  (func (export "quote") (param $ptr i32) (param $len i32) (param $from i32) (result i32)
+    (local $p i32) (local $q i32) (local $m v128) (local $quote v128) (local $slash v128) (local $one v128)
+    (local.set $quote (i8x16.splat (i32.const 34)))
+    (local.set $slash (i8x16.splat (i32.const 92)))
+    (local.set $p (local.get $from))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $p) (local.get $len)))
+        (local.set $q (i32.add (local.get $ptr) (local.get $p)))
+        (local.set $one (i8x16.eq (v128.load offset=0 (i32.sub (local.get $q) (i32.const 1))) (local.get $slash)))
+        (local.set $m
+          (v128.and
+            (i8x16.eq (v128.load (local.get $q)) (local.get $quote))
+            (v128.or
+              (v128.not (local.get $one))
+              (i8x16.eq (v128.load offset=0 (i32.sub (local.get $q) (i32.const 2))) (local.get $slash)))))
+        (if (v128.any_true (local.get $m))
+          (then
+            (local.set $p (i32.add (local.get $p) (i32.ctz (i8x16.bitmask (local.get $m)))))
+            (if (i32.lt_u (local.get $p) (local.get $len)) (then (return (local.get $p))))
+            (return (i32.const -1))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
         (br $next)))
     (i32.const -1))
 )

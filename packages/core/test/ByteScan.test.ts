@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { execFileSync } from "node:child_process"
 import { join } from "node:path"
-import { makePairScanner, nativePairScan } from "../src/PairScan.js"
+import { makePairScanner, makeQuoteScanner, nativeScan } from "../src/ByteScan.js"
 
 type Buckets = ReadonlyArray<ReadonlyArray<readonly [number, number]>>
 
@@ -29,9 +29,9 @@ const expected = (buckets: Buckets, bytes: Uint8Array) => {
 const pair = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
 const buckets = fc.array(fc.array(pair, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 8 })
 
-describe("pair scanning", () => {
+describe("byte scans", () => {
   it("runs the SIMD module here (Node has WebAssembly SIMD)", () => {
-    expect(nativePairScan).toBe(true)
+    expect(nativeScan).toBe(true)
   })
 
   it("finds exactly the positions the nibble rule gives, natively and in the loop, wherever they are", () => {
@@ -61,5 +61,26 @@ describe("pair scanning", () => {
   it("embeds the module its source assembles to", () => {
     const script = join(__dirname, "..", "scripts", "wasm.mjs")
     expect(execFileSync(process.execPath, [script, "--check"], { encoding: "utf8" })).toContain("matches")
+  })
+
+  it("finds the quotes that may end a JSON string, natively and in the loop, the bytes before a batch included", () => {
+    const bytes = fc.uint8Array({ maxLength: 300 }).map((b) => b.map((x) => [0x22, 0x5c, 0x61, 0x5c, 0x22][x % 5]!))
+    fc.assert(
+      fc.property(bytes, fc.uint8Array({ maxLength: 2 }).map((b) => b.map((x) => (x % 2 === 0 ? 0x5c : 0x61))), (batch, before) => {
+        const all = [...before, ...batch]
+        const want = [...batch].flatMap((byte, i) => {
+          const k = i + before.length
+          return byte === 0x22 && (all[k - 1] !== 0x5c || all[k - 2] === 0x5c) ? [i] : []
+        })
+        for (const native of [true, false]) {
+          const scanner = makeQuoteScanner({ native })
+          scanner.load(batch, before)
+          const found: Array<number> = []
+          for (let at = scanner.find(0); at !== -1; at = scanner.find(at + 1)) found.push(at)
+          expect(found).toEqual(want)
+        }
+      }),
+      { numRuns: 500 }
+    )
   })
 })
