@@ -1,5 +1,5 @@
 import { Either, Option, Schema } from "effect"
-import { makeQuoteScanner } from "./ByteScan.js"
+import { makeQuoteScanner, type QuoteScanner } from "./ByteScan.js"
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -48,6 +48,10 @@ export const compactJsonLine = (bytes: Uint8Array, keep = 1024): string => {
   return pieces.map((piece) => decoder.decode(piece, { stream: true })).join("") + decoder.decode()
 }
 
+// One scanner serves every compactor: each uses it only within one `push`.
+let quoteScanner: QuoteScanner | null = null
+const sharedScanner = () => (quoteScanner ??= makeQuoteScanner())
+
 /**
  * `compactJsonLine` for a line that comes in pieces (the batches of output it spans), in bounded
  * memory: what is outside strings is kept, and the first `keep` bytes of each string. String
@@ -55,7 +59,7 @@ export const compactJsonLine = (bytes: Uint8Array, keep = 1024): string => {
  * at once. The pieces need not outlive `push`: what is kept is copied.
  */
 export const makeLineCompactor = (keep = 1024) => {
-  const scanner = makeQuoteScanner()
+  const scanner = sharedScanner()
   const kept: Array<Uint8Array> = []
   let keptLength = 0
   // The string being read: its first `keep` bytes (and the one after, to cut it between characters),
