@@ -10,9 +10,9 @@
  */
 
 /** The size of every pooled buffer. */
-export const BATCH_BYTES = 2 * 1024 * 1024
+export const BATCH_BYTES = 1024 * 1024
 /** Spare buffers kept at most; more are left to the collector. */
-const MAX_SPARE = 4
+const MAX_SPARE = 8
 
 interface Lent {
   /** Batches of it handed out and not yet given back. */
