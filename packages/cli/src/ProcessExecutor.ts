@@ -14,7 +14,7 @@ import type { Readable } from "node:stream"
 const BATCH_BYTES = ByteBatches.BATCH_BYTES
 const BATCH_WAIT_MS = 4
 /** Reading pauses while this much waits to be taken: memory stays bounded when the consumer is slower. */
-const MAX_QUEUED = 2 * BATCH_BYTES
+const MAX_QUEUED = 4 * BATCH_BYTES
 /** What one read of an output channel can bring: the channel reads into one buffer of this size, reused. */
 const READ_BYTES = 256 * 1024
 

@@ -12,7 +12,7 @@
 /** The size of every pooled buffer. */
 export const BATCH_BYTES = 1024 * 1024
 /** Spare buffers kept at most; more are left to the collector. */
-const MAX_SPARE = 8
+const MAX_SPARE = 12
 
 interface Lent {
   /** Batches of it handed out and not yet given back. */
