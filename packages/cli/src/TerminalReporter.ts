@@ -4,7 +4,8 @@ import { colourEnabled, type Palette, palette, redrawEnabled } from "./Colour.js
 
 interface Output {
   readonly isTTY?: boolean
-  readonly write: (text: string) => unknown
+  /** `done` is called once the output no longer needs what was written. */
+  readonly write: (data: string | Uint8Array, done?: (error?: Error | null) => void) => unknown
   /** Where a write that returned false is waited for (`drain`), when the output can say. */
   readonly once?: (event: "drain", listener: () => void) => unknown
 }
@@ -76,11 +77,21 @@ export const makeTerminalReporter = (stdout: Output, stderr: Output, env: Readon
   const service: LoopReporter["Type"] = {
     // The agent's output waits for the terminal (or pipe) to take it: an agent printing faster
     // than it is read is held back rather than buffered in memory.
-    write: (text) =>
+    write: (output) =>
       Effect.suspend(() => {
         clear()
-        const accepted = stdout.write(text)
-        atLineStart = text.endsWith("\n")
+        if (typeof output !== "string") {
+          // Bytes are written as they came; the batch they are part of is reused once they are out.
+          atLineStart = output[output.length - 1] === 10
+          return Effect.async<void>((resume) => {
+            stdout.write(output, () => {
+              draw()
+              resume(Effect.void)
+            })
+          })
+        }
+        const accepted = stdout.write(output)
+        atLineStart = output.endsWith("\n")
         draw()
         return drained(stdout, accepted)
       }),

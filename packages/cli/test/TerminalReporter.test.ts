@@ -5,7 +5,11 @@ import { makeTerminalReporter, statusLine } from "../src/TerminalReporter.js"
 
 const stream = (isTTY: boolean) => {
   const chunks: Array<string> = []
-  return { isTTY, chunks, write: (text: string) => void chunks.push(text), text: () => chunks.join("") }
+  const write = (data: string | Uint8Array, done?: () => void) => {
+    chunks.push(typeof data === "string" ? data : new TextDecoder().decode(data))
+    done?.()
+  }
+  return { isTTY, chunks, write, text: () => chunks.join("") }
 }
 
 const usage = { inputTokens: 12_000, outputTokens: 3_200, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0.42 }
@@ -30,6 +34,21 @@ const play = (isTTY: boolean, env: Record<string, string> = {}) => {
 }
 
 describe("the terminal reporter", () => {
+  it("writes an agent's bytes as they came, and knows whether they ended a line", () => {
+    const out = stream(false)
+    const { service, close } = makeTerminalReporter(out, stream(false), {})
+    let done = false
+    Effect.runSync(Effect.all([
+      service.write(new TextEncoder().encode("ünïcödé bytes, half")),
+      service.write(new TextEncoder().encode(" a line\n")),
+      service.line("--- iteration 1"),
+      Effect.sync(() => void (done = true))
+    ]))
+    close()
+    expect(done).toBe(true)
+    expect(out.text()).toBe("ünïcödé bytes, half a line\n--- iteration 1\n")
+  })
+
   it("piped: plain lines, no status line, no escape sequences", () => {
     const { out, err } = play(false)
     expect(out).toBe(

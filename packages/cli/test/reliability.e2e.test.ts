@@ -214,7 +214,8 @@ await write("LETE</promise>\\n")`)
     const { code, peakMiB, output } = await runMeasured(["ralph", "x", "--change", "001-01", "--no-stream", "--no-commit", "--max-iterations", "1", ...harness(agent)], root)
     expect(code, output).toBe(0)
     expect(peakMiB).toBeGreaterThan(0)
-    // Bounded: well under the 256 MiB that went through, with room for a busy machine's late collections.
+    // Bounded: well under the 256 MiB that went through. A line that never ends is judged as text,
+    // so these bytes are all decoded (into replacement characters), unlike ordinary output.
     expect(peakMiB).toBeLessThan(200)
     const logs = join(stateDir(root, change), "logs")
     const [log] = readdirSync(logs)
@@ -232,7 +233,7 @@ await write("<promise>COMPLETE</promise>\\n")`)
     const { code, peakMiB, output } = await runMeasured(["ralph", "x", "--change", "001-01", "--no-commit", "--max-iterations", "1", ...harness(agent)], root)
     expect(code).toBe(0)
     expect(output.length).toBeGreaterThan(64 * 1024 * 1024)
-    expect(peakMiB).toBeLessThan(200)
+    expect(peakMiB).toBeLessThan(150)
   })
 })
 

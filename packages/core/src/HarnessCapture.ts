@@ -52,11 +52,23 @@ export const makeCapture = (completionPromise: string, echoReference: string) =>
 }
 export type Capture = ReturnType<typeof makeCapture>
 
+/** Adjacent texts joined, so that a chunk of text events is one write. */
+const joinText = (pieces: ReadonlyArray<string | Uint8Array>): Array<string | Uint8Array> => {
+  const out: Array<string | Uint8Array> = []
+  for (const piece of pieces) {
+    const last = out.length - 1
+    if (typeof piece === "string" && typeof out[last] === "string") out[last] += piece
+    else if (piece.length > 0) out.push(piece)
+  }
+  return out
+}
+
 /** What one chunk of events comes to: log pieces to write, batches done with once they are, the live view, new usage. */
 interface ChunkWork {
   readonly pieces: Array<Uint8Array | string>
   readonly done: Array<Uint8Array>
-  shown: string
+  /** The live view: text, and bytes of plain output written as they came. */
+  readonly shown: Array<string | Uint8Array>
   usage: boolean
 }
 
@@ -130,23 +142,21 @@ export const runHarness = (options: {
           // Everything that keeps its bytes past this point copies them (the journal, the log's held bytes).
           out.done.push(event.bytes)
           if (!event.plain) return
-          // Decoded only when it is shown; the judge decodes only what it needs.
-          if (!options.stream) return capture.judge.feedBytes(event.bytes)
-          const decoded = text.decode(event.stream, event.bytes)
-          capture.judge.feed(decoded)
-          out.shown += decoded
+          // Never decoded whole: shown as the bytes that came; the judge decodes only what it needs.
+          capture.judge.feedBytes(event.bytes)
+          if (options.stream) out.shown.push(event.bytes)
           return
         }
         const decoded = text.decode(event.stream, event.bytes)
         for (const piece of logs[event.stream].push(event.bytes, decoded)) out.pieces.push(piece)
         if (event.plain) {
           if (event.stream === "stdout") capture.judge.feed(decoded)
-          if (options.stream) out.shown += decoded
+          if (options.stream) out.shown.push(decoded)
         }
         return
       }
       case "Display":
-        if (options.stream) out.shown += event.text
+        if (options.stream) out.shown.push(event.text)
         return
       case "AgentText":
         return capture.judge.feed(event.text)
@@ -175,13 +185,15 @@ export const runHarness = (options: {
     ),
     Stream.runForEachChunk((events) =>
       Effect.suspend(() => {
-        const out: ChunkWork = { pieces: [], done: [], shown: "", usage: false }
+        const out: ChunkWork = { pieces: [], done: [], shown: [], usage: false }
         for (const event of events) take(event, out)
-        if (out.shown !== "") capture.displayAtLineStart = out.shown.endsWith("\n")
+        const last = out.shown[out.shown.length - 1]
+        if (last !== undefined) capture.displayAtLineStart = typeof last === "string" ? last.endsWith("\n") : last[last.length - 1] === 10
         const usage = capture.usage
+        // The live view first: its bytes are done with once it is written, before the log gives the batches back.
         return Effect.all([
+          Effect.forEach(joinText(out.shown), reporter.write, { discard: true }),
           out.pieces.length === 0 ? Effect.sync(() => out.done.forEach(ByteBatches.give)) : writeLog(out.pieces, out.done),
-          out.shown === "" ? Effect.void : reporter.write(out.shown),
           !out.usage || usage === null || options.onUsage === undefined ? Effect.void : options.onUsage(usage)
         ], { discard: true })
       })
