@@ -221,24 +221,35 @@ const streamingSection = (results) => {
     }
   }
   lines.push(
-    "How the bytes move: the CLI reads an agent's stdout and stderr as fast as the pipe fills (`packages/cli/src/ProcessExecutor.ts`) and hands them to the loop in batches of up to 1 MiB, so the stream's cost is paid per batch, not per 64 KiB read; reading pauses while 2 MiB wait. An `Output` event carries a read's bytes, and the command harness says with `plain` that they are also its text, so it needs no other events. Each read is decoded once, as a stream (a character split across reads comes whole): the completion judge looks for `<` or `&` and for a fence with `includes` before its patterns, and the redactor runs its pattern only over text holding a piece every secret shape has (`-`, `_`, `AKIA`, `AIza`, `Bearer`, `Basic`) or an environment secret. Whole lines in which nothing was redacted are written to the log as the bytes that came, joined into one write per batch, the write overlapping the next batch. JSON harnesses split lines in bytes; a line over 64 KiB is read from a copy whose long strings are cut to 1 KiB (`compactJsonLine`), unless it holds the agent's own text.",
+    "How the bytes move: an agent's stdout and stderr are each one end of a local socket pair (`packages/cli/src/ProcessExecutor.ts`; the kind of descriptor Node gives a child for a pipe), read into one 256 KiB buffer that every read reuses. Reads are copied into 1 MiB buffers from a pool (`packages/core/src/ByteBatches.ts`): each batch handed to the loop is the part of a buffer filled since the last one, and a buffer is reused once every batch of it has been written to the log, so nothing is allocated per batch and nothing is left for the garbage collector (spool forces no collections). Reading pauses while 4 MiB wait. The iteration log is written from the batches themselves, one write in flight while the next batch is read. Each batch is searched, without decoding it, for the anchors of the secret shapes (a pair of bytes each, rare in ordinary output, looked for all at once, 16 bytes at a time, by a small WebAssembly SIMD module, `packages/core/wasm/scan.wat`) and for 4 bytes of each secret environment value (Node's `Buffer.indexOf`); only the line around a find is decoded and run through the redactor. The command harness's bytes are what its completion judge reads: a batch holding no `<`, `&`, code fence or carriage return has only its first and last lines decoded; when output is shown, the live view writes the bytes as they came. A JSON harness splits lines with `Buffer.indexOf`; a line over 64 KiB is compacted as it comes, keeping what is outside strings and the first KiB of each string (string ends are found by the same module's quote scan, which passes a long string's escaped quotes at once), unless its first 64 KiB say it may be the agent's own text, which is read whole; shorter lines are decoded and parsed.",
     ""
   )
+  const logCopy = t.diagnostics.find((d) => d.name.includes("new file"))
+  const idleShares = (p?.streams ?? []).flatMap(({ name, profile }) => {
+    const idle = profile?.groups.find((g) => g.name.startsWith("idle"))
+    return idle && profile.total > 0 ? [{ name, share: idle.ms / profile.total }] : []
+  })
   const missed = t.harnesses.filter((h) => h.loop.median > h.goal * h.reference.median)
-  if (missed.length > 0 || t.peakKiB >= 150 * 1024) {
+  lines.push(
+    `What remains: ${missed.length > 0 ? `${missed.map((h) => h.name).join(", ")} ${missed.length === 1 ? "misses its goal" : "miss their goals"}. ` : "every harness meets its goal. "}` +
+      `The reference moves the bytes between two processes and drops them; the loop also writes every one of them to the iteration log${logCopy ? `, and writing the same ${size} into a new file beside the logs takes ${fmtMs(logCopy.median)} here on its own (${command ? `${fmtRatio(logCopy.median / command.reference.median)} of the command harness's reference` : ""}; on this machine the first write of a GiB into memory the kernel has not used yet costs several times more than a rewrite, so this figure, and the loop's, move between runs)` : ""}. ` +
+      `${nodeReader && command ? `A Node process that only reads the same bytes through a pipe and drops them takes ${fmtMs(nodeReader.median)}. ` : ""}` +
+      `${idleShares.length > 0 ? `In the profiles above, the loop's main thread is idle for ${idleShares.map((x) => `${pct(x.share)} (${x.name})`).join(", ")} of its time: it waits for the agent and for the log's writes. ` : ""}` +
+      "Of the rest, the largest items are the byte scans (the secret anchors and, for JSON harnesses, string ends), copying each batch into the scan module's memory, the log writes themselves, and for JSON harnesses decoding and parsing the short event lines.",
+    ""
+  )
+  if (t.peakKiB >= 150 * 1024) {
+    const base = t.smallerPeaks[0]?.peakKiB ?? 0
     lines.push(
-      `What remains, and what would close the gap: ${missed.length > 0 ? `${missed.map((h) => h.name).join(", ")} ${missed.length === 1 ? "misses its goal" : "miss their goals"}. ` : ""}` +
-        `The reference moves the bytes between two processes and drops them; the loop also writes every byte to the iteration log, decodes every byte once (about 1 GB/s with Node's ${code("TextDecoder")}, the largest item in the profiles), runs the secret pattern over every batch holding a ${code("-")} or ${code("_")} (all of the JSON harnesses' tool output), and for a JSON harness walks the quotes of every long line. The JSON harnesses pay most for the redaction: their tool output is decoded into two-byte strings (it holds non-ASCII characters), over which both the pattern and the searches before it run slower, and a 4 MiB line has no line break, so the redactor's 64 KiB pieces are joined before they are searched; in a profile of 256 MiB through opencode, the redaction took about 580 ms, decoding 310 ms, garbage collection 610 ms and the walk over quotes 180 ms. ${nodeReader && command ? `A Node process that only reads the same bytes through a pipe and drops them takes ${fmtMs(nodeReader.median)} here, ${fmtRatio(nodeReader.median / command.reference.median)} of the command harness's reference, before start-up (about 150 ms) and the log. ` : ""}` +
-        "Closing the rest needs the bytes searched without decoding them: the promise's tag, a fence and the secret shapes' pieces looked for in the raw bytes by a native search (a SIMD scan, as `Buffer.indexOf` or a small WebAssembly module would do; JavaScript loops over bytes run at about 1 GB/s here), decoding only the lines around a hit and the first and last line of a batch for the judge.",
+      `The peak memory is over the goal by ${fmtMiB(t.peakKiB - 150 * 1024)}${base > 0 ? `; with 1 MiB of output the loop already peaks at ${fmtMiB(base)}` : ""}.`,
       ""
     )
-    if (t.peakKiB >= 150 * 1024) {
-      const base = t.smallerPeaks[0]?.peakKiB ?? 0
-      lines.push(
-        `The peak memory is over the goal by ${fmtMiB(t.peakKiB - 150 * 1024)}${base > 0 ? `; with 1 MiB of output the loop already peaks at ${fmtMiB(base)}` : ""}. Sampling the process's own \`process.memoryUsage()\` every 10 ms in one command-harness run gave a heap of 55 MiB and 70 MiB of array buffers at the peak: the rest is pipe buffers (a fresh 64 KiB buffer for every read) that died after a young-generation collection had already moved them to the old generation, which V8 frees only when it collects that generation, about every 64 MiB of such buffers. MemoryGovernor's full collections do not help (it watches the heap, not those buffers), so it is kept only because the figure still misses without it. Reading the pipe into buffers that are reused, and copying out only what must outlive a batch (the journal's tail, a line in progress), would keep them from accumulating.`,
-        ""
-      )
-    }
+  } else {
+    const base = t.smallerPeaks[0]?.peakKiB ?? 0
+    lines.push(
+      `Peak memory stays under the goal: ${fmtMiB(t.peakKiB)} at most${base > 0 ? `, of which ${fmtMiB(base)} is there with 1 MiB of output (Node, the bundle's code and heap)` : ""}; the rest is the batch pool (at most 12 spare 1 MiB buffers and those in flight), the scan module's memory (a batch), and the heap's young generation, which V8 grows while output streams.`,
+      ""
+    )
   }
   return lines.join("\n")
 }

@@ -99,6 +99,7 @@ const groupOf = (callFrame, maps) => {
   if (/^(indexOfBuffer|indexOfNumber|indexOfString)$/.test(functionName)) return "native byte search (Buffer.indexOf: line breaks, secret anchors, quotes)"
   if (functionName === "copy" || functionName === "set" || functionName === "slice") return "copying bytes"
   if (/^(decode|encode|encodeUtf8String|encodeInto)$/.test(functionName) || url === "node:internal/encoding") return "text decoding and encoding"
+  if (url.startsWith("wasm://") || functionName.startsWith("wasm-function")) return "byte scans (WebAssembly SIMD: secret anchors, JSON string ends)"
   if (url.startsWith("node:") || url === "") return "Node's own start-up, loader, streams and built-ins"
   return url
 }
