@@ -3,7 +3,7 @@
 // the promise split across the last two) and for each JSON harness (bench/harness/<name>-agent.mjs:
 // that agent's JSON events, tool outputs of 64 KiB to 4 MiB, the promise in the last message).
 import { spawnSync } from "node:child_process"
-import { closeSync, existsSync, openSync, statSync } from "node:fs"
+import { closeSync, existsSync, openSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { median, program, runWithPeakMemory, timeOnce } from "../lib/measure.mjs"
 import { benchDir, rootDir } from "../lib/paths.mjs"
@@ -26,6 +26,16 @@ const floodFile = (bytes) => {
   }
   if (statSync(file).size !== bytes) throw new Error(`flood.mjs wrote ${statSync(file).size} bytes, not ${bytes}`)
   return file
+}
+
+/**
+ * Runs `remove` (deleting the last run's GiB), then waits for the disk to take what is pending
+ * (\`sync\`): neither the write-back of the last log nor the discard of its blocks then falls in
+ * the next timed run.
+ */
+const settle = (remove) => {
+  remove()
+  spawnSync("sync")
 }
 
 /** A program with its stdout sent to /dev/null. */
@@ -61,12 +71,13 @@ const agentPipedToCat = (h) =>
 export const streaming = async ({ workspace, bytes, runs, referenceSamples = 3 }) => {
   const file = floodFile(bytes)
   const cat = toDevNull(program("cat of the flood's bytes to /dev/null", "cat", [file]))
-  // The iteration log's own cost: the same bytes written to a new file where the loop writes its log.
+  // The iteration log's own cost: the same bytes written to a new file where the loop writes its log
+  // (removed, and the disk settled, outside the timing, as the loop's own log is between runs).
   const copy = join(workspace, ".spool", "bench-copy.txt")
   const diagnostics = [
     toDevNull(program("the flood harness alone, to /dev/null", process.execPath, [flood, String(bytes)])),
     program("cat of the same bytes through a pipe into a Node reader that drops them", "sh", ["-c", `cat '${file}' | '${process.execPath}' -e 'process.stdin.on("data", () => {})'`]),
-    program("cat of the same bytes into a new file beside the loop's logs", "sh", ["-c", `rm -f '${copy}'; cat '${file}' > '${copy}'; rm -f '${copy}'`])
+    { ...program("cat of the same bytes into a new file beside the loop's logs", "sh", ["-c", `cat '${file}' > '${copy}'`]), before: () => settle(() => rmSync(copy, { force: true })) }
   ]
   const harnesses = []
   for (const h of streamingHarnesses(bytes)) {
@@ -77,7 +88,7 @@ export const streaming = async ({ workspace, bytes, runs, referenceSamples = 3 }
     timeOnce(reference)
     // Alternating: each run of the loop is followed by runs of its reference.
     for (let round = 0; round < runs; round++) {
-      clearLoopState(workspace)
+      settle(() => clearLoopState(workspace))
       const run = await runWithPeakMemory(loop)
       // Exit 3 is --max-iterations reached: the promise was missed, which the figure reports.
       if (run.code !== 0 && run.code !== 3) throw new Error(`the loop (${h.name}) exited with ${run.code}: ${run.stderr.slice(-500)}`)
@@ -100,8 +111,12 @@ export const streaming = async ({ workspace, bytes, runs, referenceSamples = 3 }
   const diagnosticMs = diagnostics.map(() => [])
   for (let round = 0; round < runs; round++) {
     catMs.push(timeOnce(cat))
-    diagnostics.forEach((p, i) => diagnosticMs[i].push(timeOnce(p)))
+    diagnostics.forEach((p, i) => {
+      p.before?.()
+      diagnosticMs[i].push(timeOnce(p))
+    })
   }
+  rmSync(copy, { force: true })
   // The same loop with less output: how much of the peak is there before streaming adds to it.
   const smallerPeaks = []
   for (const size of [1024 ** 2, 128 * 1024 ** 2].filter((n) => n < bytes)) {

@@ -155,19 +155,23 @@ const openChannels = (count: number, methods: ReadonlyArray<string>): Promise<Ar
       return resolve(null)
     }
     const address = Path.join(dir, "out")
-    const done = (channels: Array<Channel> | null) => {
-      server.close()
-      Fs.rmSync(dir, { recursive: true, force: true })
-      resolve(channels)
-    }
-    // Unix socket paths are short (104 bytes on some systems): a long temporary directory falls back to pipes.
-    if (Buffer.byteLength(address) > 100) return done(null)
     const server = Net.createServer()
     const channels: Array<Channel> = []
-    server.on("error", () => done(null))
+    let settled = false
+    const done = (ok: boolean) => {
+      if (settled) return
+      settled = true
+      server.close()
+      Fs.rmSync(dir, { recursive: true, force: true })
+      if (!ok) channels.forEach((channel) => channel.close())
+      resolve(ok ? channels : null)
+    }
+    // Unix socket paths are short (104 bytes on some systems): a long temporary directory falls back to pipes.
+    if (Buffer.byteLength(address) > 100) return done(false)
+    server.on("error", () => done(false))
     server.listen(address, () => {
       const connectNext = () => {
-        if (channels.length === count) return done(channels)
+        if (channels.length === count) return done(true)
         const method = methods[channels.length]!
         let batcher: ReturnType<typeof makeBatcher>
         const reader: Net.Socket = Net.connect({
@@ -177,7 +181,10 @@ const openChannels = (count: number, methods: ReadonlyArray<string>): Promise<Ar
         batcher = makeBatcher(method, () => reader.pause(), () => reader.resume(), () => reader.destroy())
         reader.on("end", batcher.end)
         reader.on("error", (error) => {
-          if (channels.length < count) return done(null)
+          if (!settled) {
+            reader.destroy()
+            return done(false)
+          }
           batcher.fail(error)
         })
         server.once("connection", (childEnd) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { agentScript, git, makeWorkspace, scriptedAgent, spool, spawnSpool, stateDir } from "./support.js"
 
@@ -97,6 +97,21 @@ describe("spool ralph end to end (built binary, temporary git repositories)", ()
     const logDir = join(stateDir(root, change), "logs")
     const [logFile] = readdirSync(logDir)
     expect(readFileSync(join(logDir, logFile!), "utf8")).toContain("LIVE-MARKER")
+  })
+
+  it("reads the agent through pipes when no socket can be made for its output (a temporary directory too deep), and loses nothing", () => {
+    const root = makeWorkspace()
+    const deep = join(root, "..", `tmp-${Date.now()}`, "d".repeat(60), "e".repeat(60))
+    mkdirSync(deep, { recursive: true })
+    const source = "console.log('ünïcödé line'); console.error('on stderr'); console.log('<promise>COMPLETE</promise>')"
+    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agent(source))], { cwd: root, env: { TMPDIR: deep } })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain("ünïcödé line")
+    const logDir = join(stateDir(root, change), "logs")
+    const [logFile] = readdirSync(logDir)
+    const log = readFileSync(join(logDir, logFile!), "utf8")
+    expect(log).toContain("ünïcödé line\n")
+    expect(log).toContain("[stderr] on stderr")
   })
 
   it("puts the proposal and the module in the prompt, the module inferred from the change id", () => {

@@ -41,8 +41,3 @@ export const lastIndexOf = (bytes: Uint8Array, byte: number, from = bytes.length
   if (from < 0 || bytes.length === 0) return -1
   return native !== null ? native.lastIndexOf.call(bytes, byte, from) : bytes.lastIndexOf(byte, from)
 }
-
-const encoder = new TextEncoder()
-
-/** The UTF-8 bytes of `text`, for use as a needle. */
-export const needle = (text: string): Uint8Array => encoder.encode(text)

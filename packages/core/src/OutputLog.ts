@@ -201,7 +201,8 @@ export const makeByteOutputLog = (
     while (regions.length > 0 && endOf(regions[0]!) <= limit) {
       const region = regions.shift()!
       for (const piece of slices(cursor, region.start)) out.push(piece)
-      redacted(region.start, endOf(region), out)
+      // Regions never overlap; were one to reach back past what was written, nothing is written twice.
+      redacted(Math.max(cursor, region.start), endOf(region), out)
       cursor = endOf(region)
     }
     const until = Math.min(limit, regions[0]?.start ?? limit)
@@ -273,7 +274,6 @@ export const incompleteTail = (bytes: Uint8Array): number => {
   return 0
 }
 
-const encoder = new TextEncoder()
 
 const concat = (parts: ReadonlyArray<Uint8Array>, into?: Uint8Array): Uint8Array => {
   let length = 0
@@ -285,24 +285,6 @@ const concat = (parts: ReadonlyArray<Uint8Array>, into?: Uint8Array): Uint8Array
     at += part.length
   }
   return joined
-}
-
-/**
- * Joins pieces to write as one buffer, in one of two buffers it reuses in turn: what it returns
- * stays valid until the call after next (one log write may still be under way while the next
- * batch is joined).
- */
-export const makePieceJoiner = () => {
-  const scratch: Array<Uint8Array> = [new Uint8Array(0), new Uint8Array(0)]
-  let turn = 0
-  return (pieces: ReadonlyArray<Uint8Array | string>): Uint8Array => {
-    const parts = pieces.map((piece) => typeof piece === "string" ? encoder.encode(piece) : piece)
-    if (parts.length === 1) return parts[0]!
-    turn = 1 - turn
-    const joined = concat(parts, scratch[turn])
-    if (joined.buffer !== scratch[turn]!.buffer) scratch[turn] = joined
-    return joined
-  }
 }
 
 /**
