@@ -1,5 +1,6 @@
 import { Either, Option, Schema } from "effect"
 import { makeQuoteScanner, type QuoteScanner } from "./ByteScan.js"
+import type { BufferedLine } from "./LineBuffer.js"
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -150,6 +151,20 @@ export const readLongLine = <D>(bytes: Uint8Array, decode: (text: string) => D, 
   const compact = decode(compactJsonLine(bytes).replace(/\r$/, ""))
   return needsWhole(compact) ? decode(new TextDecoder().decode(bytes).replace(/\r$/, "")) : compact
 }
+
+/** A line as it came from a line buffer, except one too long to keep. */
+export type KeptLine = Exclude<BufferedLine, { readonly _tag: "TooLong" }>
+
+/** The text of a kept line (a stderr line, say), its trailing `\r` dropped. */
+export const textOfLine = (line: KeptLine): string =>
+  (line._tag === "Long" ? new TextDecoder().decode(line.bytes) : line.text).replace(/\r$/, "")
+
+/**
+ * The meaning of a kept stdout line of a JSON harness: a short or compacted line from its text,
+ * a long one kept whole through `readLongLine`.
+ */
+export const readKeptLine = <D>(line: KeptLine, decode: (text: string) => D, needsWhole: (decoded: D) => boolean): D =>
+  line._tag === "Long" ? readLongLine(line.bytes, decode, needsWhole) : decode(line.text.replace(/\r$/, ""))
 
 /**
  * What a stdout line of a JSON harness is:

@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readKeptLine, textOfLine } from "@spool/core"
 import { type ClaudeEvent, contentBlocks, decodeLine, type Result, textOf } from "./ClaudeEvent.js"
 import * as ClaudeLimit from "./ClaudeLimit.js"
 
@@ -181,20 +181,14 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
     if (line._tag === "TooLong") {
       return show(out, `(claude printed a ${line.length}-byte line on ${stream}; it is only in the log)`)
     }
-    const text = line._tag === "Line" ? line.text.replace(/\r$/, "") : ""
     if (stream === "stderr") {
-      if (line._tag === "Long") return onLine(out, stream, { _tag: "Line", text: new TextDecoder().decode(line.bytes) })
-      if (line._tag === "Compact") return onLine(out, stream, { _tag: "Line", text: line.text })
+      const text = textOfLine(line)
       const plain = text.replace(ANSI, "").trim()
       if (plain === "") return
       lastStderr = plain
       return show(out, plain)
     }
-    const decoded = line._tag === "Line"
-      ? decodeLine(text)
-      : line._tag === "Compact"
-      ? decodeLine(line.text.replace(/\r$/, ""))
-      : readLongLine(line.bytes, decodeLine, needsWhole)
+    const decoded = readKeptLine(line, decodeLine, needsWhole)
     if (decoded._tag === "Event") return onEvent(out, decoded.event)
     if (decoded._tag === "Plain" && decoded.text.trim() !== "") return show(out, decoded.text)
   }

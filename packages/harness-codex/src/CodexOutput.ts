@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readLongLine } from "@spool/core"
+import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readKeptLine, textOfLine } from "@spool/core"
 import { type CodexEvent, decodeLine, errorMessage } from "./CodexEvent.js"
 import { parseLimit } from "./CodexLimit.js"
 
@@ -136,18 +136,12 @@ export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
     if (line._tag === "TooLong") {
       return showLine(out, `(codex printed a ${line.length}-byte line on ${stream}; it is only in the log)`)
     }
-    const text = line._tag === "Line" ? line.text.replace(/\r$/, "") : ""
     if (stream === "stderr") {
-      if (line._tag === "Long") return onLine(out, stream, { _tag: "Line", text: new TextDecoder().decode(line.bytes) })
-      if (line._tag === "Compact") return onLine(out, stream, { _tag: "Line", text: line.text })
+      const text = textOfLine(line)
       if (stderrError === null && /^Error:/.test(text)) stderrError = oneLine(text, 500)
       return text.trim() === "" ? undefined : showLine(out, text)
     }
-    const decoded = line._tag === "Line"
-      ? decodeLine(text)
-      : line._tag === "Compact"
-      ? decodeLine(line.text.replace(/\r$/, ""))
-      : readLongLine(line.bytes, decodeLine, needsWhole)
+    const decoded = readKeptLine(line, decodeLine, needsWhole)
     if (decoded._tag === "Event") return onEvent(out, decoded.event)
     if (decoded._tag === "Plain" && decoded.text.trim() !== "") return showLine(out, decoded.text)
   }
