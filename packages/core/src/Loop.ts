@@ -1,6 +1,6 @@
 import { Clock, Deferred, Effect, Option, Ref, Schedule } from "effect"
 import { ContextStore } from "./ContextStore.js"
-import type { HarnessUsage, LoopOptions, LoopState } from "./Domain.js"
+import type { HarnessUsage, LoopState } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
 import { type GitSnapshot, GitSummary } from "./GitSummary.js"
 import {
@@ -22,24 +22,11 @@ import type { JournalEntry } from "./JournalEntry.js"
 import { clock, type LimitPlan, limitWaits, sleepLong } from "./LimitWait.js"
 import { oneLine } from "./LoopFormat.js"
 import { makeLoopInputs } from "./LoopInputs.js"
-import type { Redactor } from "./Redact.js"
 import { LoopLock } from "./LoopLock.js"
 import { LoopReporter } from "./LoopReporter.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
 import { openTaskCount } from "./Tasks.js"
-import type { Change } from "./Workspace.js"
-
-export interface LoopRun {
-  readonly change: Change
-  readonly userPrompt: string
-  readonly options: LoopOptions
-  /** Where the agent works: the repository root. */
-  readonly cwd: string
-  /** This process, recorded in the state file. */
-  readonly pid: number
-  /** Applied to everything written to logs and the error journal. */
-  readonly redact: Redactor
-}
+import type { LoopRun } from "./LoopRun.js"
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 

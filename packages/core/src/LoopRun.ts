@@ -1,0 +1,16 @@
+import type { LoopOptions } from "./Domain.js"
+import type { Redactor } from "./Redact.js"
+import type { Change } from "./Workspace.js"
+
+/** What one run of the loop is given: the change, the prompt, the options and where the agent works. */
+export interface LoopRun {
+  readonly change: Change
+  readonly userPrompt: string
+  readonly options: LoopOptions
+  /** Where the agent works: the repository root. */
+  readonly cwd: string
+  /** This process, recorded in the state file. */
+  readonly pid: number
+  /** Applied to everything written to logs and the error journal. */
+  readonly redact: Redactor
+}
