@@ -78,7 +78,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
       ? Effect.succeed(null)
       : Effect.gen(function*() {
         const after = yield* snapshot
-        if (after.tree === before.tree) return { summary: parseNumstat(""), after }
+        if (after.tree === before.tree) return { ...parseNumstat(""), after }
         // Both sides are work-tree snapshots, so commits made in between are counted and old dirt is not.
         const output = yield* git.run("diff", [
           "diff-tree",
@@ -91,16 +91,35 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
           // State files someone force-added are tracked, so a commit made meanwhile could carry them.
           ...WORK_TREE
         ])
-        return { summary: parseNumstat(output), after }
+        return { ...parseNumstat(output), after }
       })
 
-  const commitAll = (message: string) =>
+  const dirtyPaths = (at: GitSnapshot) =>
     Effect.gen(function*() {
-      yield* git.runQuiet("add", ["add", "-A", ...WORK_TREE])
-      // `--quiet` exits 0 when nothing is staged (compared with the empty tree on an unborn branch).
-      const nothingStaged = yield* git.runOrNull("commit", ["diff", "--cached", "--quiet", "--no-ext-diff"])
-      if (nothingStaged !== null) return null
-      yield* git.runQuiet("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
+      const current = yield* head
+      const output = current === null
+        ? yield* git.run("status", ["ls-tree", "-r", "--name-only", "-z", at.tree])
+        : yield* git.run("status", ["diff-tree", "-r", "--no-renames", "--name-only", "-z", current, at.tree, ...WORK_TREE])
+      return output.split("\0").filter((path) => path !== "")
+    })
+
+  const commit = (message: string, paths: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      if (paths.length === 0) return null
+      const list = paths.map((path) => `${path}\0`).join("")
+      // The paths as the work tree holds them, in the real index (a path that is gone is removed);
+      // paths come from a snapshot that respected .gitignore, so none is added against it.
+      yield* git.runQuiet("add", ["update-index", "--add", "--remove", "-z", "--stdin"], { input: list })
+      // What differs from the last commit (from nothing on an unborn branch), of these paths only:
+      // other staged changes stay staged and out of this commit.
+      const staged = new Set((yield* git.run("commit", ["diff", "--cached", "--name-only", "--no-renames", "-z"])).split("\0"))
+      const committed = paths.filter((path) => staged.has(path))
+      if (committed.length === 0) return null
+      yield* git.runQuiet(
+        "commit",
+        ["commit", "-q", "--only", "--pathspec-from-file=-", "--pathspec-file-nul", "-m", message],
+        { input: committed.map((path) => `${path}\0`).join(""), env: { GIT_LITERAL_PATHSPECS: "1" } }
+      ).pipe(Effect.mapError(explainCommitFailure))
       return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
     })
 
@@ -124,7 +143,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
       return parseLog(output)
     })
 
-  return { repository: true, snapshot, changesSince, commitAll, recentCommits }
+  return { repository: true, snapshot, changesSince, dirtyPaths, commit, recentCommits }
 }
 
 const explainCommitFailure = (error: GitError): GitError =>
