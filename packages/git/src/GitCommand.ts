@@ -18,10 +18,9 @@ interface Outcome {
   readonly output: string
 }
 
-/** What a direct command may add: text on its standard input, and variables of its own. */
+/** What a direct command may add: text on its standard input. */
 export interface QuietOptions {
   readonly input?: string
-  readonly env?: Readonly<Record<string, string>>
 }
 
 /** Runs git commands (argv arrays, never a shell) in one directory. */
@@ -119,7 +118,7 @@ const makeCommand = (cwd: string, indexFile: string | null): GitCommand => {
 
   const executeDirect = (operation: string, args: ReadonlyArray<string>, options: QuietOptions = {}) =>
     Effect.async<Outcome, GitError>((resume) => {
-      const env = { ...process.env, ...(indexFile === null ? {} : { GIT_INDEX_FILE: indexFile }), ...options.env }
+      const env = indexFile === null ? process.env : { ...process.env, GIT_INDEX_FILE: indexFile }
       const child = execFile("git", [...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
         if (error === null) return resume(Effect.succeed({ exitCode: 0, output: stdout }))
         const exitCode = (error as { code?: unknown }).code

@@ -35,15 +35,20 @@ const fileSystem = <A>(operation: string, what: string, run: () => Promise<A>) =
       new GitError({ operation, detail: `${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
   })
 
+/** Where a temporary index file may be written, removed with the scope. */
+const temporaryIndex = (operation: string) =>
+  Effect.map(
+    Effect.acquireRelease(
+      fileSystem(operation, "could not create a temporary index directory", () => Fs.mkdtemp(Path.join(Os.tmpdir(), "spool-git-"))),
+      (directory) => Effect.promise(() => Fs.rm(directory, { recursive: true, force: true }).catch(() => undefined))
+    ),
+    (directory) => Path.join(directory, "index")
+  )
+
 /** A private copy of the real index: `add -A` into it reuses git's stat cache without touching the real one. */
 const scratchIndex = (indexFile: string) =>
   Effect.gen(function*() {
-    const directory = yield* Effect.acquireRelease(
-      fileSystem("snapshot", "could not create a temporary index directory", () =>
-        Fs.mkdtemp(Path.join(Os.tmpdir(), "spool-git-"))),
-      (directory) => Effect.promise(() => Fs.rm(directory, { recursive: true, force: true }).catch(() => undefined))
-    )
-    const scratch = Path.join(directory, "index")
+    const scratch = yield* temporaryIndex("snapshot")
     yield* fileSystem("snapshot", `could not copy the index ${indexFile}`, async () => {
       const stat = await Fs.stat(indexFile).catch((cause: NodeJS.ErrnoException) => {
         // No index yet (a fresh `git init`): git starts the temporary one empty.
@@ -103,25 +108,31 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
       return output.split("\0").filter((path) => path !== "")
     })
 
+  /**
+   * The commit is built in an index of its own: the last commit with these paths as the work tree
+   * holds them (added, edited, deleted; a file that became a directory or the reverse replaced), so
+   * nothing else the real index holds, staged or not, goes in. Hooks run as for any commit.
+   */
   const commit = (message: string, paths: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      if (paths.length === 0) return null
-      const list = paths.map((path) => `${path}\0`).join("")
-      // The paths as the work tree holds them, in the real index (a path that is gone is removed);
-      // paths come from a snapshot that respected .gitignore, so none is added against it.
-      yield* git.runQuiet("add", ["update-index", "--add", "--remove", "-z", "--stdin"], { input: list })
-      // What differs from the last commit (from nothing on an unborn branch), of these paths only:
-      // other staged changes stay staged and out of this commit.
-      const staged = new Set((yield* git.run("commit", ["diff", "--cached", "--name-only", "--no-renames", "-z"])).split("\0"))
-      const committed = paths.filter((path) => staged.has(path))
-      if (committed.length === 0) return null
-      yield* git.runQuiet(
-        "commit",
-        ["commit", "-q", "--only", "--pathspec-from-file=-", "--pathspec-file-nul", "-m", message],
-        { input: committed.map((path) => `${path}\0`).join(""), env: { GIT_LITERAL_PATHSPECS: "1" } }
-      ).pipe(Effect.mapError(explainCommitFailure))
-      return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
-    })
+    paths.length === 0 ? Effect.succeed(null) : Effect.scoped(
+      Effect.gen(function*() {
+        // Paths come from a snapshot that respected .gitignore, so none is added against it.
+        const stage = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
+        const list = { input: paths.map((path) => `${path}\0`).join("") }
+        const current = yield* head
+        const next = git.withIndexFile(yield* temporaryIndex("commit"))
+        yield* next.runQuiet("commit", current === null ? ["read-tree", "--empty"] : ["read-tree", current])
+        yield* next.runQuiet("commit", stage, list)
+        const unchanged = current === null
+          ? (yield* next.run("commit", ["ls-files", "-z"])) === ""
+          : (yield* next.runOrNull("commit", ["diff-index", "--cached", "--quiet", current, "--"])) !== null
+        if (unchanged) return null
+        // The real index takes the same paths, so `git status` shows them committed; what else it stages stays staged.
+        yield* git.runQuiet("add", stage, list)
+        yield* next.runQuiet("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
+        return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
+      })
+    )
 
   const recentCommits: Context.Tag.Service<GitSummary>["recentCommits"] = ({ count, includeMerges }) =>
     Effect.gen(function*() {

@@ -93,6 +93,21 @@ describe("GitSummaryLive auto-commit", () => {
     }))
   })
 
+  it.effect("commits a file that became a directory, and a directory that became a file", () => {
+    const dir = repository({ "a": "a file\n", "d/x.txt": "x\n" })
+    return inRepository(dir, Effect.gen(function*() {
+      const { hash } = yield* iterate("iteration 1", () => {
+        Fs.rmSync(Path.join(dir, "a"))
+        write(dir, "a/b.txt", "b\n")
+        Fs.rmSync(Path.join(dir, "d"), { recursive: true })
+        write(dir, "d", "now a file\n")
+      })
+      assert.strictEqual(hash, head(dir))
+      assert.deepStrictEqual(trackedFiles(dir).sort(), ["a/b.txt", "d"])
+      assert.strictEqual(git(dir, "status", "--porcelain"), "")
+    }))
+  })
+
   it.effect("commits a file the owner had edited whole when the agent edits it too", () => {
     const dir = repository({ "README.md": "hello\n" })
     write(dir, "README.md", "hello\nowner\n")
