@@ -337,14 +337,26 @@ describe("tasks.md parser under random input", () => {
   )
 
   // Found by this file: the heading pattern used to backtrack cubically over a long whitespace run
-  // followed by a lone "\r" (or U+2028/U+2029): seconds a line. The test timeout is the guard.
-  it("parses task headings and checkboxes with long whitespace runs and lone line separators", () => {
+  // followed by a lone "\r" (or U+2028/U+2029): seconds a line. The test timeout is the guard; the
+  // status, fence and task number patterns get the same long lines.
+  it("parses task headings, checkboxes, status lines and fences with long runs and lone line separators", () => {
     const headings = parseTasks(Array.from({ length: 100 }, (_, i) => `## Task ${i}.1${" ".repeat(1980)}x\ry`).join("\n")).tasks
     assert.strictEqual(headings.length, 100)
     assert.deepStrictEqual([headings[0]!.id, headings[0]!.description], ["0.1", "x y"])
     const boxes = parseTasks(Array.from({ length: 100 }, () => `- [ ]${" ".repeat(1990)}\u2028z`).join("\n")).tasks
     assert.strictEqual(boxes.length, 100)
     assert.strictEqual(boxes[99]!.description, "z")
+    const statuses = parseTasks(`### Task 1: a\n${Array.from({ length: 100 }, () => `- **Status**:${" ".repeat(1985)}\r`).join("\n")}`).tasks
+    assert.deepStrictEqual(statuses.map((t) => t.status), ["pending"])
+    // Backticks with a backtick after them open no fence; a run of tildes does, until as long a run.
+    const fences = parseTasks(
+      Array.from({ length: 100 }, (_, i) =>
+        i % 2 === 0 ? `${"`".repeat(1990)}x\`\n- [ ] ${i} open` : `${"~".repeat(1990)}\r\n- [ ] ${i} hidden\n${"~".repeat(1990)}${" ".repeat(9)}`
+      ).join("\n")
+    ).tasks
+    assert.deepStrictEqual(fences.map((t) => t.id), Array.from({ length: 50 }, (_, i) => String(2 * i)))
+    const numbers = parseTasks(Array.from({ length: 100 }, () => `## Task ${"1.".repeat(995)}a`).join("\n")).tasks
+    assert.strictEqual(numbers.length, 0)
   }, 10_000)
 })
 
