@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { git, spool } from "./support.js"
+import { commitAll, spool } from "./support.js"
 
 // Four active changes of the withakay/spool repository (origin in fixtures/spool-changes/README.md),
 // with the progress that repository's own task parser reads in each, worked out by reading them.
@@ -29,11 +29,7 @@ const realRepository = () => {
     copyFileSync(join(proposals, id, "proposal.md"), join(dir, "proposal.md"))
     copyFileSync(join(taskLists, `${id}.md`), join(dir, "tasks.md"))
   }
-  git(root, "init", "-q", "-b", "main")
-  git(root, "config", "user.name", "Test")
-  git(root, "config", "user.email", "test@example.invalid")
-  git(root, "add", "-A")
-  git(root, "commit", "-qm", "initial")
+  commitAll(root)
   return root
 }
 
