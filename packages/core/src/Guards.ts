@@ -147,8 +147,7 @@ export const judgeCounters = (settings: GuardSettings, counters: GuardCounters, 
   // 0 turns the failure breaker off, as it does the stall breaker.
   if (limit > 0 && counters.consecutiveFailures >= limit) {
     const prints = counters.failureFingerprints.slice(-limit)
-    const same = limit > 1 && prints.length === limit && prints.every((print) => print !== null && print === prints[0]) &&
-      failure !== null
+    const same = limit > 1 && prints.length === limit && prints.every((print) => print !== null && print === prints[0])
     return { _tag: "Fail", failure: { failures: counters.consecutiveFailures, sameError: same ? failure : null } }
   }
   const stall = settings.stallIterations
