@@ -21,9 +21,20 @@ const minutes = (Date.now() - started) / 60_000
 const VALID = new Set(["Killed", "Timeout", "Survived", "NoCoverage"])
 const DETECTED = new Set(["Killed", "Timeout"])
 
+/** A file glob as stryker reads one (`*`, `**`, `?`, `{a,b}`), as a regular expression. */
+const globPattern = (glob) =>
+  new RegExp(`^${
+    glob.replace(/[.+^$()|[\]\\]/g, "\\$&")
+      .replace(/\*\*\/?|\*|\?|\{([^}]*)\}/g, (token, alternatives) =>
+        token.startsWith("**") ? "(?:.*/)?" : token === "*" ? "[^/]*" : token === "?" ? "[^/]" : `(?:${alternatives.split(",").join("|")})`)
+  }$`)
+// The results hold every module of earlier runs too (kept for incremental runs): a partial run reports its own.
+const wanted = whole ? [] : globs.map(globPattern)
+
 const byFile = new Map()
 for (const mutant of results) {
   const file = relative(process.cwd(), mutant.fileName)
+  if (!whole && !wanted.some((pattern) => pattern.test(file))) continue
   const row = byFile.get(file) ?? { detected: 0, valid: 0, survived: [], ignored: [] }
   if (VALID.has(mutant.status)) row.valid++
   if (DETECTED.has(mutant.status)) row.detected++

@@ -143,7 +143,7 @@ export const parseTasks = (text: string | null): TaskList => {
       if (open !== null && (head !== null || level <= open.level)) close()
       if (head === null) continue
       const id = head[2]!
-      const name = oneLine(head[3]!.replace(/^[ \t]*[:.-]?/, ""))
+      const name = oneLine(head[3]!).replace(/^[:.-]/, "").trim()
       open = { id, description: name || `Task ${id}`, line: lineNumber, level, status: "pending" }
       continue
     }

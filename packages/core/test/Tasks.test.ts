@@ -262,6 +262,56 @@ const corpus: ReadonlyArray<readonly [file: string, total: number, complete: num
   ["003-01_add-qa-testing-area", 0, 0, 0, 0, 0, null]
 ]
 
+describe("tasks.md, exactly", () => {
+  it("ends a task's section at a heading of its own level, whose status line is then not the task's", () => {
+    const list = parseTasks("### Task 1.1: Build it\n### Checkpoint: Review\n- **Status**: [x] complete\n")
+    expect(list.tasks.map((t) => [t.id, t.status])).toEqual([["1.1", "pending"]])
+  })
+
+  it("takes a task's name after its separator, and keeps separators inside the name", () => {
+    const list = parseTasks([
+      "### Task 2.1 - Write the docs",
+      "- **Status**: [ ] pending",
+      "### Task 2.2: Fix the config.json loader",
+      "- **Status**: [ ] pending"
+    ].join("\n"))
+    expect(list.tasks.map((t) => t.description)).toEqual(["Write the docs", "Fix the config.json loader"])
+  })
+
+  it("reads checkboxes as the tasks of a file with status lines but no task headings", () => {
+    const list = parseTasks("- **Status**: [x] complete\n- [x] 1.1 Done\n- [ ] 1.2 Open\n")
+    expect(list.tasks.map((t) => [t.id, t.status])).toEqual([["1.1", "complete"], ["1.2", "pending"]])
+  })
+
+  it("closes a fence only with a run of its own character", () => {
+    const list = parseTasks("```\n~~~\n- [ ] 9 Example\n```\n- [ ] 1 Real\n")
+    expect(list.tasks.map((t) => t.id)).toEqual(["1"])
+  })
+
+  it("keeps a description on one line, each run of line separators one space, and cuts a huge line", () => {
+    const list = parseTasks(`- [ ] 1.1 first\u2028\u2028second\r\rthird\n- [ ] 1.2 ${"x".repeat(5000)}\n`)
+    expect(list.tasks[0]!.description).toBe("first second third")
+    expect(list.tasks[1]!.description.length).toBeLessThan(2000)
+  })
+
+  it("stops at 5000 tasks, in either form", () => {
+    const boxes = parseTasks(Array.from({ length: 5001 }, (_, i) => `- [ ] ${i + 1} t`).join("\n"))
+    expect(boxes.tasks.length).toBe(5000)
+    expect(boxes.tasks.at(-1)!.id).toBe("5000")
+    const headed = parseTasks(Array.from({ length: 5001 }, (_, i) => `### Task ${i + 1}: t\n- **Status**: [x] complete`).join("\n"))
+    expect(headed.tasks.length).toBe(5000)
+    expect(headed.tasks.at(-1)!.id).toBe("5000")
+  })
+
+  it("tells the agent, in two lines, to check the work once every task is done", () => {
+    expect(taskSection(parseTasks("- [x] 1.1 a\n- [-] 1.2 b\n"))).toBe(
+      "Progress: 1/2 complete, 1 shelved (from tasks.md; mark tasks there as you finish them).\n" +
+        "Every task is complete or shelved: check the work, then finish."
+    )
+    expect(taskSection(parseTasks(""))).toBeNull()
+  })
+})
+
 describe("a corpus of real task lists", () => {
   const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "tasks")
 
