@@ -99,7 +99,7 @@ const readCommand = (name: string, args: ReadonlyArray<string>): Either.Either<R
       )
     }
     const earlier = seen.get(spec.name)
-    if (earlier !== undefined) {
+    if (earlier !== undefined && !(spec.kind === "value" && spec.repeatable === true)) {
       return usage(earlier === flag ? `${flag} is given twice; give it once` : `${earlier} and ${flag} are the same option; give it once`)
     }
     seen.set(spec.name, flag)

@@ -27,6 +27,7 @@ import { LoopReporter } from "./LoopReporter.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
 import { openTaskCount } from "./Tasks.js"
 import type { LoopRun } from "./LoopRun.js"
+import { rejectingCheck } from "./Verification.js"
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
@@ -93,7 +94,8 @@ export const runLoop = (input: LoopRun) =>
       stopReason: null,
       stopMessage: null,
       resumeAt: null,
-      guards: guardReport(options, initialCounters)
+      guards: guardReport(options, initialCounters),
+      ...(input.settings === undefined ? {} : { settings: input.settings })
     })
     const saveState = (patch: Partial<LoopState>) =>
       Effect.gen(function*() {
@@ -211,7 +213,8 @@ export const runLoop = (input: LoopRun) =>
             outcome: record.outcome,
             failures: verdict.failure.failures,
             failFast: options.failFast,
-            sameError: verdict.failure.sameError
+            sameError: verdict.failure.sameError,
+            check: rejectingCheck(record.verify ?? [])
           })
         }
         if (verdict._tag === "Stop") {

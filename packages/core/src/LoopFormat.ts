@@ -1,4 +1,5 @@
 import { type CommitInfo, countTokens, type IterationRecord } from "./Domain.js"
+import { describeVerification } from "./Verification.js"
 
 /** `1h02m`, `3m12s`, `12.3s`, `450ms`. */
 export const formatDuration = (ms: number): string => {
@@ -42,6 +43,10 @@ export const oneLine = (text: string, max = 200) => {
 
 /** What became of the promise: found, set aside (the run failed), ignored (and why), or not found. */
 export const describePromise = (record: IterationRecord) => {
+  const checks = record.verify ?? []
+  if (record.completionDetected && checks.length > 0) {
+    return `${checks.every((check) => check.passed) ? "promise found," : "promise rejected:"} ${describeVerification(checks)}`
+  }
   if (record.completionDetected) {
     return record.outcome === "failed" || record.outcome === "timeout"
       ? "promise set aside: the run failed"

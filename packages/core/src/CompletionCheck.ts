@@ -1,0 +1,138 @@
+import { CommandExecutor } from "@effect/platform"
+import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
+import type { CheckResult } from "./CheckResult.js"
+import { runProcess } from "./HarnessProcess.js"
+
+/** One check to run: a shell command, where, and for how long at most. */
+export interface CheckRequest {
+  readonly command: string
+  /** Where the agent works: the check sees what the agent left. */
+  readonly cwd: string
+  readonly timeoutMs: number
+  readonly env: Readonly<Record<string, string>>
+}
+
+/** A check's result with what it printed (stdout and stderr as they came): its head and its tail. */
+export interface CheckRun extends CheckResult {
+  readonly output: string
+}
+
+/** Bytes of a check's output kept from its start, and from its end. */
+export const OUTPUT_HEAD_BYTES = 4096
+export const OUTPUT_TAIL_BYTES = 8192
+
+/** Keeps the first `head` and the last `tail` bytes of a stream of bytes, and how many were left out between. */
+export const makeHeadTail = (head = OUTPUT_HEAD_BYTES, tail = OUTPUT_TAIL_BYTES) => {
+  const first = new Uint8Array(head)
+  let firstLength = 0
+  const last: Array<Uint8Array> = []
+  let lastLength = 0
+  let cut = 0
+  return {
+    push: (bytes: Uint8Array) => {
+      const intoHead = Math.min(head - firstLength, bytes.length)
+      first.set(bytes.subarray(0, intoHead), firstLength)
+      firstLength += intoHead
+      if (intoHead === bytes.length) return
+      // Copied: the reader may reuse its buffers.
+      last.push(bytes.slice(intoHead))
+      lastLength += bytes.length - intoHead
+      while (last.length > 1 && lastLength - last[0]!.length >= tail) {
+        const dropped = last.shift()!
+        lastLength -= dropped.length
+        cut += dropped.length
+      }
+      if (lastLength > tail) {
+        const drop = lastLength - tail
+        last[0] = last[0]!.subarray(drop)
+        lastLength = tail
+        cut += drop
+      }
+    },
+    text: () => {
+      const decoder = new TextDecoder()
+      const start = decoder.decode(first.subarray(0, firstLength))
+      if (lastLength === 0) return start
+      const rest = new Uint8Array(lastLength)
+      last.reduce((at, part) => (rest.set(part, at), at + part.length), 0)
+      const end = new TextDecoder().decode(rest)
+      return cut === 0 ? `${start}${end}` : `${start}\n[... ${cut} bytes cut ...]\n${end}`
+    }
+  }
+}
+
+/**
+ * Runs the project's own checks of a claim (`--verify`). Which runner is used is a matter of the
+ * layer: real processes in the CLI, a scripted fake in tests.
+ */
+export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<CompletionCheck, {
+  /**
+   * Runs `sh -c <command>` in its own process group with stdin closed. Past the timeout, or when
+   * interrupted, the whole group gets SIGTERM, then SIGKILL after the grace period; nothing it
+   * started is left running either way. A check that cannot start fails, with the reason as its output.
+   */
+  readonly run: (request: CheckRequest) => Effect.Effect<CheckRun>
+}>() {
+  static readonly layer = Layer.effect(
+    CompletionCheck,
+    Effect.map(CommandExecutor.CommandExecutor, (executor) => ({
+      run: (request: CheckRequest) =>
+        Effect.gen(function*() {
+          const startedAt = yield* Clock.currentTimeMillis
+          const output = makeHeadTail()
+          let exitCode: number | null = null
+          let signal: string | null = null
+          const events = runProcess(executor, {
+            harness: "verify",
+            command: "sh",
+            // One channel, as on a terminal: what it printed keeps its order.
+            args: ["-c", `exec 2>&1\n${request.command}`],
+            cwd: request.cwd,
+            env: request.env,
+            stdin: null
+          })
+          const ran = yield* Stream.runForEach(events, (event) =>
+            Effect.sync(() => {
+              if (event._tag === "Output") output.push(event.bytes)
+              if (event._tag === "Exited") [exitCode, signal] = [event.exitCode, event.signal]
+            })).pipe(
+              Effect.as("done" as const),
+              Effect.catchAll((error) => Effect.sync(() => output.push(new TextEncoder().encode(`spool: the check could not run: ${error.message}\n`))).pipe(Effect.as("failed" as const))),
+              Effect.timeoutOption(request.timeoutMs)
+            )
+          const timedOut = Option.isNone(ran)
+          const durationMs = (yield* Clock.currentTimeMillis) - startedAt
+          return {
+            command: request.command,
+            exitCode: timedOut ? null : exitCode,
+            signal: timedOut ? null : signal,
+            timedOut,
+            durationMs,
+            passed: !timedOut && exitCode === 0,
+            output: output.text()
+          } satisfies CheckRun
+        })
+    }))
+  )
+
+  /**
+   * A fake runner for tests: `script` answers each request (command, exit code or signal, output);
+   * every request is recorded in `requests`.
+   */
+  static readonly layerTest = (
+    script: (request: CheckRequest) => Omit<CheckRun, "command" | "passed"> | Effect.Effect<Omit<CheckRun, "command" | "passed">>,
+    requests: Array<CheckRequest> = []
+  ) =>
+    Layer.succeed(CompletionCheck, {
+      run: (request) =>
+        Effect.suspend(() => {
+          requests.push(request)
+          const answer = script(request)
+          return Effect.map(Effect.isEffect(answer) ? answer : Effect.succeed(answer), (result) => ({
+            ...result,
+            command: request.command,
+            passed: !result.timedOut && result.exitCode === 0
+          }))
+        })
+    })
+}
