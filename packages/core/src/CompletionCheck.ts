@@ -2,6 +2,7 @@ import { CommandExecutor } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import type { CheckResult } from "./CheckResult.js"
 import { runProcess } from "./HarnessProcess.js"
+import { makeByteHeadTail } from "./OutputLog.js"
 
 /** One check to run: a shell command, where, and for how long at most. */
 export interface CheckRequest {
@@ -17,49 +18,8 @@ export interface CheckRun extends CheckResult {
   readonly output: string
 }
 
-/** Bytes of a check's output kept from its start, and from its end. */
-export const OUTPUT_HEAD_BYTES = 4096
-export const OUTPUT_TAIL_BYTES = 8192
-
-/** Keeps the first `head` and the last `tail` bytes of a stream of bytes, and how many were left out between. */
-export const makeHeadTail = (head = OUTPUT_HEAD_BYTES, tail = OUTPUT_TAIL_BYTES) => {
-  const first = new Uint8Array(head)
-  let firstLength = 0
-  const last: Array<Uint8Array> = []
-  let lastLength = 0
-  let cut = 0
-  return {
-    push: (bytes: Uint8Array) => {
-      const intoHead = Math.min(head - firstLength, bytes.length)
-      first.set(bytes.subarray(0, intoHead), firstLength)
-      firstLength += intoHead
-      if (intoHead === bytes.length) return
-      // Copied: the reader may reuse its buffers.
-      last.push(bytes.slice(intoHead))
-      lastLength += bytes.length - intoHead
-      while (last.length > 1 && lastLength - last[0]!.length >= tail) {
-        const dropped = last.shift()!
-        lastLength -= dropped.length
-        cut += dropped.length
-      }
-      if (lastLength > tail) {
-        const drop = lastLength - tail
-        last[0] = last[0]!.subarray(drop)
-        lastLength = tail
-        cut += drop
-      }
-    },
-    text: () => {
-      const decoder = new TextDecoder()
-      const start = decoder.decode(first.subarray(0, firstLength))
-      if (lastLength === 0) return start
-      const rest = new Uint8Array(lastLength)
-      last.reduce((at, part) => (rest.set(part, at), at + part.length), 0)
-      const end = new TextDecoder().decode(rest)
-      return cut === 0 ? `${start}${end}` : `${start}\n[... ${cut} bytes cut ...]\n${end}`
-    }
-  }
-}
+/** Bytes of a check's output kept from its start, and as many from its end. */
+export const OUTPUT_HALF_BYTES = 8192
 
 /**
  * Runs the project's own checks of a claim (`--verify`). Which runner is used is a matter of the
@@ -79,7 +39,7 @@ export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<
       run: (request: CheckRequest) =>
         Effect.gen(function*() {
           const startedAt = yield* Clock.currentTimeMillis
-          const output = makeHeadTail()
+          const output = makeByteHeadTail(OUTPUT_HALF_BYTES)
           let exitCode: number | null = null
           let signal: string | null = null
           const events = runProcess(executor, {
@@ -93,11 +53,11 @@ export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<
           })
           const ran = yield* Stream.runForEach(events, (event) =>
             Effect.sync(() => {
-              if (event._tag === "Output") output.push(event.bytes)
+              if (event._tag === "Output") output.append(event.bytes)
               if (event._tag === "Exited") [exitCode, signal] = [event.exitCode, event.signal]
             })).pipe(
               Effect.as("done" as const),
-              Effect.catchAll((error) => Effect.sync(() => output.push(new TextEncoder().encode(`spool: the check could not run: ${error.message}\n`))).pipe(Effect.as("failed" as const))),
+              Effect.catchAll((error) => Effect.sync(() => output.append(new TextEncoder().encode(`spool: the check could not run: ${error.message}\n`))).pipe(Effect.as("failed" as const))),
               Effect.timeoutOption(request.timeoutMs)
             )
           const timedOut = Option.isNone(ran)
@@ -109,7 +69,7 @@ export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<
             timedOut,
             durationMs,
             passed: !timedOut && exitCode === 0,
-            output: output.text()
+            output: output.text(null)
           } satisfies CheckRun
         })
     }))
