@@ -26,6 +26,7 @@ interface Settings {
 }
 
 const bad = (message: string) => new UsageError({ message: `${SETTINGS_FILE}: ${message}` })
+const badFile = (message: string) => new UsageError({ message: `${SETTINGS_FILE} ${message}` })
 const keyName = (key: string) => `"${SECTION}"."${key}"`
 const show = (value: unknown) => JSON.stringify(value) ?? String(value)
 
@@ -41,9 +42,9 @@ const readValue = (key: string, spec: OptionSpec, value: unknown): Either.Either
   if (spec.repeatable === true) {
     const items = typeof value === "string" ? [value] : Array.isArray(value) ? value : null
     const texts = items?.map((item) => (typeof item === "string" ? item : null))
-    return texts !== undefined && texts.every((text) => text !== null)
+    return texts !== undefined && texts.every((text) => text !== null && text.trim() !== "")
       ? Either.right(texts as Array<string>)
-      : Either.left(bad(`${keyName(key)} must be a list of strings, e.g. [${spec.example ?? "\"...\""}], got ${show(value)}`))
+      : Either.left(bad(`${keyName(key)} must be a list of strings (not empty), e.g. [${spec.example ?? "\"...\""}], got ${show(value)}`))
   }
   const text = one(value)
   return text !== null
@@ -92,15 +93,15 @@ export const readSettings = (command: CommandSpec, cwd: string) =>
     const exists = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
     if (!exists) return null
     const text = yield* fs.readFileString(file).pipe(
-      Effect.mapError((error) => bad(`cannot be read (${error.message}); check its permissions`))
+      Effect.mapError((error) => badFile(`cannot be read (${error.message}); check its permissions`))
     )
     let json: unknown
     try {
       json = JSON.parse(text)
     } catch (error) {
-      return yield* bad(`is not valid JSON (${(error as Error).message}); fix the file`)
+      return yield* badFile(`is not valid JSON (${(error as Error).message}); fix the file`)
     }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) return yield* bad("must hold a JSON object; fix the file")
+    if (typeof json !== "object" || json === null || Array.isArray(json)) return yield* badFile("must hold a JSON object; fix the file")
     if (!(SECTION in json)) return null
     const section = (json as Record<string, unknown>)[SECTION]
     if (typeof section !== "object" || section === null || Array.isArray(section)) {
