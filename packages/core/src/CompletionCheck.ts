@@ -1,7 +1,7 @@
-import { CommandExecutor } from "@effect/platform"
+import { Command, CommandExecutor } from "@effect/platform"
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import type { CheckResult } from "./CheckResult.js"
-import { runProcess } from "./HarnessProcess.js"
+import { signalOf, stopProcessGroup } from "./HarnessProcess.js"
 import { makeByteHeadTail } from "./OutputLog.js"
 
 /** One check to run: a shell command, where, and for how long at most. */
@@ -11,6 +11,11 @@ export interface CheckRequest {
   readonly cwd: string
   readonly timeoutMs: number
   readonly env: Readonly<Record<string, string>>
+}
+
+interface Ended {
+  readonly exitCode: number | null
+  readonly signal: string | null
 }
 
 /** A check's result with what it printed (stdout and stderr as they came): its head and its tail. */
@@ -40,35 +45,39 @@ export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<
         Effect.gen(function*() {
           const startedAt = yield* Clock.currentTimeMillis
           const output = makeByteHeadTail(OUTPUT_HALF_BYTES)
-          let exitCode: number | null = null
-          let signal: string | null = null
-          const events = runProcess(executor, {
-            harness: "verify",
-            command: "sh",
-            // One channel, as on a terminal: what it printed keeps its order.
-            args: ["-c", `exec 2>&1\n${request.command}`],
-            cwd: request.cwd,
-            env: request.env,
-            stdin: null
-          })
-          const ran = yield* Stream.runForEach(events, (event) =>
-            Effect.sync(() => {
-              if (event._tag === "Output") output.append(event.bytes)
-              if (event._tag === "Exited") [exitCode, signal] = [event.exitCode, event.signal]
-            })).pipe(
-              Effect.as("done" as const),
-              Effect.catchAll((error) => Effect.sync(() => output.append(new TextEncoder().encode(`spool: the check could not run: ${error.message}\n`))).pipe(Effect.as("failed" as const))),
-              Effect.timeoutOption(request.timeoutMs)
+          // One channel, as on a terminal: what it printed keeps its order.
+          const command = Command.make("sh", "-c", `exec 2>&1\n${request.command}`).pipe(
+            Command.workingDirectory(request.cwd),
+            Command.env(request.env),
+            Command.stdin(Stream.empty)
+          )
+          const ran = yield* Effect.scoped(Effect.gen(function*() {
+            const proc = yield* executor.start(command)
+            // Added after the executor's own finalizer, so it runs first: the group is stopped, not only waited for.
+            yield* Effect.addFinalizer(() => stopProcessGroup(proc))
+            yield* Stream.runForEach(Stream.merge(proc.stdout, proc.stderr), (bytes) => Effect.sync(() => output.append(bytes)))
+            return yield* proc.exitCode.pipe(
+              Effect.map((code): Ended => ({ exitCode: code, signal: null })),
+              Effect.catchAll((error) => Effect.succeed<Ended>({ exitCode: null, signal: signalOf(error.message) }))
             )
-          const timedOut = Option.isNone(ran)
+          }).pipe(
+            Effect.timeoutOption(request.timeoutMs),
+            Effect.catchAll((error) =>
+              Effect.sync(() => {
+                output.append(new TextEncoder().encode(`spool: the check could not run: ${error.message}\n`))
+                return Option.some<Ended>({ exitCode: null, signal: null })
+              })
+            )
+          ))
           const durationMs = (yield* Clock.currentTimeMillis) - startedAt
+          const ended = Option.getOrNull(ran)
           return {
             command: request.command,
-            exitCode: timedOut ? null : exitCode,
-            signal: timedOut ? null : signal,
-            timedOut,
+            exitCode: ended?.exitCode ?? null,
+            signal: ended?.signal ?? null,
+            timedOut: ended === null,
             durationMs,
-            passed: !timedOut && exitCode === 0,
+            passed: ended?.exitCode === 0,
             output: output.text(null)
           } satisfies CheckRun
         })
