@@ -94,7 +94,7 @@ export const ralphOptionSpecs = {
     pseudo: "command",
     example: "\"pnpm test\"",
     repeatable: true,
-    description: "a shell command that must pass (exit 0) before a claim of completion stands; repeat for more"
+    description: "a shell command that must pass before a claim of completion stands; repeatable"
   }),
   verifyTimeout: valueOption({
     name: "verify-timeout",
