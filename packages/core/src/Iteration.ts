@@ -16,7 +16,7 @@ import { LoopReporter } from "./LoopReporter.js"
 import { PromptBuilder, type PromptSection, renderPrompt } from "./PromptBuilder.js"
 import type { StateError } from "./StateError.js"
 import { currentTask, openTaskCount, type TaskList, taskSection } from "./Tasks.js"
-import { checkFailure, checkResult, journalCheck, rejectionNote, type Verification, verifyClaim } from "./Verification.js"
+import { checkFailure, checkResult, checksSection, journalCheck, rejectionNote, type Verification, verifyClaim } from "./Verification.js"
 
 const PREVIOUS_ERRORS = "Previous errors"
 
@@ -102,6 +102,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
     const task = currentTask(tasks)
     const sections: Array<PromptSection> = []
     if (notesIn.length > 0) sections.push({ title: "Notes from the loop", body: notesIn.map((note) => `- ${note}`).join("\n") })
+    if (options.verify.length > 0) sections.push(checksSection(options.verify))
     const taskBody = taskSection(tasks)
     if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
     const errors = previousErrorsSection(yield* Ref.get(ctx.journaled))

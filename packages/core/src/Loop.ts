@@ -222,7 +222,8 @@ export const runLoop = (input: LoopRun) =>
         }
         if (verdict.warning !== null) yield* reporter.warn(verdict.warning)
         if (iteration >= options.maxIterations) {
-          const message = `stopped: --max-iterations (${options.maxIterations}) reached without the completion promise`
+          const missing = options.verify.length > 0 ? "a claim of completion that passed --verify" : "the completion promise"
+          const message = `stopped: --max-iterations (${options.maxIterations}) reached without ${missing}`
           return end({ status: "max-iterations", reason: "max-iterations", iterations: iteration, message, resumeAt: null }, result)
         }
         const next: Next = { _tag: "Next", iteration: iteration + 1, notes: verdict.note === null ? result.notes : [...result.notes, verdict.note] }

@@ -71,3 +71,11 @@ export const rejectingCheck = (results: ReadonlyArray<CheckResult>) => {
   const failed = results.find((result) => !result.passed)
   return failed === undefined ? null : `${shown(failed.command)} (${describeCheck(failed)})`
 }
+
+/** What every prompt tells the agent when its claims are checked: which commands decide. */
+export const checksSection = (commands: ReadonlyArray<string>) => ({
+  title: "How your claim is checked",
+  body: `When you claim completion, the loop runs these commands in the repository, in this order, and believes the claim only if every one exits 0:\n` +
+    `${commands.map((command) => `- \`${shown(command)}\``).join("\n")}\n` +
+    "Run them yourself before you claim completion."
+})

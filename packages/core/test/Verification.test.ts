@@ -26,7 +26,7 @@ describe("verified completion (--verify)", () => {
   it.effect("completes on a claim whose checks all pass, after running each in order where the agent works", () =>
     Effect.gen(function*() {
       const requests: Array<CheckRequest> = []
-      const { exit, records, output } = yield* runWith(() => scriptedRun(done), { verify: ["pnpm test", "pnpm lint"], verifyTimeoutMs: 120_000 }, undefined, {
+      const { exit, records, output, prompts } = yield* runWith(() => scriptedRun(done), { verify: ["pnpm test", "pnpm lint"], verifyTimeoutMs: 120_000 }, undefined, {
         checks: checks({ "pnpm test": [passes], "pnpm lint": [{ ...passes, durationMs: 900 }] }, requests)
       })
       assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 1] as const))
@@ -36,6 +36,9 @@ describe("verified completion (--verify)", () => {
       ])
       assert.deepStrictEqual(records[0]!.verify?.map((c) => [c.command, c.exitCode, c.passed]), [["pnpm test", 0, true], ["pnpm lint", 0, true]])
       assert.include(output, "| promise found, verified: pnpm test 3.1s, pnpm lint 900ms |")
+      // The agent knows from the first prompt which commands decide.
+      assert.include(prompts[0]!.prompt, "## How your claim is checked")
+      assert.include(prompts[0]!.prompt, "- `pnpm test`\n- `pnpm lint`")
     }))
 
   it.effect("rejects a claim whose check fails: a failed iteration, its output journaled and quoted in the next prompt", () =>
@@ -90,6 +93,7 @@ describe("verified completion (--verify)", () => {
       })
       assert.strictEqual(records[0]!.outcome, "failed")
       assert.isTrue(records[0]!.verify?.[0]?.timedOut)
+      assert.include(output, "stopped: --max-iterations (1) reached without a claim of completion that passed --verify")
       assert.include(output, "promise rejected: verify failed: pnpm e2e (timed out after 10m00s)")
       assert.strictEqual(journal[0]!.check?.result, "timed out after 10m00s")
     }))
