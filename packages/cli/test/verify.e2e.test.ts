@@ -53,6 +53,16 @@ describe("--verify", () => {
     expect(git(root, "show", "--stat", "HEAD")).toContain("greeting.txt")
   })
 
+  it("runs the checks where the agent works: in the loop's worktree with --worktree", () => {
+    const root = makeWorkspace()
+    const result = spool(["ralph", "x", "--change", "001-01", "--worktree", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", "echo \"checked in $(pwd)\"; exit 3", "--max-iterations", "1"], { cwd: root })
+    expect(result.code, result.stderr).toBe(3)
+    expect(result.stdout).toContain("promise rejected: verify failed: echo")
+    const journal = readFileSync(join(stateDir(root, change), "errors.md"), "utf8")
+    expect(journal).toContain("- check: exit 3, ")
+    expect(journal).toMatch(new RegExp(`checked in .*/\\.spool/\\.state/worktrees/${change}\n`))
+  })
+
   it("stops a check that runs past --verify-timeout with every process it started, and counts it as failed", async () => {
     const root = makeWorkspace()
     const pids = tmpFile("pids")
