@@ -106,7 +106,7 @@ describe("spool ralph with the real opencode binary", () => {
         T.text("greeting.txt is written now.\n\n", PROMISE)
       ],
       async (server, root, env) => {
-        const check = "test -s greeting.txt || { echo 'FAIL: greeting.txt is missing'; exit 1; }"
+        const check = "test -s greeting.txt || { echo \"FAIL: $(echo greeting).txt is missing\"; exit 1; }"
         const result = await spoolAsync(
           ["ralph", "Write greeting.txt.", "--change", "001-01", "--allow-all", "--no-interactive", "--max-iterations", "3", "--verify", check],
           { cwd: root, env }

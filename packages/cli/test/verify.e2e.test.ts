@@ -7,7 +7,7 @@ import { agentScript, alive, git, makeWorkspace, spool, startSpool, stateDir } f
 // Verified completion end to end: the built `spool`, a scripted agent, and real shell commands as checks.
 
 const CLAIM = "Done: greeting.txt is written. <promise>COMPLETE</promise>"
-const CHECK = "test -s greeting.txt || { echo 'FAIL: greeting.txt is missing'; exit 1; }"
+const CHECK = "test -s greeting.txt || { echo \"FAIL: $(echo greeting).txt is missing\"; exit 1; }"
 const change = "001-01_greeting-cli"
 const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
 const tmpFile = (name: string) => join(tmpdir(), `spool-${name}-${process.pid}-${Math.random().toString(36).slice(2)}`)
