@@ -208,9 +208,9 @@ export const LoopOptions = Schema.Struct({
   maxDurationMs: Schema.NullOr(Schema.Number.pipe(Schema.positive({ message: () => "--max-duration must be above 0" }))),
   /** Iterations in a row without progress before the loop stops; 0 turns the stall breaker off. */
   stallIterations: Schema.Int.pipe(Schema.nonNegative({ message: () => "--stall-iterations must be 0 or more" })),
-  /** Failed iterations in a row before the loop stops (1 with `failFast`). */
+  /** Failed iterations in a row before the loop stops (1 with `failFast`); 0 turns the failure breaker off. */
   maxConsecutiveFailures: Schema.Int.pipe(
-    Schema.positive({ message: () => "--max-consecutive-failures must be a positive whole number" })
+    Schema.nonNegative({ message: () => "--max-consecutive-failures must be 0 or more" })
   ),
   /** Shell commands that must all pass before a claim of completion is believed, in order. */
   verify: Schema.Array(Schema.String.pipe(Schema.filter((s) => s.trim() !== "" || "--verify needs a command, e.g. --verify \"pnpm test\""))),
