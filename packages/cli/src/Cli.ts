@@ -5,6 +5,8 @@ import { type Shell, readCommandLine } from "./CommandLine.js"
 import { version } from "./Commands.js"
 import { loop, ralph } from "./commands/ralph.js"
 import { commandHelp, rootHelp } from "./Help.js"
+import { applySettings, blameSettings, readSettings, SettingsOrigin } from "./ralph/Settings.js"
+import { locate } from "./ralph/WorktreeLocation.js"
 import { UsageError } from "./UsageError.js"
 
 const runnable = { ralph, loop } as const
@@ -62,8 +64,11 @@ export const run = (argv: ReadonlyArray<string>) =>
       case "Completions":
         return yield* completions(request.right.shell)
       case "Run": {
-        const { command, args } = request.right
+        const { command } = request.right
         const target = runnable[command.name as keyof typeof runnable]
+        // The repository's settings, checked before anything runs; the command line wins option by option.
+        const settings = applySettings(command, request.right.args, yield* readSettings(command, locate(process.cwd()).workspaceCwd))
+        const args = settings.args
         const directive = yield* CommandDescriptor.parse(target.descriptor, [command.name, ...args], config).pipe(
           Effect.mapError((error) =>
             new UsageError({ message: `${firstLine(error) ?? "the command line cannot be read"} (see spool ${command.name} --help)` })
@@ -72,7 +77,10 @@ export const run = (argv: ReadonlyArray<string>) =>
         if (directive._tag === "BuiltIn" || directive.leftover.length > 0) {
           return yield* new UsageError({ message: `the command line cannot be read (see spool ${command.name} --help)` })
         }
-        return yield* target.transform(target.handler(directive.value), directive.value)
+        return yield* target.transform(target.handler(directive.value), directive.value).pipe(
+          Effect.provideService(SettingsOrigin, settings.source),
+          Effect.catchTag("UsageError", (error) => Effect.fail(blameSettings(settings.source)(error)))
+        )
       }
     }
   })

@@ -99,7 +99,7 @@ const readCommand = (name: string, args: ReadonlyArray<string>): Either.Either<R
       )
     }
     const earlier = seen.get(spec.name)
-    if (earlier !== undefined) {
+    if (earlier !== undefined && !(spec.kind === "value" && spec.repeatable === true)) {
       return usage(earlier === flag ? `${flag} is given twice; give it once` : `${earlier} and ${flag} are the same option; give it once`)
     }
     seen.set(spec.name, flag)
@@ -109,7 +109,8 @@ const readCommand = (name: string, args: ReadonlyArray<string>): Either.Either<R
       continue
     }
     const value = inline ?? (i + 1 < options.length && !isOption(options[i + 1]!) ? options[++i] : undefined)
-    if (value === undefined) return usage(`${flag} needs a value, e.g. ${example(spec)}`)
+    // The parser drops an empty value, which for an option given once per value would lose it unseen.
+    if (value === undefined || (spec.repeatable === true && value.trim() === "")) return usage(`${flag} needs a value, e.g. ${example(spec)}`)
     parsed.push(`--${spec.name}`, value)
   }
   return Either.right({ _tag: "Run", command, args: [...parsed, "--", ...operands, ...forced] })

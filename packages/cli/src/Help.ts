@@ -24,6 +24,7 @@ export const commandHelp = (command: CommandSpec, p: Palette): string => {
     "",
     `${command.aliasOf === null ? "Runs" : `The same as spool ${command.aliasOf}: runs`} an agent in a loop on a change (.spool/changes/<id>/) until it prints`,
     "<promise>COMPLETE</promise>. The prompt is the words after the options (or --prompt-file).",
+    "Options may also be set in the \"ralph\" section of .spool/config.json (see README); the command line wins.",
   ]
   for (const group of groups) {
     const inGroup = specs.filter((spec) => spec.group === group)

@@ -13,6 +13,8 @@ interface Common {
   readonly group: Group
   /** One line, lower case, no default: the help adds it. */
   readonly description: string
+  /** It asks for something to be done at once (`--status`), so a settings file cannot hold it. */
+  readonly action?: true
 }
 
 /** An option that is on when given; it takes no value. */
@@ -27,6 +29,8 @@ export interface ValueSpec extends Common {
   readonly default?: string
   /** A value to show in messages, when the default is not one. */
   readonly example?: string
+  /** It may be given several times; every value counts, in order. */
+  readonly repeatable?: true
 }
 
 export type OptionSpec = SwitchSpec | ValueSpec
@@ -35,6 +39,7 @@ export const switchOption = <const S extends Omit<SwitchSpec, "kind">>(spec: S) 
 export const valueOption = <const S extends Omit<ValueSpec, "kind">>(spec: S) => ({ ...spec, kind: "value" as const })
 
 type ValueOf<S> = S extends { readonly kind: "switch" } ? boolean
+  : S extends { readonly repeatable: true } ? Array<string>
   : S extends { readonly default: string } ? string
   : Option.Option<string>
 
@@ -48,6 +53,7 @@ const toOptions = (spec: OptionSpec): Options.Options<unknown> => {
     (option, alias) => Options.withAlias(option, alias),
     Options.text(spec.name).pipe(Options.withPseudoName(spec.pseudo), Options.withDescription(spec.description))
   )
+  if (spec.repeatable === true) return Options.repeated(text)
   return spec.default === undefined ? Options.optional(text) : Options.withDefault(text, spec.default)
 }
 

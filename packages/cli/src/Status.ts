@@ -10,6 +10,7 @@ import {
   type LoopState,
   parseTasks,
   promiseFate,
+  type SettingsSource,
   type TaskList,
   Workspace
 } from "@spool/core"
@@ -68,6 +69,7 @@ export const statusJson = (report: StatusReport) => ({
   stopMessage: report.state?.stopMessage ?? null,
   resumeAt: report.state?.resumeAt ?? null,
   guards: report.state?.guards ?? null,
+  settings: report.state?.settings ?? null,
   usage: totals(report.history),
   tasks: {
     total: report.tasks.tasks.length,
@@ -88,7 +90,8 @@ export const statusJson = (report: StatusReport) => ({
     commit: r.commit,
     usage: r.usage,
     error: r.error,
-    warnings: r.warnings
+    warnings: r.warnings,
+    verify: r.verify ?? []
   }))
 })
 
@@ -110,6 +113,15 @@ const guardsLine = (state: LoopState) => {
     g.maxConsecutiveFailures === 0 ? "failure breaker off" : `failures ${g.consecutiveFailures}/${g.maxConsecutiveFailures}`,
     g.maxLimitWaitMs === 0 ? "usage limits not waited for" : `usage limits waited up to ${formatDuration(g.maxLimitWaitMs)}`
   ].join(" · ")
+}
+
+/** `.spool/config.json (verify, max-iterations); command line (harness)`. */
+const settingsLine = (source: SettingsSource) => {
+  const parts = [
+    ...(source.file === null || source.fromFile.length === 0 ? [] : [`${source.file} (${source.fromFile.join(", ")})`]),
+    ...(source.fromCommandLine.length === 0 ? [] : [`command line (${source.fromCommandLine.join(", ")})`])
+  ]
+  return parts.length === 0 ? "defaults" : parts.join("; ")
 }
 
 const promiseColumn = (r: IterationRecord) => {
@@ -139,6 +151,7 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     )
     if (state.branch !== undefined) lines.push(`branch:    ${state.branch}`)
     if (state.worktree !== undefined) lines.push(`worktree:  ${state.worktree}`)
+    if (state.settings !== undefined) lines.push(`settings:  ${settingsLine(state.settings)}`)
     const guards = guardsLine(state)
     if (guards !== null) lines.push(`guards:    ${guards}`)
     if (state.status === "waiting" && state.resumeAt !== null) lines.push(`waiting:   for the usage limit until ${state.resumeAt}`)

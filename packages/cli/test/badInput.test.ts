@@ -30,6 +30,12 @@ const changeState = (root: string) => {
 }
 const proposal = (root: string) => join(root, ".spool", "changes", "001-01_greeting-cli", "proposal.md")
 const outsideDir = mkdtempSync(join(tmpdir(), "spool-outside-target-"))
+/** Writes `.spool/config.json` (text as it is, anything else as JSON) and commits it, as a repository keeps it. */
+const settingsFile = (root: string, content: unknown) => {
+  writeFileSync(join(root, ".spool", "config.json"), typeof content === "string" ? content : JSON.stringify(content, null, 2))
+  git(root, "add", "-A")
+  git(root, "commit", "-qm", "settings")
+}
 
 interface Case {
   readonly name: string
@@ -146,6 +152,22 @@ const cases: ReadonlyArray<Case> = [
     ? [{ name: "claude --allow-all as root without IS_SANDBOX=1", env: { SPOOL_CLAUDE_BIN: CLAUDE_BIN, IS_SANDBOX: "" }, args: () => ["go", "--change", "001-01", "--harness", "claude", "--allow-all", "--no-interactive"], message: "claude harness cannot start: --allow-all: claude refuses --dangerously-skip-permissions as root; set IS_SANDBOX=1 if this machine is a sandbox, or run as a non-root user", code: 1 }]
     : []),
   { name: "harness program not executable", setup: (r) => { writeFileSync(join(r, "agent.sh"), "echo hi\n"); chmodSync(join(r, "agent.sh"), 0o644) }, args: (r) => ["go", "--change", "001-01", "--harness", "command", "--harness-command", join(r, "agent.sh"), "--no-interactive"], message: /command harness cannot start: '.*agent\.sh' is not executable \(chmod \+x it\)/, code: 1 },
+  // --verify, and the settings file: its mistakes name the file and the key, and nothing runs.
+  { name: "blank --verify", args: () => ["go", "--change", "001-01", "--verify", " ", ...run], message: "--verify needs a value, e.g. --verify \"pnpm test\"", code: 2 },
+  { name: "empty --verify", args: () => ["go", "--change", "001-01", "--verify", "", ...run], message: "--verify needs a value, e.g. --verify \"pnpm test\"", code: 2 },
+  { name: "bad --verify-timeout", args: () => ["go", "--change", "001-01", "--verify", "true", "--verify-timeout", "ten minutes", ...run], message: "--verify-timeout must be a duration like 30s, 5m, 1h30m or 2d, got 'ten minutes'", code: 2 },
+  { name: "settings file that is not JSON", setup: (r) => settingsFile(r, "{\"ralph\": {\"verify\": [\"pnpm test\"],}}"), args: () => ["go", "--change", "001-01", ...run], message: /^spool: \.spool\/config\.json is not valid JSON \(.*\); fix the file$/, code: 2 },
+  { name: "settings file with an unknown key", setup: (r) => settingsFile(r, { tools: {}, ralph: { "max-iteration": 3 } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: unknown key \"ralph\".\"max-iteration\"; did you mean \"max-iterations\"?", code: 2 },
+  { name: "settings file with a key like no option", setup: (r) => settingsFile(r, { ralph: { colour: "always" } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: unknown key \"ralph\".\"colour\"; the keys are the long options of spool ralph without the leading --", code: 2 },
+  { name: "settings file with a number of the wrong kind", setup: (r) => settingsFile(r, { ralph: { "max-iterations": true } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"ralph\".\"max-iterations\" must be a string or a number, e.g. 20, got true", code: 2 },
+  { name: "settings file with a switch of the wrong kind", setup: (r) => settingsFile(r, { ralph: { "no-commit": "yes" } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"ralph\".\"no-commit\" must be true or false, got \"yes\"", code: 2 },
+  { name: "settings file with a list of the wrong kind", setup: (r) => settingsFile(r, { ralph: { verify: ["pnpm test", 3] } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"ralph\".\"verify\" must be a list of strings (not empty), e.g. [\"pnpm test\"], got [\"pnpm test\",3]", code: 2 },
+  { name: "settings file with an action", setup: (r) => settingsFile(r, { ralph: { status: true } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"ralph\".\"status\" is an action, not a setting; give --status on the command line", code: 2 },
+  { name: "settings file whose ralph section is not an object", setup: (r) => settingsFile(r, { ralph: ["--verify", "pnpm test"] }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"ralph\" must be an object of spool ralph options", code: 2 },
+  { name: "settings file with a value out of range", setup: (r) => settingsFile(r, { ralph: { "max-iterations": 0 } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json, \"ralph\".\"max-iterations\": --max-iterations must be a positive whole number, got '0'", code: 2 },
+  { name: "settings file with a bad duration", setup: (r) => settingsFile(r, { ralph: { verify: "true", "verify-timeout": 600 } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json, \"ralph\".\"verify-timeout\": --verify-timeout must be a duration like 30s, 5m, 1h30m or 2d, got '600'", code: 2 },
+  { name: "settings file with an empty check", setup: (r) => settingsFile(r, { ralph: { verify: ["pnpm test", ""] } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"ralph\".\"verify\" must be a list of strings (not empty), e.g. [\"pnpm test\"], got [\"pnpm test\",\"\"]", code: 2 },
+  { name: "settings file with an option given twice under two names", setup: (r) => settingsFile(r, { ralph: { "allow-all": true, yolo: true } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"allow-all\" and \"yolo\" are the same option; keep one", code: 2 },
   { name: "missing harness program", args: () => ["go", "--change", "001-01", "--harness", "command", "--harness-command", "definitely-not-a-program-xyz", "--no-interactive"], message: "command harness cannot start: 'definitely-not-a-program-xyz' was not found on PATH", code: 1 }
 ]
 

@@ -124,4 +124,19 @@ describe("help", () => {
     const help = helpRows(run("ralph", "--help").stdout)
     expect(readmeRows()).toEqual(help)
   })
+
+  it("README's settings file part names every option the file takes, and the actions it does not", () => {
+    const readme = readFileSync(join(__dirname, "..", "..", "..", "README.md"), "utf8")
+    const section = readme.slice(readme.indexOf("### Settings file"), readme.indexOf("### State"))
+    const list = (label: string, end: string) => {
+      const text = section.slice(section.indexOf(label) + label.length)
+      return [...text.slice(0, text.indexOf(end)).matchAll(/`([a-z-]+)`/g)].map((m) => m[1]!)
+    }
+    const specs = Object.values(ralphOptionSpecs) as ReadonlyArray<OptionSpec>
+    const settable = specs.filter((spec) => spec.action !== true)
+    expect(list("The keys it takes:", "The actions")).toEqual(
+      settable.flatMap((spec) => [spec.name, ...(spec.aliases ?? []).filter((alias) => alias.length > 1)])
+    )
+    expect(list("The actions (", ")")).toEqual(specs.filter((spec) => spec.action === true).map((spec) => spec.name))
+  })
 })

@@ -97,4 +97,30 @@ describe("spool ralph with the real opencode binary", () => {
         expect(history[0].exitCode).not.toBe(0)
       }
     ))
+
+  it("with --verify, a claim completes only once the check passes: the first is rejected and the model is told why", () =>
+    withServer(
+      (root) => [
+        T.text("All done.\n\n", PROMISE),
+        T.write(join(root, "greeting.txt"), "hello\n"),
+        T.text("greeting.txt is written now.\n\n", PROMISE)
+      ],
+      async (server, root, env) => {
+        const check = "test -s greeting.txt || { echo \"FAIL: $(echo greeting).txt is missing\"; exit 1; }"
+        const result = await spoolAsync(
+          ["ralph", "Write greeting.txt.", "--change", "001-01", "--allow-all", "--no-interactive", "--max-iterations", "3", "--verify", check],
+          { cwd: root, env }
+        )
+        expect(result.code, result.stderr).toBe(0)
+        expect(result.stdout).toMatch(/--- iteration 1: .* \| promise rejected: verify failed: test -s greeting\.txt .* \(exit 1, /)
+        expect(result.stdout).toMatch(/--- iteration 2: .* \| promise found, verified: test -s greeting\.txt .* \| .* -> complete/)
+        const second = server.requests.at(-2)!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
+        expect(second).toContain("FAIL: greeting.txt is missing")
+        const { history } = statusJson(root)
+        expect(history.map((r: { outcome: string; verify: ReadonlyArray<{ passed: boolean }> }) => [r.outcome, r.verify.map((c) => c.passed)])).toEqual([
+          ["failed", [false]],
+          ["complete", [true]]
+        ])
+      }
+    ))
 })

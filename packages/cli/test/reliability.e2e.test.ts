@@ -3,41 +3,10 @@ import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
-import { addChange, agentScript, git, makeWorkspace, spawnSpool, spool, stateDir } from "./support.js"
+import { addChange, agentScript, alive, git, makeWorkspace, spool, startSpool as start, stateDir } from "./support.js"
 
 const change = "001-01_greeting-cli"
 const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
-
-/** Starts spool and watches its output. */
-const start = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) => {
-  const child = spawnSpool(args, { cwd, env })
-  let out = ""
-  child.stdout.on("data", (d) => (out += d))
-  child.stderr.on("data", (d) => (out += d))
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal }))
-  )
-  const waitFor = async (text: string) => {
-    for (let i = 0; i < 3000 && !out.includes(text); i++) await new Promise((r) => setTimeout(r, 10))
-    if (!out.includes(text)) throw new Error(`never saw ${JSON.stringify(text)} in:\n${out}`)
-  }
-  return { child, done, waitFor, output: () => out }
-}
-
-/** Whether a process still runs: a zombie (killed, not yet reaped by its new parent) does not. */
-const runs = (pid: number) => {
-  try {
-    return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))
-  } catch {
-    return false
-  }
-}
-
-/** A killed process takes a moment to go: wait up to two seconds for it. */
-const alive = async (pid: number) => {
-  for (let i = 0; i < 100 && runs(pid); i++) await new Promise((r) => setTimeout(r, 20))
-  return runs(pid)
-}
 
 /** An agent that records its pid and its child's, starts a long `sleep`, and idles until killed. */
 const idleAgent = (pidsFile: string, extra = "") =>

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -95,3 +95,34 @@ export const spoolAsync = (
     child.stderr.on("data", (d) => (stderr += d))
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
+
+/** Starts spool and watches its output. */
+export const startSpool = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) => {
+  const child = spawnSpool(args, { cwd, env })
+  let out = ""
+  child.stdout.on("data", (d) => (out += d))
+  child.stderr.on("data", (d) => (out += d))
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal }))
+  )
+  const waitFor = async (text: string) => {
+    for (let i = 0; i < 3000 && !out.includes(text); i++) await new Promise((r) => setTimeout(r, 10))
+    if (!out.includes(text)) throw new Error(`never saw ${JSON.stringify(text)} in:\n${out}`)
+  }
+  return { child, done, waitFor, output: () => out }
+}
+
+/** Whether a process still runs: a zombie (killed, not yet reaped by its new parent) does not. */
+const runs = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))
+  } catch {
+    return false
+  }
+}
+
+/** A killed process takes a moment to go: wait up to two seconds for it. */
+export const alive = async (pid: number) => {
+  for (let i = 0; i < 100 && runs(pid); i++) await new Promise((r) => setTimeout(r, 20))
+  return runs(pid)
+}

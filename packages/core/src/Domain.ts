@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { CheckResult } from "./CheckResult.js"
 
 /** A change directory name under `.spool/changes/` (`002-01_add-ralph-loop`). One safe path segment. */
 export const ChangeId = Schema.String.pipe(
@@ -78,7 +79,9 @@ export const IterationRecord = Schema.Struct({
   usage: Schema.optionalWith(Schema.NullOr(HarnessUsage), { default: () => null }),
   /** What the agent reported when its run failed (an API error), if it said anything. */
   error: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-  warnings: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] })
+  warnings: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  /** The `--verify` checks run on the iteration's claim, in order, up to the first that failed. */
+  verify: Schema.optionalWith(Schema.Array(CheckResult), { exact: true })
 })
 export type IterationRecord = typeof IterationRecord.Type
 
@@ -131,6 +134,15 @@ export const GuardReport = Schema.Struct({
 })
 export type GuardReport = typeof GuardReport.Type
 
+/** Where a run's settings came from: the options the settings file gave, and those given on the command line. */
+export const SettingsSource = Schema.Struct({
+  /** The settings file, relative to the repository root; null when there is none. */
+  file: Schema.NullOr(Schema.String),
+  fromFile: Schema.Array(Schema.String),
+  fromCommandLine: Schema.Array(Schema.String)
+})
+export type SettingsSource = typeof SettingsSource.Type
+
 /** The small state file of the current (or last) run of a change. */
 export const LoopState = Schema.Struct({
   changeId: Schema.String,
@@ -151,7 +163,9 @@ export const LoopState = Schema.Struct({
   stopMessage: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   /** While waiting for a usage limit, when the loop resumes; after a limit not waited out, when it would have. */
   resumeAt: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-  guards: Schema.optionalWith(Schema.NullOr(GuardReport), { default: () => null })
+  guards: Schema.optionalWith(Schema.NullOr(GuardReport), { default: () => null }),
+  /** Where the run's settings came from (the settings file, the command line). */
+  settings: Schema.optionalWith(SettingsSource, { exact: true })
 })
 export type LoopState = typeof LoopState.Type
 
@@ -198,6 +212,10 @@ export const LoopOptions = Schema.Struct({
   maxConsecutiveFailures: Schema.Int.pipe(
     Schema.nonNegative({ message: () => "--max-consecutive-failures must be 0 or more" })
   ),
+  /** Shell commands that must all pass before a claim of completion is believed, in order. */
+  verify: Schema.Array(Schema.String.pipe(Schema.filter((s) => s.trim() !== "" || "--verify needs a command, e.g. --verify \"pnpm test\""))),
+  /** Milliseconds one check may run before its process group is stopped and it counts as failed. */
+  verifyTimeoutMs: Schema.Int.pipe(Schema.positive({ message: () => "--verify-timeout must be above 0" })),
   /** The longest wait for one usage limit to lift; 0 does not wait. At most 7 days. */
   maxLimitWaitMs: Schema.Number.pipe(
     Schema.between(0, MAX_LIMIT_WAIT_MS, { message: () => "--max-limit-wait must be between 0 and 7d" })

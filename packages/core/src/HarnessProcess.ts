@@ -20,7 +20,22 @@ export interface ProcessSpec {
  */
 export const currentGracePeriod = FiberRef.unsafeMake<Effect.Effect<void>>(Effect.sleep(Duration.seconds(5)))
 
-const signalOf = (message: string) => /signal:?\s*(SIG[A-Z0-9]+)/.exec(message)?.[1] ?? "SIGKILL"
+/** The signal named in a platform error about a process killed by one. */
+export const signalOf = (message: string) => /signal:?\s*(SIG[A-Z0-9]+)/.exec(message)?.[1] ?? "SIGKILL"
+
+/**
+ * Stops a process started in its own process group: SIGTERM to the group if it still runs, the
+ * grace period to exit, then SIGKILL to the group, so that nothing it started is left either.
+ */
+export const stopProcessGroup = (proc: CommandExecutor.Process) =>
+  Effect.gen(function*() {
+    if (yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false))) {
+      const grace = yield* FiberRef.get(currentGracePeriod)
+      // Finalizers run uninterruptibly; the race must be able to interrupt its loser.
+      yield* Effect.interruptible(Effect.raceFirst(proc.kill("SIGTERM").pipe(Effect.ignore), grace))
+    }
+    yield* proc.kill("SIGKILL").pipe(Effect.ignore, Effect.timeout(Duration.seconds(5)), Effect.ignore)
+  })
 
 /**
  * Runs an agent process in its own process group and reports its output as `Output` events, one
@@ -50,17 +65,7 @@ export const runProcess = (
         })
       )
       // Runs before the executor's own finalizer: give the agent its grace period, then make sure.
-      yield* Effect.addFinalizer(() =>
-        Effect.gen(function*() {
-          if (yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false))) {
-            const grace = yield* FiberRef.get(currentGracePeriod)
-            // Finalizers run uninterruptibly; the race must be able to interrupt its loser.
-            yield* Effect.interruptible(Effect.raceFirst(proc.kill("SIGTERM").pipe(Effect.ignore), grace))
-          }
-          // Whatever the agent left in its process group goes too.
-          yield* proc.kill("SIGKILL").pipe(Effect.ignore, Effect.timeout(Duration.seconds(5)), Effect.ignore)
-        })
-      )
+      yield* Effect.addFinalizer(() => stopProcessGroup(proc))
       const io = (error: { message: string }) => fail("Io", error.message)
       const plain = spec.plain === true
       const stdout = proc.stdout.pipe(Stream.map((bytes) => HarnessEvent.Output({ stream: "stdout", bytes, plain })))

@@ -17,6 +17,7 @@ import { LoopReporter } from "./LoopReporter.js"
 import { PromptBuilder, type PromptSection, renderPrompt } from "./PromptBuilder.js"
 import type { StateError } from "./StateError.js"
 import { currentTask, openTaskCount, type TaskList, taskSection } from "./Tasks.js"
+import { checkFailure, checkResult, checksSection, journalCheck, rejectionNote, type Verification, verifyClaim } from "./Verification.js"
 
 const PREVIOUS_ERRORS = "Previous errors"
 
@@ -166,6 +167,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
     const task = currentTask(tasks)
     const sections: Array<PromptSection> = []
     if (notesIn.length > 0) sections.push({ title: "Notes from the loop", body: notesIn.map((note) => `- ${note}`).join("\n") })
+    if (options.verify.length > 0) sections.push(checksSection(options.verify))
     const taskBody = taskSection(tasks)
     if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
     const documents = yield* inputs.otherDocuments
@@ -206,8 +208,9 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
     const capture = makeCapture(options.completionPromise, echoReference)
     let logPath = ""
 
+    // Only the checks of a claim can be interrupted once the agent is done: the iteration is then recorded as interrupted.
     const finish = (interrupted: boolean) =>
-      Effect.gen(function*() {
+      Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const cut = interrupted || capture.stopped !== null || capture.limited !== null
         const failed = !cut && (capture.timedOut || capture.signal !== null || capture.exitCode !== 0 || capture.error !== null)
@@ -250,7 +253,23 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
             capture.warnings.push(`the agent claims completion, but tasks.md still has ${open} open task${open === 1 ? "" : "s"}`)
           }
         }
-        const outcome = outcomeOf(capture, { interrupted, failed, accepted })
+        // A claim that would stand is checked by the project's own checks (--verify), and stands only if they pass.
+        let verification: Verification | null = null
+        if (accepted && options.verify.length > 0) {
+          if (!capture.displayAtLineStart) yield* reporter.write("\n")
+          capture.displayAtLineStart = true
+          verification = yield* restore(verifyClaim(options.verify, {
+            cwd: ctx.input.cwd,
+            timeoutMs: options.verifyTimeoutMs,
+            env: { SPOOL_CHANGE: change.id, SPOOL_ITERATION: String(iteration) }
+          }))
+        }
+        const rejectedBy = verification?.failed ?? null
+        if (rejectedBy !== null) {
+          accepted = false
+          notes.push(rejectionNote(iteration, options.verify, rejectedBy))
+        }
+        const outcome = outcomeOf(capture, { interrupted, failed: failed || rejectedBy !== null, accepted })
         // What the agent reported may quote secrets, like its output: redacted once, used everywhere.
         const redact = ctx.input.redact
         const error = capture.error === null ? null : redact(capture.error)
@@ -275,12 +294,13 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           commit,
           usage: capture.usage,
           error: outcome === "limited" ? (capture.limited === null ? null : redact(capture.limited.message)) : error,
-          warnings: capture.warnings.map(redact)
+          warnings: capture.warnings.map(redact),
+          ...(verification === null ? {} : { verify: verification.results.map(checkResult) })
         }
         if (!capture.displayAtLineStart) yield* reporter.write("\n")
         yield* history.append(change.id, record)
         const stderr = redact(capture.stderr.text(logPath))
-        if (failed) {
+        if (failed || rejectedBy !== null) {
           const entry: JournalEntry = {
             timestamp: new Date(now).toISOString(),
             run: ctx.run,
@@ -291,8 +311,10 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
             error,
             taskId: task?.id ?? null,
             taskDescription: task?.description ?? null,
-            stderr,
-            stdout: redact(capture.stdout.text(logPath))
+            // A rejected claim's failure is the check's: its output, not the agent's.
+            stderr: rejectedBy === null ? stderr : "",
+            stdout: rejectedBy === null ? redact(capture.stdout.text(logPath)) : "",
+            check: rejectedBy === null ? null : journalCheck(rejectedBy, redact)
           }
           yield* journal.append(change.id, entry)
           yield* Ref.update(ctx.journaled, (entries) => [...entries, entry])
@@ -305,10 +327,10 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         const facts: IterationFacts = {
           outcome,
           progress,
-          failure: failed ? error ?? lastLine(stderr) : null
+          failure: failed ? error ?? lastLine(stderr) : rejectedBy !== null ? checkFailure(rejectedBy) : null
         }
         return { record, facts, limit: capture.limited, notes, stoppedBy: capture.stopped as SpendGuard | null } satisfies IterationResult
-      })
+      }))
 
     yield* Effect.scoped(
       Effect.gen(function*() {
@@ -329,5 +351,5 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         })
       })
     ).pipe(Effect.onInterrupt(() => finish(true).pipe(Effect.ignore)))
-    return yield* finish(false)
+    return yield* finish(false).pipe(Effect.onInterrupt(() => finish(true).pipe(Effect.ignore)))
   })

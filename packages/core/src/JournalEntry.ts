@@ -1,3 +1,10 @@
+/** A `--verify` check that rejected the iteration's claim: the command, how it ended (`exit 1, 4.2s`), its output (head and tail). */
+export interface JournalCheck {
+  readonly command: string
+  readonly result: string
+  readonly output: string
+}
+
 /** One failed iteration in `errors.md`. */
 export interface JournalEntry {
   /** ISO 8601. */
@@ -13,6 +20,8 @@ export interface JournalEntry {
   readonly taskDescription: string | null
   readonly stderr: string
   readonly stdout: string
+  /** Set when the agent's run went well but a check rejected its claim. */
+  readonly check?: JournalCheck | null
 }
 
 /** The line that starts every entry. */
@@ -34,21 +43,27 @@ const block = (label: string, text: string) => {
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
+const describeFailure = (entry: JournalEntry) =>
+  entry.check == null ? describeExit(entry) : `verify failed: ${oneLine(entry.check.command)}, ${entry.check.result}`
+
 export const formatEntry = (entry: JournalEntry): string => {
   const parts = [
-    `${ENTRY_DELIMITER}\n## Iteration ${entry.iteration} failed (${describeExit(entry)})\n`,
+    `${ENTRY_DELIMITER}\n## Iteration ${entry.iteration} failed (${describeFailure(entry)})\n`,
     [
       `- time: ${entry.timestamp}`,
       `- run: ${entry.run}`,
       `- iteration: ${entry.iteration}`,
       `- exit: ${describeExit(entry)}`,
       ...(entry.error === null ? [] : [`- error: ${oneLine(entry.error)}`]),
+      // The result first: it holds no ': ', the command may.
+      ...(entry.check == null ? [] : [`- check: ${entry.check.result}: ${oneLine(entry.check.command)}`]),
       `- task: ${entry.taskId === null ? "none" : oneLine(entry.taskId)}`,
       `- description: ${entry.taskDescription === null ? "none" : oneLine(entry.taskDescription)}`
     ].join("\n") + "\n"
   ]
   if (entry.stderr !== "") parts.push(block("stderr", entry.stderr))
   if (entry.stdout !== "") parts.push(block("stdout", entry.stdout))
+  if (entry.check != null && entry.check.output !== "") parts.push(block("check output", entry.check.output))
   return `${parts.join("\n")}\n`
 }
 
@@ -73,7 +88,7 @@ export const parseEntries = (text: string): Array<JournalEntry> => {
     while (i < lines.length && lines[i] !== ENTRY_DELIMITER) {
       const line = lines[i]!
       const kv = /^- (\w+): (.*)$/.exec(line)
-      const heading = /^### (stderr|stdout)$/.exec(line)
+      const heading = /^### (stderr|stdout|check output)$/.exec(line)
       if (kv !== null && blocks.size === 0) {
         fields.set(kv[1]!, kv[2]!)
         i++
@@ -93,6 +108,7 @@ export const parseEntries = (text: string): Array<JournalEntry> => {
     const exit = fields.get("exit") ?? ""
     const iteration = Number(fields.get("iteration"))
     if (!fields.has("time") || !fields.has("run") || !Number.isInteger(iteration)) continue
+    const check = /^(.*?): (.*)$/.exec(fields.get("check") ?? "")
     entries.push({
       timestamp: fields.get("time")!,
       run: fields.get("run")!,
@@ -104,7 +120,8 @@ export const parseEntries = (text: string): Array<JournalEntry> => {
       taskId: field(fields, "task"),
       taskDescription: field(fields, "description"),
       stderr: blocks.get("stderr") ?? "",
-      stdout: blocks.get("stdout") ?? ""
+      stdout: blocks.get("stdout") ?? "",
+      ...(check === null ? {} : { check: { command: check[2]!, result: check[1]!, output: blocks.get("check output") ?? "" } })
     })
   }
   return entries
@@ -116,6 +133,7 @@ export const trimEntryForPrompt = (entry: JournalEntry, budget: number): Journal
     text.length <= n ? text : `[... ${text.length - n} characters cut ...]\n${text.slice(text.length - n)}`
   const half = Math.floor(budget / 2)
   const stderrBudget = entry.stdout === "" ? budget : entry.stderr === "" ? 0 : Math.max(half, budget - entry.stdout.length)
+  if (entry.check != null) return { ...entry, check: { ...entry.check, output: keepEnd(entry.check.output, budget) } }
   return {
     ...entry,
     stderr: keepEnd(entry.stderr, stderrBudget),
@@ -135,8 +153,13 @@ export const previousErrorsSection = (entries: ReadonlyArray<JournalEntry>, budg
   for (const original of entries) {
     const entry = trimEntryForPrompt(original, budget)
     const task = entry.taskId === null ? "" : `, task ${entry.taskId}${entry.taskDescription === null ? "" : `: ${entry.taskDescription}`}`
-    const lines = [`### Run ${entry.run}, iteration ${entry.iteration}: ${describeExit(entry)}${task}`]
+    const lines = [`### Run ${entry.run}, iteration ${entry.iteration}: ${describeFailure(entry)}${task}`]
     if (entry.error !== null) lines.push(`error: ${entry.error}`)
+    if (entry.check != null) {
+      lines.push(`The claim of completion was rejected: \`${oneLine(entry.check.command)}\` did not pass (${entry.check.result}).`)
+      const output = entry.check.output.trimEnd()
+      lines.push(output === "" ? "It printed nothing." : `Its output:\n${fenceFor(output)}\n${output}\n${fenceFor(output)}`)
+    }
     if (entry.stderr !== "") lines.push(`stderr:\n${fenceFor(entry.stderr)}\n${entry.stderr.trimEnd()}\n${fenceFor(entry.stderr)}`)
     if (entry.stdout !== "") lines.push(`stdout:\n${fenceFor(entry.stdout)}\n${entry.stdout.trimEnd()}\n${fenceFor(entry.stdout)}`)
     parts.push(lines.join("\n"))

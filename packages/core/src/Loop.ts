@@ -27,6 +27,7 @@ import { LoopReporter } from "./LoopReporter.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
 import { openTaskCount } from "./Tasks.js"
 import type { LoopRun } from "./LoopRun.js"
+import { rejectingCheck } from "./Verification.js"
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
@@ -93,7 +94,8 @@ export const runLoop = (input: LoopRun) =>
       stopReason: null,
       stopMessage: null,
       resumeAt: null,
-      guards: guardReport(options, initialCounters)
+      guards: guardReport(options, initialCounters),
+      ...(input.settings === undefined ? {} : { settings: input.settings })
     })
     const saveState = (patch: Partial<LoopState>) =>
       Effect.gen(function*() {
@@ -227,7 +229,8 @@ export const runLoop = (input: LoopRun) =>
             outcome: record.outcome,
             failures: verdict.failure.failures,
             failFast: options.failFast,
-            sameError: verdict.failure.sameError
+            sameError: verdict.failure.sameError,
+            check: rejectingCheck(record.verify ?? [])
           })
         }
         if (verdict._tag === "Stop") {
@@ -235,7 +238,8 @@ export const runLoop = (input: LoopRun) =>
         }
         if (verdict.warning !== null) yield* reporter.warn(verdict.warning)
         if (iteration >= options.maxIterations) {
-          const message = `stopped: --max-iterations (${options.maxIterations}) reached without the completion promise`
+          const missing = options.verify.length > 0 ? "a claim of completion that passed --verify" : "the completion promise"
+          const message = `stopped: --max-iterations (${options.maxIterations}) reached without ${missing}`
           return end({ status: "max-iterations", reason: "max-iterations", iterations: iteration, message, resumeAt: null }, result)
         }
         const next: Next = { _tag: "Next", iteration: iteration + 1, notes: verdict.note === null ? result.notes : [...result.notes, verdict.note] }

@@ -1,4 +1,5 @@
 import { type CommitInfo, countTokens, type IterationRecord } from "./Domain.js"
+import { describeVerification } from "./Verification.js"
 
 /** `1h02m`, `3m12s`, `12.3s`, `450ms`. */
 export const formatDuration = (ms: number): string => {
@@ -43,8 +44,10 @@ export const oneLine = (text: string, max = 200) => {
 /** The reasons a claim is set aside: the run that made it failed, or was stopped or interrupted. */
 export const SET_ASIDE = { failed: "the run failed", cut: "the run was cut short" } as const
 
-/** What became of an iteration's promise: a claim found, a claim set aside, only mentions (ignored), or none. */
-export const promiseFate = (record: IterationRecord): "found" | "aside" | "ignored" | "none" => {
+/** What became of an iteration's promise: a claim found, set aside, rejected by a check, only mentions (ignored), or none. */
+export const promiseFate = (record: IterationRecord): "found" | "aside" | "rejected" | "ignored" | "none" => {
+  // A claim the --verify checks rejected.
+  if (record.verify?.some((check) => !check.passed) === true) return "rejected"
   const setAside = record.promises.some((v) => v.reason === SET_ASIDE.failed || v.reason === SET_ASIDE.cut)
   // Records written before set-aside claims were recorded as such still say they were detected.
   const legacyAside = record.completionDetected && record.outcome !== "complete" && record.outcome !== "continue"
@@ -53,6 +56,10 @@ export const promiseFate = (record: IterationRecord): "found" | "aside" | "ignor
 
 /** What became of the promise: found, set aside (the run failed), ignored (and why), or not found. */
 export const describePromise = (record: IterationRecord) => {
+  const checks = record.verify ?? []
+  if (record.completionDetected && checks.length > 0) {
+    return `${checks.every((check) => check.passed) ? "promise found," : "promise rejected:"} ${describeVerification(checks)}`
+  }
   const fate = promiseFate(record)
   if (fate === "aside") {
     const failed = record.outcome === "failed" || record.outcome === "timeout"

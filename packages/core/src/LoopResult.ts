@@ -13,7 +13,9 @@ export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("Loop
   failures: Schema.Int,
   failFast: Schema.Boolean,
   /** The error every failure of the streak shared, when they did. */
-  sameError: Schema.NullOr(Schema.String)
+  sameError: Schema.NullOr(Schema.String),
+  /** When the last failure was a claim rejected by a `--verify` check: which, and how it ended. */
+  check: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 }) {
   override get message() {
     const how = this.outcome === "timeout"
@@ -23,13 +25,14 @@ export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("Loop
       : this.exitCode === 0 && this.error !== null
       ? `reported: ${oneLine(this.error)}`
       : `exited with code ${this.exitCode}`
+    const what = this.check === null ? `the harness ${how}` : `its claim failed the check ${this.check}`
     if (this.failFast) {
-      return `iteration ${this.iteration} failed (the harness ${how}) and --fail-fast is set; see spool ralph --status`
+      return `iteration ${this.iteration} failed (${what}) and --fail-fast is set; see spool ralph --status`
     }
     if (this.sameError !== null) {
       return `the same error ${this.failures} times in a row (--max-consecutive-failures ${this.failures}): ${oneLine(this.sameError)}; see spool ralph --status`
     }
-    return `${this.failures} iterations failed in a row (--max-consecutive-failures ${this.failures}); the last one: the harness ${how}; see spool ralph --status`
+    return `${this.failures} iterations failed in a row (--max-consecutive-failures ${this.failures}); the last one: ${what}; see spool ralph --status`
   }
 }
 

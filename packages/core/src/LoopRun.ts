@@ -1,4 +1,4 @@
-import type { LoopOptions } from "./Domain.js"
+import type { LoopOptions, SettingsSource } from "./Domain.js"
 import type { Redactor } from "./Redact.js"
 import type { Change } from "./Workspace.js"
 
@@ -13,4 +13,6 @@ export interface LoopRun {
   readonly pid: number
   /** Applied to everything written to logs and the error journal. */
   readonly redact: Redactor
+  /** Where the options came from, for `--status`; absent when not known. */
+  readonly settings?: SettingsSource
 }

@@ -317,13 +317,14 @@ export const makeByteHeadTail = (half: number) => {
       end = (end + last.length) % half
       kept = Math.min(half, kept + last.length)
     },
-    /** The whole stream if it fit, else head, a marker saying how much was cut (and where to find it all), and tail. */
-    text: (whereFull: string) => {
+    /** The whole stream if it fit, else head, a marker saying how much was cut (and where to find it all, when somewhere), and tail. */
+    text: (whereFull: string | null) => {
       const from = (end - kept + half) % half
       const tail = from + kept <= half ? ring.subarray(from, from + kept) : concat([ring.subarray(from), ring.subarray(0, end)])
       const cut = total - headLength - kept
       if (cut <= 0) return decode(concat([head.subarray(0, headLength), tail]))
-      return `${decode(head.subarray(0, headLength))}\n[... ${cut} bytes cut here; the full output is in ${whereFull} ...]\n${decode(tail)}`
+      const where = whereFull === null ? "" : `; the full output is in ${whereFull}`
+      return `${decode(head.subarray(0, headLength))}\n[... ${cut} bytes cut here${where} ...]\n${decode(tail)}`
     }
   }
 }

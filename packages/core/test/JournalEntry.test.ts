@@ -93,4 +93,25 @@ describe("error journal entries", () => {
     expect(body).toContain("TypeError: boom")
     expect(previousErrorsSection([])).toBeNull()
   })
+
+  it("keeps a rejected claim's check, with its output, through the journal and into the prompt", () => {
+    const check = { command: "pnpm test -- --reporter dot: unit", result: "exit 1, 4.2s", output: "FAIL greet.test.js\n1 failing\n" }
+    const original = entry({ exitCode: 0, stderr: "", stdout: "", check })
+    const text = formatEntry(original)
+    expect(text).toContain("## Iteration 2 failed (verify failed: pnpm test -- --reporter dot: unit, exit 1, 4.2s)")
+    expect(text).toContain("- check: exit 1, 4.2s: pnpm test -- --reporter dot: unit")
+    expect(parseEntries(text)).toEqual([original])
+    const body = previousErrorsSection([original])!
+    expect(body).toContain("### Run 20261122T023000Z-abcd, iteration 2: verify failed: pnpm test -- --reporter dot: unit, exit 1, 4.2s, task 1.2")
+    expect(body).toContain("`pnpm test -- --reporter dot: unit` did not pass (exit 1, 4.2s)")
+    expect(body).toContain("```\nFAIL greet.test.js\n1 failing\n```")
+    // Entries without a check read back without one.
+    expect(parseEntries(formatEntry(entry()))[0]).not.toHaveProperty("check")
+  })
+
+  it("cuts a check's output without saying where the rest is, when it is nowhere", () => {
+    const capture = makeByteHeadTail(10)
+    capture.append(utf8("a".repeat(30)))
+    expect(capture.text(null)).toBe(`${"a".repeat(10)}\n[... 10 bytes cut here ...]\n${"a".repeat(10)}`)
+  })
 })

@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { CompletionCheck } from "../src/CompletionCheck.js"
 import { ContextStore } from "../src/ContextStore.js"
 import { ChangeId, type LoopOptions } from "../src/Domain.js"
 import { ErrorJournal } from "../src/ErrorJournal.js"
@@ -56,6 +57,8 @@ export const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
   stallIterations: 5,
   maxConsecutiveFailures: 5,
   maxLimitWaitMs: 6 * 3_600_000,
+  verify: [],
+  verifyTimeoutMs: 600_000,
   ...overrides
 })
 
@@ -80,6 +83,8 @@ export const runWith = (
     readonly reports?: { readonly cost: boolean; readonly tokens: boolean }
     /** Runs beside the loop, with what it has printed so far (e.g. to move a test clock once it waits). */
     readonly during?: (output: () => string) => Effect.Effect<void, never, HistoryStore>
+    /** The runner of `--verify` checks (default: every check passes at once, printing nothing). */
+    readonly checks?: Layer.Layer<CompletionCheck>
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -109,6 +114,7 @@ export const runWith = (
       git,
       PromptBuilder.layer,
       LoopReporter.layerTest(output, progress),
+      extras.checks ?? CompletionCheck.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
       NodeFileSystem.layer
     ).pipe(Layer.provideMerge(stores))
     const change = makeChange(extras.tasks, extras.documents)

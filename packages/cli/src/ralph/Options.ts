@@ -88,18 +88,36 @@ export const ralphOptionSpecs = {
     group: "iterations",
     description: "refuse the promise while tasks.md has open tasks"
   }),
+  verify: valueOption({
+    name: "verify",
+    group: "iterations",
+    pseudo: "command",
+    example: "\"pnpm test\"",
+    repeatable: true,
+    description: "a shell command that must pass before a claim of completion stands; repeatable"
+  }),
+  verifyTimeout: valueOption({
+    name: "verify-timeout",
+    group: "iterations",
+    pseudo: "duration",
+    default: "10m",
+    description: "stop a --verify command running this long; it counts as failed"
+  }),
   status: switchOption({
     name: "status",
+    action: true,
     group: "state and context",
     description: "print the loop's state and recent iterations, then exit"
   }),
   json: switchOption({
     name: "json",
+    action: true,
     group: "state and context",
     description: "with --status: print one JSON object"
   }),
   addContext: valueOption({
     name: "add-context",
+    action: true,
     group: "state and context",
     pseudo: "text",
     example: "\"use the v2 API\"",
@@ -107,6 +125,7 @@ export const ralphOptionSpecs = {
   }),
   clearContext: switchOption({
     name: "clear-context",
+    action: true,
     group: "state and context",
     description: "empty the change's context"
   }),
@@ -146,6 +165,7 @@ export const ralphOptionSpecs = {
   }),
   remove: switchOption({
     name: "remove",
+    action: true,
     group: "git",
     description: "with --worktree: remove the change's worktree (its branch stays), then exit"
   }),

@@ -1,5 +1,14 @@
 import { FileSystem } from "@effect/platform"
-import { type Change, HarnessService, LoopOptions, makeRedactor, PromptBuilder, readTextFile, runLoop } from "@spool/core"
+import {
+  type Change,
+  CompletionCheck,
+  HarnessService,
+  LoopOptions,
+  makeRedactor,
+  PromptBuilder,
+  readTextFile,
+  runLoop
+} from "@spool/core"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { parseDuration } from "../Duration.js"
 import { ExitCode, setExitCode } from "../ExitCode.js"
@@ -9,6 +18,7 @@ import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { guardOptions, wholeNumber } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { SettingsOrigin } from "./Settings.js"
 import { afterLoop, placeLayer, workPlace } from "./Worktree.js"
 
 const usage = (message: string) => new UsageError({ message })
@@ -54,6 +64,8 @@ const loopOptions = (args: RalphArgs) =>
       requireTasks: args.requireTasks,
       keepErrors: args.keepErrors,
       errorHistory: yield* wholeNumber(specs.errorHistory, args.errorHistory, 0),
+      verify: args.verify,
+      verifyTimeoutMs: yield* parseDuration("--verify-timeout", args.verifyTimeout),
       ...yield* guardOptions(args)
     })
   })
@@ -85,10 +97,11 @@ export const runChange = (args: RalphArgs, change: Change) =>
         options,
         cwd: place.cwd,
         pid: process.pid,
-        redact: makeRedactor(process.env)
+        redact: makeRedactor(process.env),
+        settings: yield* SettingsOrigin
       }).pipe(Effect.provide(Layer.merge(placeLayer(place), gitLayer(place.cwd))))
       yield* afterLoop(place, result.status === "complete")
       yield* setExitCode(exitCodes[result.status])
     })
-    yield* loop.pipe(Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.layer)))
+    yield* loop.pipe(Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.layer, CompletionCheck.layer)))
   })

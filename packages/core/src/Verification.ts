@@ -1,0 +1,81 @@
+import { Effect } from "effect"
+import type { CheckResult } from "./CheckResult.js"
+import { type CheckRequest, CompletionCheck, type CheckRun } from "./CompletionCheck.js"
+import type { JournalCheck } from "./JournalEntry.js"
+import { formatDuration, oneLine } from "./LoopFormat.js"
+import { LoopReporter } from "./LoopReporter.js"
+import type { Redactor } from "./Redact.js"
+
+/** What the checks of one claim found: every check run, in order, and the one that failed (the last run), if one did. */
+export interface Verification {
+  readonly results: ReadonlyArray<CheckRun>
+  readonly failed: CheckRun | null
+}
+
+/**
+ * Runs the project's checks of a claim (`--verify`) in the order given, stopping at the first
+ * that fails: only a claim that passes them all stands.
+ */
+export const verifyClaim = (commands: ReadonlyArray<string>, request: Omit<CheckRequest, "command">) =>
+  Effect.gen(function*() {
+    const checks = yield* CompletionCheck
+    const reporter = yield* LoopReporter
+    const results: Array<CheckRun> = []
+    for (const command of commands) {
+      yield* reporter.line(`checking the claim: ${oneLine(command, 120)}`)
+      const result = yield* checks.run({ ...request, command })
+      results.push(result)
+      if (!result.passed) return { results, failed: result } satisfies Verification
+    }
+    return { results, failed: null } satisfies Verification
+  })
+
+/** `exit 1, 4.2s`, `killed by SIGSEGV, 1.0s`, `timed out after 10m00s`. */
+export const describeCheck = (result: CheckResult) =>
+  result.timedOut
+    ? `timed out after ${formatDuration(result.durationMs)}`
+    : `${result.signal !== null ? `killed by ${result.signal}` : `exit ${result.exitCode}`}, ${formatDuration(result.durationMs)}`
+
+const shown = (command: string) => oneLine(command, 80)
+
+/** What the summary line says of the checks: `verified: pnpm test 3.1s` or `verify failed: pnpm test (exit 1, 4.2s)`. */
+export const describeVerification = (results: ReadonlyArray<CheckResult>) => {
+  const failed = results.find((result) => !result.passed)
+  return failed === undefined
+    ? `verified: ${results.map((result) => `${shown(result.command)} ${formatDuration(result.durationMs)}`).join(", ")}`
+    : `verify failed: ${shown(failed.command)} (${describeCheck(failed)})`
+}
+
+/** The record's part of a check: everything but its output. */
+export const checkResult = ({ output: _output, ...result }: CheckRun): CheckResult => result
+
+/** The failed check as the error journal keeps it, its output redacted like the agent's. */
+export const journalCheck = (failed: CheckRun, redact: Redactor): JournalCheck => ({
+  command: failed.command,
+  result: describeCheck(failed),
+  output: redact(failed.output)
+})
+
+/** What the next prompt tells the agent about a claim the checks rejected. */
+export const rejectionNote = (iteration: number, commands: ReadonlyArray<string>, failed: CheckRun) =>
+  `In iteration ${iteration} you claimed completion, and the loop checked the claim by running the project's checks ` +
+  `(${commands.map((command) => `\`${shown(command)}\``).join(", ")}, in that order; all must pass). ` +
+  `\`${shown(failed.command)}\` failed (${describeCheck(failed)}), so the claim was rejected; its output is under "Previous errors" below. ` +
+  `Fix what it reports, run \`${shown(failed.command)}\` yourself until it passes, and only then claim completion again.`
+
+/** Why the failure breaker counts the iteration: the same check failing the same way is the same error. */
+export const checkFailure = (failed: CheckRun) => `verify failed: ${shown(failed.command)} (${failed.timedOut ? "timed out" : failed.signal ?? `exit ${failed.exitCode}`})`
+
+/** The check that rejected a recorded claim, as messages name it (`pnpm test (exit 1, 4.2s)`); null when none did. */
+export const rejectingCheck = (results: ReadonlyArray<CheckResult>) => {
+  const failed = results.find((result) => !result.passed)
+  return failed === undefined ? null : `${shown(failed.command)} (${describeCheck(failed)})`
+}
+
+/** What every prompt tells the agent when its claims are checked: which commands decide. */
+export const checksSection = (commands: ReadonlyArray<string>) => ({
+  title: "How your claim is checked",
+  body: `When you claim completion, the loop runs these commands in the repository, in this order, and believes the claim only if every one exits 0:\n` +
+    `${commands.map((command) => `- \`${shown(command)}\``).join("\n")}\n` +
+    "Run them yourself before you claim completion."
+})
