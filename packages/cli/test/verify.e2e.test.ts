@@ -53,6 +53,25 @@ describe("--verify", () => {
     expect(git(root, "show", "--stat", "HEAD")).toContain("greeting.txt")
   })
 
+  it("commits the agent's work, never what a check writes, in this iteration or the next", () => {
+    const root = makeWorkspace()
+    const agent = agentScript(
+      `import { writeFileSync } from "node:fs"\n` +
+        `writeFileSync("work-" + process.env.SPOOL_ITERATION + ".txt", "done\\n")\n` +
+        `console.log(${JSON.stringify(CLAIM)})\n`
+    )
+    // The check leaves a report behind, and passes only the second time.
+    const check = "echo \"run $SPOOL_ITERATION\" > check-report.txt; test \"$SPOOL_ITERATION\" = 2"
+    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agent), "--verify", check], { cwd: root })
+    expect(result.code, result.stderr).toBe(0)
+    const history = statusJson(root).history
+    expect(history.map((r: { git: { files: Array<string> } }) => r.git.files)).toEqual([["work-1.txt"], ["work-2.txt"]])
+    for (const record of history) {
+      expect(git(root, "show", "--name-only", "--format=", record.commit).split("\n").filter(Boolean)).toEqual([record.git.files[0]])
+    }
+    expect(git(root, "status", "--porcelain")).toBe("?? check-report.txt")
+  })
+
   it("runs the checks where the agent works: in the loop's worktree with --worktree", () => {
     const root = makeWorkspace()
     const result = spool(["ralph", "x", "--change", "001-01", "--worktree", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", "echo \"checked in $(pwd)\"; exit 3", "--max-iterations", "1"], { cwd: root })

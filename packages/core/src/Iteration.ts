@@ -253,6 +253,15 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
             capture.warnings.push(`the agent claims completion, but tasks.md still has ${open} open task${open === 1 ? "" : "s"}`)
           }
         }
+        // The agent's work is measured and committed before any check runs: what a check writes
+        // (coverage, build output) is not the iteration's work, nor the next one's.
+        const changed = interrupted ? null : yield* inputs.gitOrWarn(git.changesSince(before), null)
+        yield* Ref.set(ctx.lastSnapshot, changed?.after ?? null)
+        const summary = changed?.summary ?? null
+        let commit: string | null = null
+        if (options.commit && changed !== null) {
+          commit = yield* commitWork(ctx, iteration, changed.paths, capture.warnings)
+        }
         // A claim that would stand is checked by the project's own checks (--verify), and stands only if they pass.
         let verification: Verification | null = null
         if (accepted && options.verify.length > 0) {
@@ -263,6 +272,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
             timeoutMs: options.verifyTimeoutMs,
             env: { SPOOL_CHANGE: change.id, SPOOL_ITERATION: String(iteration) }
           }))
+          if (changed !== null) yield* Ref.set(ctx.lastSnapshot, yield* inputs.gitOrWarn(git.snapshot, null))
         }
         const rejectedBy = verification?.failed ?? null
         if (rejectedBy !== null) {
@@ -273,13 +283,6 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         // What the agent reported may quote secrets, like its output: redacted once, used everywhere.
         const redact = ctx.input.redact
         const error = capture.error === null ? null : redact(capture.error)
-        const changed = interrupted ? null : yield* inputs.gitOrWarn(git.changesSince(before), null)
-        yield* Ref.set(ctx.lastSnapshot, changed?.after ?? null)
-        const summary = changed?.summary ?? null
-        let commit: string | null = null
-        if (options.commit && changed !== null) {
-          commit = yield* commitWork(ctx, iteration, changed.paths, capture.warnings)
-        }
         const record: IterationRecord = {
           run: ctx.run,
           iteration,
