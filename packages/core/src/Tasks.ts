@@ -13,93 +13,103 @@ export interface TaskList {
   readonly tasks: ReadonlyArray<Task>
 }
 
-const markers: Record<string, TaskStatus> = {
-  " ": "pending",
-  "": "pending",
-  x: "complete",
-  X: "complete",
-  "~": "in-progress",
-  ">": "in-progress",
-  "/": "in-progress",
-  "-": "shelved"
-}
-
-const words: Record<string, TaskStatus> = {
-  pending: "pending",
-  todo: "pending",
-  "in-progress": "in-progress",
-  complete: "complete",
-  completed: "complete",
-  done: "complete",
-  shelved: "shelved",
-  discarded: "shelved",
-  "out-of-scope": "shelved",
-  skipped: "shelved",
-  cancelled: "shelved",
-  canceled: "shelved"
-}
-
-// Each pattern matches in linear time: runs of spaces never compete with each other, and `s`
-// lets the rest of a line hold any character (a lone "\r" included) without backtracking.
-// A box is `[x]`, or `\[x\]` as markdown formatters escape it.
-// `- [ ] 1.1 Do something`, `* [x] Done`, `- \[x\] 2 Formatted`
-const checkbox = /^[ \t]*[-*+][ \t]+(?:\[(.?)\]|\\\[(.?)\\\])(.*)$/s
-// `### Task 1.1: Name`: the number is taken whole (the lookahead makes it atomic) and must end there.
-const heading = /^(#{2,6})[ \t]+Task[ \t]+(?=(\d+(?:\.\d+)*))\2\.?(?![\w.])(.*)$/is
-// Any heading: one of the same or a higher level ends a task's section.
-const anyHeading = /^(#{1,6})(?:[ \t]|$)/
-// `- **Status**: [x] complete`, `- **Status**: \[x\] completed (note)`, `**Status:** done`
-const statusLine = /^[ \t]*(?:[-*+][ \t]*)?\*\*Status(?:\*\*[ \t]*:?|:\*\*)[ \t]*(?:\[(.?)\]|\\\[(.?)\\\])?[ \t]*(.*)$/is
-const statusWord = /^(in[-_ ]progress|out[-_ ]of[-_ ]scope|completed|complete|done|pending|todo|shelved|discarded|skipped|cancell?ed)(?![\w-])/i
-const numbered = /^(?:Task[ \t]+)?(\d+(?:\.\d+)*)[.:)]?[ \t](.*)$/is
-// A fenced code block opens with three or more backticks (no backtick after them) or tildes.
-const fenceOpen = /^[ \t]*(`{3,}(?=[^`]*$)|~{3,})/
-const fenceClose = /^[ \t]*(`{3,}|~{3,})[ \t]*$/
-
-const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, " ").trim()
-
 const LIMIT = 5000
-const LINE = 2000
 
-/** A status line's status: its word when it has a known one (as spool's own tools read it), else its box. */
-const statusOf = (line: string): TaskStatus | null => {
-  const status = statusLine.exec(line)
-  if (status === null) return null
-  const word = statusWord.exec(status[3]!)
-  if (word !== null) return words[word[1]!.toLowerCase().replace(/[_ ]/g, "-")]!
-  const marker = status[1] ?? status[2]
-  return marker === undefined ? null : markers[marker] ?? "pending"
-}
-
-/** The lines outside fenced code blocks (examples, never tasks), each cut to its first 2000 characters. */
-const proseLines = (text: string): Array<readonly [line: string, number: number]> => {
-  const lines = text.split(/\r?\n/)
-  const prose: Array<readonly [string, number]> = []
-  let fence: string | null = null
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.slice(0, LINE)
-    if (fence !== null) {
-      const close = fenceClose.exec(line)
-      if (close !== null && close[1]![0] === fence[0] && close[1]!.length >= fence.length) fence = null
-      continue
-    }
-    const open = fenceOpen.exec(line)
-    if (open !== null) fence = open[1]!
-    else prose.push([line, i + 1])
+/**
+ * The rules of both formats. Made for each parse rather than once per module: a handful of
+ * patterns cost nothing next to reading the file, and each rule is then exercised, and can be
+ * changed under test, by just the tests that parse with it.
+ */
+const makeRules = () => {
+  const markers: Record<string, TaskStatus> = {
+    " ": "pending",
+    "": "pending",
+    x: "complete",
+    X: "complete",
+    "~": "in-progress",
+    ">": "in-progress",
+    "/": "in-progress",
+    "-": "shelved"
   }
-  return prose
-}
 
-const checkboxTask = (line: string, lineNumber: number): Task | null => {
-  const box = checkbox.exec(line)
-  if (box === null) return null
-  const status = markers[box[1] ?? box[2]!]
-  if (status === undefined) return null
-  const rest = oneLine(box[3]!)
-  const number = numbered.exec(rest)
-  return number !== null
-    ? { id: number[1]!, description: number[2]!.trim(), status, line: lineNumber }
-    : { id: `line ${lineNumber}`, description: rest, status, line: lineNumber }
+  const words: Record<string, TaskStatus> = {
+    pending: "pending",
+    todo: "pending",
+    "in-progress": "in-progress",
+    complete: "complete",
+    completed: "complete",
+    done: "complete",
+    shelved: "shelved",
+    discarded: "shelved",
+    "out-of-scope": "shelved",
+    skipped: "shelved",
+    cancelled: "shelved",
+    canceled: "shelved"
+  }
+
+  // Each pattern matches in linear time: runs of spaces never compete with each other, and `s`
+  // lets the rest of a line (`.*`, to its end) hold any character, a lone "\r" included, without backtracking.
+  // A box is `[x]`, or `\[x\]` as markdown formatters escape it.
+  // `- [ ] 1.1 Do something`, `* [x] Done`, `- \[x\] 2 Formatted`
+  const checkbox = /^[ \t]*[-*+][ \t]+(?:\[(.?)\]|\\\[(.?)\\\])(.*)/s
+  // `### Task 1.1: Name`: the number is taken whole (the lookahead makes it atomic) and must end there.
+  const heading = /^(#{2,6})[ \t]+Task[ \t]+(?=(\d+(?:\.\d+)*))\2\.?(?![\w.])(.*)/is
+  // Any heading: one of the same or a higher level ends a task's section.
+  const anyHeading = /^(#{1,6})(?:[ \t]|$)/
+  // `- **Status**: [x] complete`, `- **Status**: \[x\] completed (note)`, `**Status:** done`
+  const statusLine = /^[ \t]*(?:[-*+][ \t]*)?\*\*Status(?:\*\*[ \t]*:?|:\*\*)[ \t]*(?:\[(.?)\]|\\\[(.?)\\\])?[ \t]*(.*)/is
+  const statusWord = /^(in[-_ ]progress|out[-_ ]of[-_ ]scope|completed|complete|done|pending|todo|shelved|discarded|skipped|cancell?ed)(?![\w-])/i
+  const numbered = /^(?:Task[ \t]+)?(\d+(?:\.\d+)*)[.:)]?[ \t](.*)/is
+  // A fenced code block opens with three or more backticks (no backtick after them) or tildes.
+  const fenceOpen = /^[ \t]*(`{3,}(?=[^`]*$)|~{3,})/
+  const fenceClose = /^[ \t]*(`{3,}|~{3,})[ \t]*$/
+
+  const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, " ").trim()
+
+  const LINE = 2000
+
+  /** A status line's status: its word when it has a known one (as spool's own tools read it), else its box. */
+  const statusOf = (line: string): TaskStatus | null => {
+    const status = statusLine.exec(line)
+    if (status === null) return null
+    const word = statusWord.exec(status[3]!)
+    if (word !== null) return words[word[1]!.toLowerCase().replace(/[_ ]/g, "-")]!
+    const marker = status[1] ?? status[2]
+    return marker === undefined ? null : markers[marker] ?? "pending"
+  }
+
+  /** The lines outside fenced code blocks (examples, never tasks), each cut to its first 2000 characters. */
+  const proseLines = (text: string): Array<readonly [line: string, number: number]> => {
+    const lines = text.split(/\r?\n/)
+    const prose: Array<readonly [string, number]> = []
+    let fence: string | null = null
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!.slice(0, LINE)
+      if (fence !== null) {
+        const close = fenceClose.exec(line)
+        if (close !== null && close[1]![0] === fence[0] && close[1]!.length >= fence.length) fence = null
+        continue
+      }
+      const open = fenceOpen.exec(line)
+      if (open !== null) fence = open[1]!
+      else prose.push([line, i + 1])
+    }
+    return prose
+  }
+
+  const checkboxTask = (line: string, lineNumber: number): Task | null => {
+    const box = checkbox.exec(line)
+    if (box === null) return null
+    const status = markers[box[1] ?? box[2]!]
+    if (status === undefined) return null
+    const rest = oneLine(box[3]!)
+    const number = numbered.exec(rest)
+    return number !== null
+      ? { id: number[1]!, description: number[2]!.trim(), status, line: lineNumber }
+      : { id: `line ${lineNumber}`, description: rest, status, line: lineNumber }
+  }
+
+  return { heading, anyHeading, statusOf, proseLines, checkboxTask, oneLine }
 }
 
 /**
@@ -112,6 +122,7 @@ const checkboxTask = (line: string, lineNumber: number): Task | null => {
  */
 export const parseTasks = (text: string | null): TaskList => {
   if (text === null) return { tasks: [] }
+  const { heading, anyHeading, statusOf, proseLines, checkboxTask, oneLine } = makeRules()
   const lines = proseLines(text)
   let headings = false
   let statuses = false
@@ -136,7 +147,6 @@ export const parseTasks = (text: string | null): TaskList => {
     open = null
   }
   for (const [line, lineNumber] of lines) {
-    if (tasks.length >= LIMIT) break
     const level = anyHeading.exec(line)?.[1]!.length
     if (level !== undefined) {
       const head = heading.exec(line)

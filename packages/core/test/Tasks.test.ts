@@ -312,6 +312,63 @@ describe("tasks.md, exactly", () => {
   })
 })
 
+describe("tasks.md, line by line", () => {
+  const statuses = (text: string) => parseTasks(text).tasks.map((t) => [t.id, t.status])
+
+  it("reads checkbox lines with extra spaces, and an empty box, bare or escaped", () => {
+    expect(statuses("-  [x] 1 Two spaces\n- [] 2 Bare\n- \\[\\] 3 Escaped\n")).toEqual([["1", "complete"], ["2", "pending"], ["3", "pending"]])
+  })
+
+  it("numbers a checkbox task only from the start of its text, `Task` prefix and spaces allowed", () => {
+    const list = parseTasks("- [ ] Step 2 of 3 things\n- [ ] Task  1.2 Name\n")
+    expect(list.tasks.map((t) => [t.id, t.description])).toEqual([["line 1", "Step 2 of 3 things"], ["1.2", "Name"]])
+  })
+
+  it("reads task headings with extra spaces, and never a heading quoted inside a line", () => {
+    const list = parseTasks("###  Task  1: Spaced\n- **Status**: [x] complete\nSee ### Task 2: quoted\n")
+    expect(list.tasks.map((t) => [t.id, t.status])).toEqual([["1", "complete"]])
+  })
+
+  it("keeps a name's separators when it has none in front", () => {
+    expect(parseTasks("### Task 2.3 Fix the config.json loader\n- **Status**: [ ] pending\n").tasks[0]!.description).toBe("Fix the config.json loader")
+  })
+
+  it("ends a section at an empty heading, never at a #hashtag line", () => {
+    expect(statuses("### Task 1: A\n##\n- **Status**: [x] complete\n")).toEqual([["1", "pending"]])
+    expect(statuses("### Task 1: A\n#notaheading\n- **Status**: [x] complete\n")).toEqual([["1", "complete"]])
+  })
+
+  it("reads status lines however they are spaced and bulleted, but not one quoted inside a sentence", () => {
+    const task = (status: string) => statuses(`### Task 1: A\n${status}\n`)[0]![1]
+    expect(task("  - **Status**: [x] complete")).toBe("complete")
+    expect(task("**Status**: [x]")).toBe("complete")
+    expect(task("-**Status**: [x]")).toBe("complete")
+    expect(task("- **Status** : [x]")).toBe("complete")
+    expect(task("- **Status** [x]")).toBe("complete")
+    expect(task("- **Status**:  [x]")).toBe("complete")
+    expect(task("- **Status**: []")).toBe("pending")
+    expect(task("- **Status**: \\[\\]")).toBe("pending")
+    expect(task("- **Status**: \\[x\\]")).toBe("complete")
+    expect(task("Note that **Status**: [x] means done")).toBe("pending")
+  })
+
+  it("reads a status word only where it starts the status, spelled as people spell it", () => {
+    const task = (status: string) => statuses(`### Task 1: A\n- **Status**: ${status}\n`)[0]![1]
+    expect(task("[x] was pending")).toBe("complete")
+    expect(task("[ ] done today")).toBe("complete")
+    expect(task("[ ] done-ish")).toBe("pending")
+    expect(task("[ ] out of scope")).toBe("shelved")
+    expect(task("[ ] out_of_scope")).toBe("shelved")
+    expect(task("[ ] canceled")).toBe("shelved")
+    expect(task("[ ] cancelled")).toBe("shelved")
+  })
+
+  it("opens a fence only at the start of a line, and closes it only with a line of the fence alone", () => {
+    expect(statuses("Wrap code in ``` fences.\n- [ ] 1 Real\n")).toEqual([["1", "pending"]])
+    expect(statuses("```js\n```not a close\necho ```\n- [ ] 2 Example\n```\n- [ ] 1 Real\n")).toEqual([["1", "pending"]])
+  })
+})
+
 describe("a corpus of real task lists", () => {
   const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "tasks")
 
