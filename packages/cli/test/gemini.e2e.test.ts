@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { processesIn } from "../../harness-codex/test/fixtures/processes.js"
+import { processesIn, survives } from "../../harness-codex/test/fixtures/processes.js"
 import {
   type FakeGeminiServer,
   GEMINI_BIN,
@@ -128,7 +128,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
       loop.kill("SIGINT")
       expect(await done).toBe(130)
       expect(processesIn(root)).toEqual([])
-      for (const { pid } of running) expect(existsSync(`/proc/${pid}`)).toBe(false)
+      for (const { pid, cmdline } of running) expect(await survives(pid), `${cmdline} survived`).toBe(false)
       expect(statusJson(root).history.at(-1).outcome).toBe("interrupted")
     }))
 

@@ -1,13 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { makeJsonOutput, makeLineDecoder } from "../src/index.js"
-import { HarnessEvent, type HarnessEvent as Event } from "../src/HarnessService.js"
+import { HarnessEvent, type HarnessEvent as Event, outputOf } from "../src/HarnessService.js"
 
 const Said = Schema.Struct({ type: Schema.Literal("said"), text: Schema.String })
 const decodeLine = makeLineDecoder(Said)
-const utf8 = (text: string) => new TextEncoder().encode(text)
-const stdout = (text: string) => HarnessEvent.Output({ stream: "stdout", bytes: utf8(text) })
-const stderr = (text: string) => HarnessEvent.Output({ stream: "stderr", bytes: utf8(text) })
+const stdout = (text: string) => outputOf("stdout", text)
+const stderr = (text: string) => outputOf("stderr", text)
 const exited = HarnessEvent.Exited({ exitCode: 0, signal: null })
 
 const reader = (seen: Array<string>) =>
