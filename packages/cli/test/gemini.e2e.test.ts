@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { processesIn, survives } from "../../harness-codex/test/fixtures/processes.js"
 import {
@@ -11,28 +11,22 @@ import {
   type Turn,
   Turn as T
 } from "../../harness-gemini/test/fixtures/fakeGeminiServer.js"
-import { git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir } from "./support.js"
+import { git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir, withFakeServer, writeBigProposal } from "./support.js"
 
 // The real gemini binary, driven by `spool ralph`, against a fake Gemini API on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
 const change = "001-01_greeting-cli"
 
-/** Runs `body` against a server answering `script(root)`: the turns may name files in the work tree. */
-const withServer = async <A>(
+/** Runs `body` against a fake Gemini API answering `script(root)`: the turns may name files in the work tree. */
+const withServer = <A>(
   script: (root: string) => ReadonlyArray<Turn>,
   body: (server: FakeGeminiServer, root: string, env: Record<string, string>) => Promise<A>
-) => {
-  const root = makeWorkspace()
-  const server = await startFakeGeminiServer(script(root))
-  try {
-    // gemini's HOME lives beside the repository, so nothing of gemini's lands in the work tree.
-    const env = { ...geminiEnv({ baseURL: server.baseURL, root: `${root}-gemini` }), SPOOL_GEMINI_BIN: GEMINI_BIN }
-    return await body(server, root, env)
-  } finally {
-    await server.close()
-    rmSync(`${root}-gemini`, { recursive: true, force: true })
-  }
-}
+) =>
+  withFakeServer(
+    (root) => startFakeGeminiServer(script(root)),
+    (server, home) => ({ ...geminiEnv({ baseURL: server.baseURL, root: home }), SPOOL_GEMINI_BIN: GEMINI_BIN }),
+    body
+  )
 
 const run = ["--harness", "gemini", "--model", TEST_MODEL, "--no-interactive"]
 const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
@@ -104,10 +98,8 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
 
   it("hands a 300 KiB proposal to the model whole", () =>
     withServer(() => [T.text("Read it all.\n", PROMISE)], async (server, root, env) => {
-      const line = "A requirement with \"quotes\", $dollars and `backticks`.\n"
-      const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${line.repeat(Math.ceil((300 * 1024) / line.length))}END-OF-PROPOSAL\n`
+      const proposal = writeBigProposal(root)
       expect(proposal.length).toBeGreaterThan(300 * 1024)
-      writeFileSync(join(root, ".spool", "changes", change, "proposal.md"), proposal)
       const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
       expect(result.code, result.stderr).toBe(0)
       expect(server.requests.length).toBe(1)

@@ -1,31 +1,25 @@
 import { describe, expect, it } from "@effect/vitest"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { processesIn, survives } from "../../harness-codex/test/fixtures/processes.js"
 import { type FakeModelServer, startFakeModelServer, type Turn, Turn as T } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
 import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "../../harness-pi/test/fixtures/piEnv.js"
-import { git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir } from "./support.js"
+import { git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir, withFakeServer, writeBigProposal } from "./support.js"
 
 // The real pi binary, driven by `spool ralph`, against a fake OpenAI-compatible server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
 const change = "001-01_greeting-cli"
 
-/** Runs `body` against a server answering `script(root)`: the turns may name files in the work tree. */
-const withServer = async <A>(
+/** Runs `body` against a fake OpenAI-compatible server answering `script(root)`: the turns may name files in the work tree. */
+const withServer = <A>(
   script: (root: string) => ReadonlyArray<Turn>,
   body: (server: FakeModelServer, root: string, env: Record<string, string>) => Promise<A>
-) => {
-  const root = makeWorkspace()
-  const server = await startFakeModelServer(script(root))
-  try {
-    // pi's agent directory lives beside the repository, so nothing of pi's lands in the work tree.
-    const env = { ...piEnv({ baseURL: server.baseURL, root: `${root}-pi` }), SPOOL_PI_BIN: PI_BIN }
-    return await body(server, root, env)
-  } finally {
-    await server.close()
-    rmSync(`${root}-pi`, { recursive: true, force: true })
-  }
-}
+) =>
+  withFakeServer(
+    (root) => startFakeModelServer(script(root)),
+    (server, home) => ({ ...piEnv({ baseURL: server.baseURL, root: home }), SPOOL_PI_BIN: PI_BIN }),
+    body
+  )
 
 const run = ["--harness", "pi", "--model", TEST_MODEL, "--no-interactive"]
 const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
@@ -78,10 +72,8 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
 
   it("hands a 300 KiB proposal to the model whole", () =>
     withServer(() => [T.text("Read it all.\n", PROMISE)], async (server, root, env) => {
-      const line = "A requirement with \"quotes\", $dollars and `backticks`.\n"
-      const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${line.repeat(Math.ceil((300 * 1024) / line.length))}END-OF-PROPOSAL\n`
+      const proposal = writeBigProposal(root)
       expect(proposal.length).toBeGreaterThan(300 * 1024)
-      writeFileSync(join(root, ".spool", "changes", change, "proposal.md"), proposal)
       const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
       expect(result.code, result.stderr).toBe(0)
       expect(server.requests.length).toBe(1)

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, outputOf } from "@spool/core"
 import { readFileSync } from "node:fs"
+import { inBatches, sortEvents } from "../../core/test/fixtures/harnessEvents.js"
 import { apiErrorOf } from "../src/GeminiEvent.js"
 import { fromError, retryingAfterLimit } from "../src/GeminiLimit.js"
 import { makeGeminiOutput, NO_RESULT, untrustedWarning } from "../src/GeminiOutput.js"
@@ -16,28 +17,12 @@ const line = (event: object) => `${JSON.stringify(event)}\n`
 /** Feeds the chunks, then `Exited`, and sorts what came out. */
 const translate = (chunks: ReadonlyArray<HarnessEvent>, end: HarnessEvent = exited()) => {
   const output = makeGeminiOutput({ cwd })
-  const events = [...chunks, end].flatMap(output.feed)
-  const of = <T extends HarnessEvent["_tag"]>(tag: T) => events.filter((e): e is Extract<HarnessEvent, { _tag: T }> => e._tag === tag)
-  return {
-    events,
-    outputs: of("Output"),
-    agentText: of("AgentText").map((e) => e.text).join(""),
-    display: of("Display").map((e) => e.text).join(""),
-    usage: of("Usage").map((e) => e.usage),
-    warnings: of("Warning").map((e) => e.message),
-    failed: of("Failed").map((e) => e.message),
-    limited: of("Limited")
-  }
+  return sortEvents([...chunks, end].flatMap(output.feed))
 }
 
 /** A recorded run: its stdout in chunks of `size` bytes, its stderr, its exit code. */
-const recorded = (name: string, exitCode: number, size = 97) => {
-  const out = fixture(`${name}.stdout.jsonl`)
-  const chunks: Array<HarnessEvent> = []
-  for (let at = 0; at < out.length; at += size) chunks.push(stdout(out.slice(at, at + size)))
-  chunks.push(stderr(fixture(`${name}.stderr.txt`)))
-  return translate(chunks, exited(exitCode))
-}
+const recorded = (name: string, exitCode: number, size = 97) =>
+  translate([...inBatches(fixture(`${name}.stdout.jsonl`), size), stderr(fixture(`${name}.stderr.txt`))], exited(exitCode))
 
 describe("gemini JSON output", () => {
   it("passes every raw chunk on as Output, in order, and ends with Exited", () => {

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { readFileSync } from "node:fs"
+import { inBatches, sortEvents } from "../../core/test/fixtures/harnessEvents.js"
 import { decodeLine } from "../src/PiEvent.js"
 import { fromError, retryDelayOf } from "../src/PiLimit.js"
 import { makePiOutput, NO_END } from "../src/PiOutput.js"
@@ -16,26 +17,11 @@ const line = (event: object) => `${JSON.stringify(event)}\n`
 /** Feeds the chunks, then `Exited`, and sorts what came out. */
 const translate = (chunks: ReadonlyArray<HarnessEvent>, end: HarnessEvent = exited()) => {
   const output = makePiOutput({ cwd })
-  const events = [...chunks, end].flatMap(output.feed)
-  const of = <T extends HarnessEvent["_tag"]>(tag: T) => events.filter((e): e is Extract<HarnessEvent, { _tag: T }> => e._tag === tag)
-  return {
-    events,
-    outputs: of("Output"),
-    agentText: of("AgentText").map((e) => e.text).join(""),
-    display: of("Display").map((e) => e.text).join(""),
-    usage: of("Usage").map((e) => e.usage),
-    failed: of("Failed").map((e) => e.message),
-    limited: of("Limited")
-  }
+  return sortEvents([...chunks, end].flatMap(output.feed))
 }
 
 /** A recorded run's stdout, fed in chunks of `size` bytes. */
-const recorded = (name: string, size = 89) => {
-  const out = fixture(`${name}.stdout.jsonl`)
-  const chunks: Array<HarnessEvent> = []
-  for (let at = 0; at < out.length; at += size) chunks.push(stdout(out.slice(at, at + size)))
-  return translate(chunks)
-}
+const recorded = (name: string, size = 89) => translate(inBatches(fixture(`${name}.stdout.jsonl`), size))
 
 const assistant = (text: string, extra: object = {}) =>
   line({ type: "message_end", message: { role: "assistant", content: [{ type: "thinking", thinking: "<promise>COMPLETE</promise>" }, { type: "text", text }], stopReason: "stop", ...extra } })
