@@ -25,6 +25,8 @@ export const untrustedWarning =
 const DENIED = new Set(["tool_not_registered", "policy_violation"])
 const YOLO_OVERRIDDEN = /Approval mode overridden to "default" because the current folder is not trusted/
 const STACK_FRAME = /^\s+at \S|^\s*[{}]\s*$|^\s+status: \d+\s*$/
+/** gemini's notice about the terminal it thinks it draws on: its output goes to spool, not to a terminal. */
+const TERMINAL_NOTICE = /^Warning: 256-color support not detected/
 
 /**
  * Totals of the run over every model it used. Gemini's `input_tokens` include the cached ones;
@@ -58,7 +60,8 @@ export const failureMessage = (result: Result, lastError: string | null): string
  * - `result`: one `Usage` with the run's totals (gemini reports no cost: null); `status: error`:
  *   `Failed` with the API's message, and `Limited` for a 429 / `RESOURCE_EXHAUSTED` / quota
  * - no `result` before the process exits: `Failed` (with gemini's last stderr line)
- * - `error` events, non-JSON stdout lines and stderr lines (stack frames excepted): `Display`
+ * - `error` events, non-JSON stdout lines and stderr lines (stack frames and the terminal notice
+ *   excepted): `Display`
  */
 export const makeGeminiOutput = (options: GeminiOutputOptions): GeminiOutput => {
   const calls = new Map<string, string>()
@@ -144,7 +147,7 @@ export const makeGeminiOutput = (options: GeminiOutputOptions): GeminiOutput => 
 
   const onStderr = (out: HarnessEvents, text: string) => {
     const plain = stripAnsi(text)
-    if (plain.trim() === "" || STACK_FRAME.test(plain)) return
+    if (plain.trim() === "" || STACK_FRAME.test(plain) || TERMINAL_NOTICE.test(plain)) return
     if (YOLO_OVERRIDDEN.test(plain)) warn(out, untrustedWarning)
     const retrying = GeminiLimit.retryingAfterLimit(plain)
     if (retrying !== null || /^Suggested retry after/.test(plain)) retryHint = GeminiLimit.retryDelayOf(plain) ?? retryHint

@@ -66,6 +66,8 @@ describe("gemini JSON output", () => {
     assert.include(result.display, "✗ fake bad request (HTTP 400)")
     assert.notMatch(result.display, /\n\s+at /)
     assert.include(result.display, "Error when talking to Gemini API")
+    assert.notInclude(result.display, "256-color")
+    assert.include(result.display, "Ripgrep is not available")
     assert.deepStrictEqual(result.limited, [])
     assert.strictEqual(result.usage.length, 1)
   })
