@@ -1,10 +1,10 @@
-import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ChangeId, HarnessService } from "@spool/core"
-import { Chunk, Effect, Stream } from "effect"
+import { ChangeId } from "@spool/core"
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { tempDirectory } from "../../core/test/fixtures/fakeHttpServer.js"
+import { runHarnessOnce } from "../../core/test/fixtures/harnessEvents.js"
 import { GeminiHarness } from "../src/index.js"
 import { fakeGeminiServer, GEMINI_BIN, geminiEnv, TEST_MODEL, Turn as T } from "./fixtures/fakeGeminiServer.js"
 
@@ -35,12 +35,7 @@ describe("GeminiHarness", () => {
         pathEnv: process.env.PATH,
         env: geminiEnv({ baseURL: server.baseURL, root: path.join(root, "home") })
       })
-      const events = yield* HarnessService.pipe(
-        Effect.flatMap((harness) => Stream.runCollect(harness.run({ prompt: "Write a.txt, please.", changeId, iteration: 2, cwd }))),
-        Effect.provide(layer),
-        Effect.provide(NodeContext.layer)
-      )
-      const all = Chunk.toArray(events)
+      const all = yield* runHarnessOnce(layer, { prompt: "Write a.txt, please.", changeId, iteration: 2, cwd })
       assert.strictEqual(fs.readFileSync(path.join(cwd, "a.txt"), "utf8"), "written\n")
       assert.strictEqual(all.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join(""), "Writing the file.\nAll done.\n")
       assert.deepStrictEqual(all.flatMap((e) => (e._tag === "Usage" ? [e.usage.inputTokens + e.usage.cacheReadTokens] : [])), [200])

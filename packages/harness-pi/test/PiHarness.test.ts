@@ -1,10 +1,10 @@
-import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ChangeId, HarnessService } from "@spool/core"
-import { Chunk, Effect, Stream } from "effect"
+import { ChangeId } from "@spool/core"
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { tempDirectory } from "../../core/test/fixtures/fakeHttpServer.js"
+import { runHarnessOnce } from "../../core/test/fixtures/harnessEvents.js"
 import { fakeModelServer, Turn as T } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
 import { PiHarness } from "../src/index.js"
 import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "./fixtures/piEnv.js"
@@ -37,12 +37,7 @@ describe("PiHarness", () => {
         pathEnv: process.env.PATH,
         env: piEnv({ baseURL: server.baseURL, root: path.join(root, "home") })
       })
-      const events = yield* HarnessService.pipe(
-        Effect.flatMap((harness) => Stream.runCollect(harness.run({ prompt: "Write a.txt, please.", changeId, iteration: 2, cwd }))),
-        Effect.provide(layer),
-        Effect.provide(NodeContext.layer)
-      )
-      const all = Chunk.toArray(events)
+      const all = yield* runHarnessOnce(layer, { prompt: "Write a.txt, please.", changeId, iteration: 2, cwd })
       assert.strictEqual(fs.readFileSync(path.join(cwd, "a.txt"), "utf8"), "written\n")
       assert.strictEqual(all.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join(""), "Writing.\nAll done.\n")
       const usage = all.flatMap((e) => (e._tag === "Usage" ? [e.usage] : []))
