@@ -49,7 +49,12 @@ export const harnesses = {
         return yield* new UsageError({ message: "--harness-command has an unterminated quote; close it and try again" })
       }
       const [program, ...args] = argv
-      return CommandHarness.layer({ argv: [program!, ...args], pathEnv: process.env.PATH })
+      return CommandHarness.layer({
+        argv: [program!, ...args],
+        pathEnv: process.env.PATH,
+        model: settings.model,
+        allowAll: settings.allowAll
+      })
     })
 } as const
 

@@ -9,6 +9,7 @@ import {
   type IterationRecord,
   type LoopState,
   parseTasks,
+  promiseFate,
   type TaskList,
   Workspace
 } from "@spool/core"
@@ -106,17 +107,15 @@ const guardsLine = (state: LoopState) => {
     of(`${g.tokens} tokens`, g.maxTokens === null ? null : String(g.maxTokens)),
     of(formatDuration(Number.isFinite(elapsed) ? elapsed : 0), g.maxDurationMs === null ? null : formatDuration(g.maxDurationMs)),
     g.stallIterations === 0 ? "stall breaker off" : `stall ${g.stalledIterations}/${g.stallIterations}`,
-    `failures ${g.consecutiveFailures}/${g.maxConsecutiveFailures}`,
+    g.maxConsecutiveFailures === 0 ? "failure breaker off" : `failures ${g.consecutiveFailures}/${g.maxConsecutiveFailures}`,
     g.maxLimitWaitMs === 0 ? "usage limits not waited for" : `usage limits waited up to ${formatDuration(g.maxLimitWaitMs)}`
   ].join(" · ")
 }
 
-const promiseColumn = (r: IterationRecord) =>
-  r.completionDetected
-    ? r.outcome === "complete" || r.outcome === "continue" ? "found" : "aside"
-    : r.promises.length > 0
-    ? "ignored"
-    : "-"
+const promiseColumn = (r: IterationRecord) => {
+  const fate = promiseFate(r)
+  return fate === "none" ? "-" : fate
+}
 
 const statusColour = (p: Palette, status: string) =>
   status === "complete"
@@ -154,7 +153,13 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     lines.push(
       p.dim(`  ${pad("iter", 5)}${pad("started", 22)}${pad("duration", 10)}${pad("exit", 9)}${pad("promise", 9)}${pad("changed", 9)}${pad("commit", 9)}outcome`)
     )
+    let run: string | null = null
     for (const r of report.history) {
+      // Iterations of several runs are told apart by a line naming each run where its iterations begin.
+      if (r.run !== run) {
+        run = r.run
+        lines.push(p.dim(`  run ${r.run}${r.run === state?.run ? " (the latest)" : ""}`))
+      }
       const exit = r.signal !== null ? r.signal : r.exitCode === null ? "-" : String(r.exitCode)
       lines.push(
         `  ${pad(String(r.iteration), 5)}${pad(r.startedAt.replace(/\.\d+Z$/, "Z"), 22)}${pad(formatDuration(r.durationMs), 10)}${

@@ -48,17 +48,20 @@ export const git = (cwd: string, ...args: Array<string>) => {
   return result.stdout.trim()
 }
 
+/** Makes `dir` a git repository on `main` with one commit of everything in it. */
+export const commitAll = (dir: string) => {
+  git(dir, "init", "-q", "-b", "main")
+  git(dir, "config", "user.name", "Test")
+  git(dir, "config", "user.email", "test@example.invalid")
+  git(dir, "add", "-A")
+  git(dir, "commit", "-qm", "initial")
+}
+
 /** A copy of the example workspace in a fresh temporary directory, optionally a git repository with one commit. */
 export const makeWorkspace = (options: { git?: boolean } = {}) => {
   const dir = mkdtempSync(join(tmpdir(), "spool-test-"))
   cpSync(join(examples, "workspace"), dir, { recursive: true })
-  if (options.git !== false) {
-    git(dir, "init", "-q", "-b", "main")
-    git(dir, "config", "user.name", "Test")
-    git(dir, "config", "user.email", "test@example.invalid")
-    git(dir, "add", "-A")
-    git(dir, "commit", "-qm", "initial")
-  }
+  if (options.git !== false) commitAll(dir)
   return dir
 }
 

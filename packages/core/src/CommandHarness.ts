@@ -7,10 +7,15 @@ export interface CommandHarnessOptions {
   /** The agent's argv: program first. */
   readonly argv: readonly [string, ...Array<string>]
   readonly pathEnv: string | undefined
+  /** `--model`, passed to the program as `SPOOL_MODEL`. */
+  readonly model?: string | null
+  /** `--allow-all`, passed to the program as `SPOOL_ALLOW_ALL=1`. */
+  readonly allowAll?: boolean
 }
 
 /**
- * The generic harness: runs any program with the prompt on stdin. Its stdout is what the agent
+ * The generic harness: runs any program with the prompt on stdin, and the loop's settings in its
+ * environment (`SPOOL_CHANGE`, `SPOOL_ITERATION`, `SPOOL_MODEL`, `SPOOL_ALLOW_ALL`). Its stdout is what the agent
  * says (searched for the promise); stderr is shown and logged but never searched.
  */
 export const layer = (options: CommandHarnessOptions) =>
@@ -35,7 +40,12 @@ export const layer = (options: CommandHarnessOptions) =>
               command,
               args,
               cwd: request.cwd,
-              env: { SPOOL_CHANGE: request.changeId, SPOOL_ITERATION: String(request.iteration) },
+              env: {
+                SPOOL_CHANGE: request.changeId,
+                SPOOL_ITERATION: String(request.iteration),
+                ...(options.model == null ? {} : { SPOOL_MODEL: options.model }),
+                ...(options.allowAll === true ? { SPOOL_ALLOW_ALL: "1" } : {})
+              },
               stdin: request.prompt,
               plain: true
             })

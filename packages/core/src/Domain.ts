@@ -194,9 +194,9 @@ export const LoopOptions = Schema.Struct({
   maxDurationMs: Schema.NullOr(Schema.Number.pipe(Schema.positive({ message: () => "--max-duration must be above 0" }))),
   /** Iterations in a row without progress before the loop stops; 0 turns the stall breaker off. */
   stallIterations: Schema.Int.pipe(Schema.nonNegative({ message: () => "--stall-iterations must be 0 or more" })),
-  /** Failed iterations in a row before the loop stops (1 with `failFast`). */
+  /** Failed iterations in a row before the loop stops (1 with `failFast`); 0 turns the failure breaker off. */
   maxConsecutiveFailures: Schema.Int.pipe(
-    Schema.positive({ message: () => "--max-consecutive-failures must be a positive whole number" })
+    Schema.nonNegative({ message: () => "--max-consecutive-failures must be 0 or more" })
   ),
   /** The longest wait for one usage limit to lift; 0 does not wait. At most 7 days. */
   maxLimitWaitMs: Schema.Number.pipe(

@@ -19,6 +19,8 @@ export interface GitSnapshot {
 export interface GitChange {
   readonly summary: GitChangeSummary
   readonly after: GitSnapshot
+  /** Every path the change touches (both sides of a rename; the summary may list fewer): what committing it stages. */
+  readonly paths: ReadonlyArray<string>
 }
 
 export interface RecentCommitsOptions {
@@ -36,8 +38,14 @@ export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary
   readonly snapshot: Effect.Effect<GitSnapshot | null, GitError>
   /** What changed since `before`: work-tree changes and commits made meanwhile, not what was dirty already. */
   readonly changesSince: (before: GitSnapshot | null) => Effect.Effect<GitChange | null, GitError>
-  /** Stages everything and commits; the new commit's hash, or null when there was nothing to commit. */
-  readonly commitAll: (message: string) => Effect.Effect<string | null, GitError>
+  /** Paths whose state in `at` differs from the last commit: uncommitted work (tracked or untracked) at that moment. */
+  readonly dirtyPaths: (at: GitSnapshot) => Effect.Effect<ReadonlyArray<string>, GitError>
+  /**
+   * Commits exactly these paths as the work tree holds them (added, edited or deleted), leaving
+   * every other change, staged or not, as it was; the new commit's hash, or null when none of them
+   * differs from the last commit.
+   */
+  readonly commit: (message: string, paths: ReadonlyArray<string>) => Effect.Effect<string | null, GitError>
   /** The last commits, newest first. */
   readonly recentCommits: (options: RecentCommitsOptions) => Effect.Effect<ReadonlyArray<CommitInfo>, GitError>
 }>() {
@@ -46,13 +54,23 @@ export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary
     repository: false,
     snapshot: Effect.succeed(null),
     changesSince: () => Effect.succeed(null),
-    commitAll: () => Effect.succeed(null),
+    dirtyPaths: () => Effect.succeed([]),
+    commit: () => Effect.succeed(null),
     recentCommits: () => Effect.succeed([])
   })
 
-  /** A scripted repository for loop tests: each `changesSince` takes the next summary; commits get fake hashes. */
+  /**
+   * A scripted repository for loop tests: each `changesSince` takes the next summary (its listed
+   * files are its paths); commits of any path get fake hashes.
+   */
   static readonly layerTest = (options: {
     readonly changes?: ReadonlyArray<GitChangeSummary>
+    /** The uncommitted paths `dirtyPaths` reports. */
+    readonly dirty?: ReadonlyArray<string>
+    /** Receives the paths of every commit. */
+    readonly commitCalls?: Array<ReadonlyArray<string>>
+    /** The first this many commits fail, as a refusing hook would make them. */
+    readonly failingCommits?: number
     readonly commits?: ReadonlyArray<CommitInfo>
     /** Receives the options of every `recentCommits` call. */
     readonly historyCalls?: Array<RecentCommitsOptions>
@@ -67,8 +85,20 @@ export class GitSummary extends Context.Tag("@spool/core/GitSummary")<GitSummary
           repository: true,
           snapshot: Effect.succeed({ tree: "test-tree" }),
           changesSince: () =>
-            Ref.modify(changes, ([next, ...rest]) => [{ summary: next ?? empty, after: { tree: "test-tree" } }, rest] as const),
-          commitAll: () => Ref.updateAndGet(made, (n) => n + 1).pipe(Effect.map((n) => `c0ffee${n}`)),
+            Ref.modify(changes, ([next, ...rest]) => {
+              const summary = next ?? empty
+              return [{ summary, after: { tree: "test-tree" }, paths: summary.files }, rest] as const
+            }),
+          dirtyPaths: () => Effect.succeed(options.dirty ?? []),
+          commit: (_message, paths) =>
+            paths.length === 0 ? Effect.succeed(null) : Effect.zipRight(
+              Effect.sync(() => options.commitCalls?.push(paths)),
+              Ref.updateAndGet(made, (n) => n + 1).pipe(Effect.flatMap((n) =>
+                n <= (options.failingCommits ?? 0)
+                  ? Effect.fail(new GitError({ operation: "commit", detail: "the pre-commit hook said no" }))
+                  : Effect.succeed(`c0ffee${n}`)
+              ))
+            ),
           recentCommits: (request) =>
             Effect.sync(() => {
               options.historyCalls?.push(request)

@@ -144,10 +144,10 @@ export const countIteration = (counters: GuardCounters, facts: IterationFacts): 
 /** The verdict on counters that have just counted an iteration that ended with `failure` (if it failed). */
 export const judgeCounters = (settings: GuardSettings, counters: GuardCounters, failure: string | null, elapsedMs: number): GuardVerdict => {
   const limit = failureLimit(settings)
-  if (counters.consecutiveFailures >= limit) {
+  // 0 turns the failure breaker off, as it does the stall breaker.
+  if (limit > 0 && counters.consecutiveFailures >= limit) {
     const prints = counters.failureFingerprints.slice(-limit)
-    const same = limit > 1 && prints.length === limit && prints.every((print) => print !== null && print === prints[0]) &&
-      failure !== null
+    const same = limit > 1 && prints.length === limit && prints.every((print) => print !== null && print === prints[0])
     return { _tag: "Fail", failure: { failures: counters.consecutiveFailures, sameError: same ? failure : null } }
   }
   const stall = settings.stallIterations

@@ -10,7 +10,8 @@ import { HistoryStore } from "./HistoryStore.js"
 import { type JournalEntry, previousErrorsSection } from "./JournalEntry.js"
 import type { UsageLimit } from "./LimitWait.js"
 import type { LoopRun } from "./LoopRun.js"
-import { formatBanner, formatCommits, formatSummary } from "./LoopFormat.js"
+import type { Verdict } from "./CompletionRule.js"
+import { formatBanner, formatCommits, formatSummary, oneLine, SET_ASIDE } from "./LoopFormat.js"
 import type { LoopInputs } from "./LoopInputs.js"
 import { LoopReporter } from "./LoopReporter.js"
 import { PromptBuilder, type PromptSection, renderPrompt } from "./PromptBuilder.js"
@@ -29,6 +30,10 @@ export interface IterationContext {
   readonly lastSnapshot: Ref.Ref<GitSnapshot | null>
   /** Journal entries the prompt shows: earlier runs' last few, then this run's. */
   readonly journaled: Ref.Ref<ReadonlyArray<JournalEntry>>
+  /** Paths that held uncommitted work when the loop started and no iteration has committed since. */
+  readonly ownerWork: Ref.Ref<ReadonlySet<string>>
+  /** Paths the loop changed whose commit failed: the next commit takes them too. */
+  readonly uncommitted: Ref.Ref<ReadonlyArray<string>>
   readonly setIteration: (iteration: number) => Effect.Effect<void, StateError>
 }
 
@@ -59,6 +64,26 @@ const describeFailure = (capture: Capture) =>
     ? `exit code ${capture.exitCode}`
     : `the agent reported: ${capture.error}`
 
+const OTHER_DOCUMENTS = "Other documents of the change"
+const MAX_DOCUMENTS = 30
+
+/** Names the change's other documents without quoting them: the agent reads what it needs. */
+const documentsSection = (paths: ReadonlyArray<string>) =>
+  [
+    "Read these as well: a change's design and acceptance criteria (its spec deltas) are in them.",
+    ...paths.slice(0, MAX_DOCUMENTS).map((path) => `- ${path}`),
+    ...(paths.length > MAX_DOCUMENTS ? [`- and ${paths.length - MAX_DOCUMENTS} more under .spool/changes/`] : [])
+  ].join("\n")
+
+/** The loop's own files and the change's documents: never the owner's work the loop keeps apart. */
+export const isSpoolPath = (path: string) => path === ".spool" || path.startsWith(".spool/")
+
+/** What the next prompt tells the agent about a promise that was not taken as a claim. */
+const ignoredPromiseNote = (iteration: number, verdict: Verdict, token: string) =>
+  `In iteration ${iteration} your completion promise was not accepted: "${oneLine(verdict.text, 160)}" (${verdict.reason}). ` +
+  `When, and only when, everything is done, print <promise>${token}</promise> alone on its own line, ` +
+  "after a sentence that says the work is complete; a promise inside a sentence, deferred, quoted or in code is not a claim."
+
 const completeTasks = (tasks: TaskList) => tasks.tasks.filter((task) => task.status === "complete").length
 const lastLine = (text: string) => text.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(-1) ?? null
 
@@ -76,6 +101,46 @@ const outcomeOf = (capture: Capture, state: { interrupted: boolean; failed: bool
     : state.failed
     ? "failed"
     : "continue"
+
+/**
+ * Commits what the iteration changed, and only that (with what an earlier failed commit left):
+ * the owner's uncommitted work stays out, unless the agent edited the same file, which is then
+ * committed whole with a warning naming it.
+ */
+const commitWork = (ctx: IterationContext, iteration: number, paths: ReadonlyArray<string>, warnings: Array<string>) =>
+  Effect.gen(function*() {
+    const git = yield* GitSummary
+    const pending = yield* Ref.get(ctx.uncommitted)
+    const all = pending.length === 0 ? paths : [...new Set([...pending, ...paths])]
+    if (all.length === 0) return null
+    const made = yield* Effect.either(git.commit(`spool ralph: ${ctx.input.change.id} iteration ${iteration}`, all))
+    if (made._tag === "Left") {
+      warnings.push(`auto-commit failed: ${made.left.detail}`)
+      yield* Ref.set(ctx.uncommitted, all)
+      return null
+    }
+    yield* Ref.set(ctx.uncommitted, [])
+    if (made.right !== null) {
+      const owners = yield* Ref.get(ctx.ownerWork)
+      const mixed = all.filter((path) => owners.has(path))
+      if (mixed.length > 0) {
+        const shown = mixed.filter((path) => !isSpoolPath(path))
+        if (shown.length > 0) {
+          warnings.push(
+            `committed ${listPaths(shown)} with iteration ${iteration}: the agent edited ${shown.length === 1 ? "a file" : "files"} ` +
+              "that already held uncommitted changes from before the loop started, so those changes are in this commit too"
+          )
+        }
+        const committed = new Set(all)
+        yield* Ref.set(ctx.ownerWork, new Set([...owners].filter((path) => !committed.has(path))))
+      }
+    }
+    return made.right
+  })
+
+/** `a.ts, b.ts and 3 more`. */
+export const listPaths = (paths: ReadonlyArray<string>, shown = 5) =>
+  paths.length <= shown ? paths.join(", ") : `${paths.slice(0, shown).join(", ")} and ${paths.length - shown} more`
 
 /**
  * One iteration: builds the prompt, runs the agent under `watch`, then records, journals,
@@ -103,6 +168,8 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
     if (notesIn.length > 0) sections.push({ title: "Notes from the loop", body: notesIn.map((note) => `- ${note}`).join("\n") })
     const taskBody = taskSection(tasks)
     if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
+    const documents = yield* inputs.otherDocuments
+    if (documents.length > 0) sections.push({ title: OTHER_DOCUMENTS, body: documentsSection(documents) })
     const errors = previousErrorsSection(yield* Ref.get(ctx.journaled))
     if (errors !== null) sections.push({ title: PREVIOUS_ERRORS, body: errors })
     if (options.historyCount > 0 && git.repository) {
@@ -145,11 +212,16 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         const cut = interrupted || capture.stopped !== null || capture.limited !== null
         const failed = !cut && (capture.timedOut || capture.signal !== null || capture.exitCode !== 0 || capture.error !== null)
         const judgement = capture.judge.judgement()
-        // A failed, stopped or limited run never completes the loop, whatever it claimed.
-        let accepted = judgement.claimed && !failed && !cut && iteration >= options.minIterations
+        // A failed, stopped or limited run never completes the loop, whatever it claimed: its claim
+        // is recorded as set aside, not as a claim.
+        const claimed = judgement.claimed && !failed && !cut
+        const verdicts = claimed || !judgement.claimed
+          ? judgement.verdicts
+          : judgement.verdicts.map((v) => (v.accepted ? { ...v, accepted: false, reason: failed ? SET_ASIDE.failed : SET_ASIDE.cut } : v))
+        let accepted = claimed && iteration >= options.minIterations
         const lines: Array<string> = []
         const notes: Array<string> = []
-        if (judgement.claimed && !failed && !cut && !accepted) {
+        if (claimed && !accepted) {
           lines.push(`completion promise seen, but --min-iterations is ${options.minIterations}: going on`)
         }
         if (judgement.claimed && failed) {
@@ -158,12 +230,22 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
               "so the claim was set aside. Fix the failure, check that everything passes, and only then claim completion again."
           )
         }
+        if (!judgement.claimed && verdicts.length > 0) {
+          notes.push(ignoredPromiseNote(iteration, verdicts[0]!, options.completionPromise))
+        }
         const tasksAfter = interrupted ? tasks : yield* inputs.readTasks
         if (accepted) {
           const open = openTaskCount(tasksAfter)
           if (open > 0 && options.requireTasks) {
             accepted = false
-            lines.push(`completion refused: tasks.md still has ${open} open task${open === 1 ? "" : "s"} (--require-tasks)`)
+            const refusal = `tasks.md still has ${open} open task${open === 1 ? "" : "s"}`
+            lines.push(`completion refused: ${refusal} (--require-tasks)`)
+            const first = currentTask(tasksAfter)
+            notes.push(
+              `In iteration ${iteration} your completion claim was refused: ${refusal}` +
+                `${first === null ? "" : ` (the first: ${first.id} ${first.description})`}. ` +
+                "Finish them, or mark them done or shelved in tasks.md, before you claim completion."
+            )
           } else if (open > 0) {
             capture.warnings.push(`the agent claims completion, but tasks.md still has ${open} open task${open === 1 ? "" : "s"}`)
           }
@@ -176,11 +258,8 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         yield* Ref.set(ctx.lastSnapshot, changed?.after ?? null)
         const summary = changed?.summary ?? null
         let commit: string | null = null
-        if (options.commit && summary !== null && summary.changedFiles > 0) {
-          commit = yield* git.commitAll(`spool ralph: ${change.id} iteration ${iteration}`).pipe(
-            Effect.catchTag("GitError", (error) =>
-              Effect.as(Effect.sync(() => capture.warnings.push(`auto-commit failed: ${error.detail}`)), null))
-          )
+        if (options.commit && changed !== null) {
+          commit = yield* commitWork(ctx, iteration, changed.paths, capture.warnings)
         }
         const record: IterationRecord = {
           run: ctx.run,
@@ -189,8 +268,8 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           durationMs: now - startedAt,
           exitCode: capture.exitCode,
           signal: capture.signal,
-          completionDetected: judgement.claimed,
-          promises: judgement.verdicts.map((verdict) => ({ ...verdict, text: redact(verdict.text) })),
+          completionDetected: claimed,
+          promises: verdicts.map((verdict) => ({ ...verdict, text: redact(verdict.text) })),
           outcome,
           git: summary,
           commit,

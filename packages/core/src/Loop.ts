@@ -17,7 +17,7 @@ import {
 import { addUsage } from "./HarnessCapture.js"
 import { HarnessService } from "./HarnessService.js"
 import { HistoryStore } from "./HistoryStore.js"
-import { type IterationContext, type IterationResult, runIteration, type IterationWatch } from "./Iteration.js"
+import { type IterationContext, type IterationResult, isSpoolPath, listPaths, runIteration, type IterationWatch } from "./Iteration.js"
 import type { JournalEntry } from "./JournalEntry.js"
 import { clock, type LimitPlan, limitWaits, sleepLong } from "./LimitWait.js"
 import { oneLine } from "./LoopFormat.js"
@@ -114,6 +114,8 @@ export const runLoop = (input: LoopRun) =>
       inputs,
       lastSnapshot: yield* Ref.make<GitSnapshot | null>(null),
       journaled: yield* Ref.make(earlierErrors),
+      ownerWork: yield* Ref.make<ReadonlySet<string>>(new Set()),
+      uncommitted: yield* Ref.make<ReadonlyArray<string>>([]),
       setIteration: (iteration) => saveState({ iteration })
     }
 
@@ -122,6 +124,20 @@ export const runLoop = (input: LoopRun) =>
       yield* reporter.warn(
         "not inside a git repository: iterations will not be summarized or committed, and the stall breaker cannot see file changes"
       )
+    } else {
+      // The work tree as the loop found it: the first iteration's start, and the owner's work its commits leave out.
+      const start = yield* inputs.gitOrWarn(git.snapshot, null)
+      yield* Ref.set(ctx.lastSnapshot, start)
+      const dirty = start === null ? [] : yield* inputs.gitOrWarn(git.dirtyPaths(start), [])
+      yield* Ref.set(ctx.ownerWork, new Set(dirty))
+      const outside = dirty.filter((path) => !isSpoolPath(path))
+      if (options.commit && outside.length > 0) {
+        yield* reporter.warn(
+          `the work tree holds ${outside.length} uncommitted change${outside.length === 1 ? "" : "s"} outside .spool/ ` +
+            `(${listPaths(outside)}): spool commits only what each iteration changes and leaves ${outside.length === 1 ? "it" : "them"} out ` +
+            "(to keep the loop apart from them, run it with --worktree)"
+        )
+      }
     }
 
     /** The guards watching one iteration: a spend cap reached by what the agent reports, or the end of --max-duration, stops it. */

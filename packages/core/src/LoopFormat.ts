@@ -40,16 +40,26 @@ export const oneLine = (text: string, max = 200) => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
+/** The reasons a claim is set aside: the run that made it failed, or was stopped or interrupted. */
+export const SET_ASIDE = { failed: "the run failed", cut: "the run was cut short" } as const
+
+/** What became of an iteration's promise: a claim found, a claim set aside, only mentions (ignored), or none. */
+export const promiseFate = (record: IterationRecord): "found" | "aside" | "ignored" | "none" => {
+  const setAside = record.promises.some((v) => v.reason === SET_ASIDE.failed || v.reason === SET_ASIDE.cut)
+  // Records written before set-aside claims were recorded as such still say they were detected.
+  const legacyAside = record.completionDetected && record.outcome !== "complete" && record.outcome !== "continue"
+  return setAside || legacyAside ? "aside" : record.completionDetected ? "found" : record.promises.length > 0 ? "ignored" : "none"
+}
+
 /** What became of the promise: found, set aside (the run failed), ignored (and why), or not found. */
 export const describePromise = (record: IterationRecord) => {
-  if (record.completionDetected) {
-    return record.outcome === "failed" || record.outcome === "timeout"
-      ? "promise set aside: the run failed"
-      : record.outcome === "stopped" || record.outcome === "limited"
-      ? "promise set aside: the run was cut short"
-      : "promise found"
+  const fate = promiseFate(record)
+  if (fate === "aside") {
+    const failed = record.outcome === "failed" || record.outcome === "timeout"
+    return `promise set aside: ${failed ? SET_ASIDE.failed : SET_ASIDE.cut}`
   }
-  if (record.promises.length === 0) return "promise not found"
+  if (fate === "found") return "promise found"
+  if (fate === "none") return "promise not found"
   const reasons = [...new Set(record.promises.map((verdict) => verdict.reason))]
   return `promise ignored: ${reasons.slice(0, 3).join("; ")}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ""}`
 }

@@ -39,7 +39,20 @@ export const makeLoopInputs = (change: Change) =>
     const gitOrWarn = <A>(effect: Effect.Effect<A, { readonly message: string }>, fallback: A) =>
       Effect.catchAll(effect, (error) => Effect.as(warnGit(error.message), fallback))
 
-    return { readDocument, readTasks, gitOrWarn }
+    const changeFiles = new Set(["proposal.md", "tasks.md"])
+    /** The change's other markdown (`design.md`, `specs/<capability>/spec.md`, ...), by their paths from the repository root. */
+    const otherDocuments = fs.readDirectory(change.dir, { recursive: true }).pipe(
+      Effect.map((names) =>
+        names
+          .map((name) => name.split("\\").join("/"))
+          .filter((name) => name.endsWith(".md") && !changeFiles.has(name) && `${change.dir}/${name}` !== change.modulePath)
+          .sort()
+          .map((name) => `.spool/changes/${change.id}/${name}`)
+      ),
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
+
+    return { readDocument, readTasks, otherDocuments, gitOrWarn }
   })
 
 export type LoopInputs = Effect.Effect.Success<ReturnType<typeof makeLoopInputs>>

@@ -24,64 +24,134 @@ const markers: Record<string, TaskStatus> = {
   "-": "shelved"
 }
 
+const words: Record<string, TaskStatus> = {
+  pending: "pending",
+  todo: "pending",
+  "in-progress": "in-progress",
+  complete: "complete",
+  completed: "complete",
+  done: "complete",
+  shelved: "shelved",
+  discarded: "shelved",
+  "out-of-scope": "shelved",
+  skipped: "shelved",
+  cancelled: "shelved",
+  canceled: "shelved"
+}
+
 // Each pattern matches in linear time: runs of spaces never compete with each other, and `s`
 // lets the rest of a line hold any character (a lone "\r" included) without backtracking.
-// `- [ ] 1.1 Do something`, `* [x] Done`, `- [~] 2 Partly`
-const checkbox = /^[ \t]*[-*+][ \t]+\[(.?)\](.*)$/s
-// `### Task 1.1: Name`
-const heading = /^#{2,6}[ \t]+Task[ \t]+([\w.-]+)(.*)$/is
-// `- **Status**: [x] complete`
-const statusLine = /^[ \t]*(?:[-*+][ \t]*)?\*\*Status\*\*[ \t]*:?[ \t]*\[(.?)\]/i
-const numbered = /^(\d+(?:\.\d+)*)[.:)]?[ \t](.*)$/s
+// A box is `[x]`, or `\[x\]` as markdown formatters escape it.
+// `- [ ] 1.1 Do something`, `* [x] Done`, `- \[x\] 2 Formatted`
+const checkbox = /^[ \t]*[-*+][ \t]+(?:\[(.?)\]|\\\[(.?)\\\])(.*)$/s
+// `### Task 1.1: Name`: the number is taken whole (the lookahead makes it atomic) and must end there.
+const heading = /^(#{2,6})[ \t]+Task[ \t]+(?=(\d+(?:\.\d+)*))\2\.?(?![\w.])(.*)$/is
+// Any heading: one of the same or a higher level ends a task's section.
+const anyHeading = /^(#{1,6})(?:[ \t]|$)/
+// `- **Status**: [x] complete`, `- **Status**: \[x\] completed (note)`, `**Status:** done`
+const statusLine = /^[ \t]*(?:[-*+][ \t]*)?\*\*Status(?:\*\*[ \t]*:?|:\*\*)[ \t]*(?:\[(.?)\]|\\\[(.?)\\\])?[ \t]*(.*)$/is
+const statusWord = /^(in[-_ ]progress|out[-_ ]of[-_ ]scope|completed|complete|done|pending|todo|shelved|discarded|skipped|cancell?ed)(?![\w-])/i
+const numbered = /^(?:Task[ \t]+)?(\d+(?:\.\d+)*)[.:)]?[ \t](.*)$/is
+// A fenced code block opens with three or more backticks (no backtick after them) or tildes.
+const fenceOpen = /^[ \t]*(`{3,}(?=[^`]*$)|~{3,})/
+const fenceClose = /^[ \t]*(`{3,}|~{3,})[ \t]*$/
 
 const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, " ").trim()
 
 const LIMIT = 5000
+const LINE = 2000
+
+/** A status line's status: its word when it has a known one (as spool's own tools read it), else its box. */
+const statusOf = (line: string): TaskStatus | null => {
+  const status = statusLine.exec(line)
+  if (status === null) return null
+  const word = statusWord.exec(status[3]!)
+  if (word !== null) return words[word[1]!.toLowerCase().replace(/[_ ]/g, "-")]!
+  const marker = status[1] ?? status[2]
+  return marker === undefined ? null : markers[marker] ?? "pending"
+}
+
+/** The lines outside fenced code blocks (examples, never tasks), each cut to its first 2000 characters. */
+const proseLines = (text: string): Array<readonly [line: string, number: number]> => {
+  const lines = text.split(/\r?\n/)
+  const prose: Array<readonly [string, number]> = []
+  let fence: string | null = null
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.slice(0, LINE)
+    if (fence !== null) {
+      const close = fenceClose.exec(line)
+      if (close !== null && close[1]![0] === fence[0] && close[1]!.length >= fence.length) fence = null
+      continue
+    }
+    const open = fenceOpen.exec(line)
+    if (open !== null) fence = open[1]!
+    else prose.push([line, i + 1])
+  }
+  return prose
+}
+
+const checkboxTask = (line: string, lineNumber: number): Task | null => {
+  const box = checkbox.exec(line)
+  if (box === null) return null
+  const status = markers[box[1] ?? box[2]!]
+  if (status === undefined) return null
+  const rest = oneLine(box[3]!)
+  const number = numbered.exec(rest)
+  return number !== null
+    ? { id: number[1]!, description: number[2]!.trim(), status, line: lineNumber }
+    : { id: `line ${lineNumber}`, description: rest, status, line: lineNumber }
+}
 
 /**
  * Parses `tasks.md`; never throws: unknown lines are ignored, a missing or empty file has no tasks.
- * A file with `### Task` headings is read in that structured form only (its checkboxes are
- * sub-items such as acceptance criteria); otherwise its checkbox lines are the tasks.
+ * Only `Task <number>` headings are tasks (a legend, a checkpoint are not), and nothing inside a
+ * fenced code block is. A file with such headings is read in that structured form: each task's
+ * status is its last `**Status**:` line before the next task heading or a heading of its level or
+ * above, its checkboxes are sub-items. A file whose task headings have no status lines but which has
+ * checkboxes keeps its status in those, so its checkbox lines are the tasks, as in a plain list.
  */
 export const parseTasks = (text: string | null): TaskList => {
   if (text === null) return { tasks: [] }
-  const tasks: Array<Task> = []
-  const lines = text.split(/\r?\n/)
-  const structured = lines.some((line) => heading.test(line.slice(0, 2000)))
-  let pendingHeading: { id: string; description: string; line: number } | null = null
-  for (let i = 0; i < lines.length && tasks.length < LIMIT; i++) {
-    const line = lines[i]!.slice(0, 2000)
-    const lineNumber = i + 1
-    const head = heading.exec(line)
-    if (head !== null) {
-      if (pendingHeading !== null) tasks.push({ ...pendingHeading, status: "pending" })
-      const id = head[1]!.replace(/[.-]+$/, "") || head[1]!
-      const name = oneLine(head[2]!.replace(/^[ \t]*[:.-]?/, ""))
-      pendingHeading = { id, description: name || `Task ${id}`, line: lineNumber }
-      continue
-    }
-    if (structured) {
-      const status = pendingHeading === null ? null : statusLine.exec(line)
-      if (status !== null) {
-        tasks.push({ ...pendingHeading!, status: markers[status[1]!] ?? "pending" })
-        pendingHeading = null
-      }
-      continue
-    }
-    const box = checkbox.exec(line)
-    if (box !== null) {
-      const status = markers[box[1]!]
-      if (status === undefined) continue
-      const rest = oneLine(box[2]!)
-      const number = numbered.exec(rest)
-      tasks.push(
-        number !== null
-          ? { id: number[1]!, description: number[2]!.trim(), status, line: lineNumber }
-          : { id: `line ${lineNumber}`, description: rest, status, line: lineNumber }
-      )
-    }
+  const lines = proseLines(text)
+  let headings = false
+  let statuses = false
+  let boxes = false
+  for (const [line, lineNumber] of lines) {
+    headings ||= heading.test(line)
+    statuses ||= statusOf(line) !== null
+    boxes ||= checkboxTask(line, lineNumber) !== null
   }
-  if (pendingHeading !== null) tasks.push({ ...pendingHeading, status: "pending" })
+  const tasks: Array<Task> = []
+  if (!headings || (!statuses && boxes)) {
+    for (const [line, lineNumber] of lines) {
+      if (tasks.length >= LIMIT) break
+      const task = checkboxTask(line, lineNumber)
+      if (task !== null) tasks.push(task)
+    }
+    return { tasks }
+  }
+  let open: { id: string; description: string; line: number; level: number; status: TaskStatus } | null = null
+  const close = () => {
+    if (open !== null && tasks.length < LIMIT) tasks.push({ id: open.id, description: open.description, status: open.status, line: open.line })
+    open = null
+  }
+  for (const [line, lineNumber] of lines) {
+    if (tasks.length >= LIMIT) break
+    const level = anyHeading.exec(line)?.[1]!.length
+    if (level !== undefined) {
+      const head = heading.exec(line)
+      if (open !== null && (head !== null || level <= open.level)) close()
+      if (head === null) continue
+      const id = head[2]!
+      const name = oneLine(head[3]!).replace(/^[:.-]/, "").trim()
+      open = { id, description: name || `Task ${id}`, line: lineNumber, level, status: "pending" }
+      continue
+    }
+    if (open === null) continue
+    const status = statusOf(line)
+    if (status !== null) open.status = status
+  }
+  close()
   return { tasks }
 }
 

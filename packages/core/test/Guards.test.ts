@@ -123,3 +123,92 @@ describe("failure breaker", () => {
     assert.deepInclude(judgeCounters(settings(), run([["failed", false, "x"]]), "x", 0), { _tag: "Continue" })
   })
 })
+
+describe("guards, exactly", () => {
+  it("say what to do about a cap the harness cannot report, and refuse nothing that is not set", () => {
+    const none = { cost: false, tokens: false }
+    assert.strictEqual(
+      unsupportedCap(settings({ maxCostUsd: 5 }), "command", none)?.message,
+      "--max-cost needs a harness that reports cost, and the command harness does not; drop --max-cost, or cap --max-tokens or --max-duration instead"
+    )
+    assert.strictEqual(
+      unsupportedCap(settings({ maxTokens: 5 }), "command", none)?.message,
+      "--max-tokens needs a harness that reports tokens, and the command harness does not; drop --max-tokens, or cap --max-duration instead"
+    )
+    assert.isNull(unsupportedCap(settings({ maxDurationMs: 1000 }), "command", none))
+    assert.isNull(unsupportedCap(settings({ maxCostUsd: 5, maxTokens: 5 }), "opencode", { cost: true, tokens: true }))
+  })
+
+  it("stop at a cap reached exactly, with cents below a dollar shown to the hundredth of a cent", () => {
+    const spend = { costUsd: 0.42, tokens: 1000 }
+    assert.deepStrictEqual(spendStop(settings({ maxCostUsd: 0.42 }), spend, 1500), {
+      reason: "max-cost",
+      message: "stopped: --max-cost $0.4200 reached ($0.4200 spent, 1000 tokens, 1.5s)"
+    })
+    assert.deepStrictEqual(spendStop(settings({ maxTokens: 1000 }), spend, 0), {
+      reason: "max-tokens",
+      message: "stopped: --max-tokens 1000 reached ($0.4200 spent, 1000 tokens, 0ms)"
+    })
+    assert.deepStrictEqual(spendStop(settings({ maxDurationMs: 3_600_000 }), { costUsd: null, tokens: 0 }, 3_600_000), {
+      reason: "max-duration",
+      message: "stopped: --max-duration 1h00m reached (cost unknown, 0 tokens, 1h00m)"
+    })
+    assert.isNull(spendStop(settings({ maxCostUsd: 0.43, maxTokens: 1001 }), spend, 0))
+  })
+
+  it("keep each failure's fingerprint for the streak only, and count an interrupted iteration toward nothing", () => {
+    const streak = run([["failed", false, "boom 1"], ["timeout", false, null]])
+    assert.deepStrictEqual(streak.failureFingerprints, [errorFingerprint("boom 1"), null])
+    assert.strictEqual(streak.consecutiveFailures, 2)
+    assert.deepStrictEqual(countIteration(streak, { outcome: "continue", progress: true, failure: null }), initialCounters)
+    const stalled = run([["continue", false, null]])
+    assert.deepStrictEqual(countIteration(stalled, { outcome: "interrupted", progress: false, failure: null }), stalled)
+    assert.deepStrictEqual(countIteration(streak, { outcome: "interrupted", progress: false, failure: null }), streak)
+  })
+
+  it("name the error only when each of the last n failures had it: not with --fail-fast, not when one said nothing", () => {
+    assert.deepStrictEqual(judgeCounters(settings({ failFast: true }), run([["failed", false, "x"]]), "x", 0), {
+      _tag: "Fail",
+      failure: { failures: 1, sameError: null }
+    })
+    // Only the last n failures count: an older, different one does not hide the error they share.
+    const longer = run([["failed", false, "old"], ["failed", false, "disk full"], ["failed", false, "disk full"]])
+    assert.deepStrictEqual(judgeCounters(settings({ maxConsecutiveFailures: 2 }), longer, "disk full", 0), {
+      _tag: "Fail",
+      failure: { failures: 3, sameError: "disk full" }
+    })
+    const silent = run([["failed", false, null], ["failed", false, null]])
+    assert.deepStrictEqual(judgeCounters(settings({ maxConsecutiveFailures: 2 }), silent, "exit code 1", 0), {
+      _tag: "Fail",
+      failure: { failures: 2, sameError: null }
+    })
+    // Counters that know fewer failures than the streak name none.
+    const unknown: GuardCounters = { ...initialCounters, consecutiveFailures: 2, failureFingerprints: [errorFingerprint("x")] }
+    assert.deepStrictEqual(judgeCounters(settings({ maxConsecutiveFailures: 2 }), unknown, "x", 0), {
+      _tag: "Fail",
+      failure: { failures: 2, sameError: null }
+    })
+    assert.deepInclude(judgeCounters(settings({ maxConsecutiveFailures: 0 }), run(Array.from({ length: 9 }, () => ["failed", false, "x"] as const)), "x", 0), {
+      _tag: "Continue"
+    })
+  })
+
+  it("word the stall warning, the note to the agent and the stop for one iteration", () => {
+    const one = run([["continue", false, null]])
+    assert.deepStrictEqual(judgeCounters(settings({ stallIterations: 2 }), one, null, 0), {
+      _tag: "Continue",
+      warning: "1 iteration in a row made no progress (no file changed, no commit, no task ticked, no completion claimed); " +
+        "the loop stops after 2 (--stall-iterations)",
+      note: "The last iteration changed nothing: no file, no commit, no task ticked in tasks.md. Do not repeat what did not work: " +
+        "find out what blocks you and try another way, or, if the work is truly done, verify it and claim completion. " +
+        "One more iteration without progress stops the loop."
+    })
+    assert.deepStrictEqual(judgeCounters(settings({ stallIterations: 1 }), one, null, 2000), {
+      _tag: "Stop",
+      stop: { reason: "stall", message: "stopped: 1 iteration in a row made no progress (--stall-iterations 1; cost unknown, 0 tokens, 2.0s)" }
+    })
+    // With a breaker of 1 there is no iteration "one before" to warn at.
+    assert.deepStrictEqual(judgeCounters(settings({ stallIterations: 1 }), initialCounters, null, 0), { _tag: "Continue", warning: null, note: null })
+  })
+})
+

@@ -239,7 +239,9 @@ describe("the loop", () => {
         { tasks: "- [x] 1.1 a\n" }
       )
       assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 2] as const))
-      assert.deepStrictEqual(records.map((r) => [r.completionDetected, r.outcome]), [[true, "failed"], [true, "complete"]])
+      // The record agrees with the summary line: the failed run's claim was not taken.
+      assert.deepStrictEqual(records.map((r) => [r.completionDetected, r.outcome]), [[false, "failed"], [true, "complete"]])
+      assert.deepStrictEqual(records[0]!.promises.map((v) => [v.accepted, v.reason]), [[false, "the run failed"]])
       assert.include(output, "--- iteration 1: exit 1")
       assert.include(output, "promise set aside: the run failed")
       assert.include(prompts[1]!.prompt, "## Notes from the loop")
@@ -342,5 +344,96 @@ describe("the loop", () => {
       assert.notInclude(prompts[0]!.prompt, "commit 3")
       const none = yield* runWith(() => scriptedRun(done), { historyCount: 0 }, GitSummary.layerTest({ commits }))
       assert.notInclude(none.prompts[0]!.prompt, "## Recent commits")
+    }))
+})
+
+describe("what the loop tells the agent and records", () => {
+  it.effect("tells the agent in the next prompt that its promise was not accepted, why, and how a claim looks", () =>
+    Effect.gen(function*() {
+      const { exit, prompts, records } = yield* runWith((r) =>
+        scriptedRun(r.iteration === 1 ? "done <promise>COMPLETE</promise> I think\n" : done)
+      )
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.iterations), Exit.succeed(2))
+      const reason = records[0]!.promises[0]!.reason
+      assert.isFalse(records[0]!.completionDetected)
+      assert.notInclude(prompts[0]!.prompt, "was not accepted")
+      const next = prompts[1]!.prompt
+      assert.include(next, "## Notes from the loop")
+      assert.include(next, `In iteration 1 your completion promise was not accepted: "done <promise>COMPLETE</promise> I think" (${reason}).`)
+      assert.include(next, "print <promise>COMPLETE</promise> alone on its own line")
+    }))
+
+  it.effect("tells the agent why --require-tasks refused its claim", () =>
+    Effect.gen(function*() {
+      const { prompts } = yield* runWith(() => scriptedRun(done), { requireTasks: true, maxIterations: 2 }, undefined, {
+        tasks: "- [x] 1.1 a\n- [ ] 1.2 Write the docs\n"
+      })
+      assert.include(prompts[1]!.prompt, "your completion claim was refused: tasks.md still has 1 open task (the first: 1.2 Write the docs)")
+    }))
+
+  it.effect("names the change's other documents in the prompt by their paths, without quoting them", () =>
+    Effect.gen(function*() {
+      const { prompts } = yield* runWith(() => scriptedRun(done), {}, undefined, {
+        documents: {
+          "design.md": "# Design\nSECRET DESIGN TEXT\n",
+          "specs/cli/spec.md": "# Spec\n",
+          "notes.txt": "not markdown\n"
+        }
+      })
+      const prompt = prompts[0]!.prompt
+      assert.include(prompt, "## Other documents of the change")
+      assert.include(prompt, `- .spool/changes/${changeId}/design.md\n- .spool/changes/${changeId}/specs/cli/spec.md`)
+      assert.notInclude(prompt, "SECRET DESIGN TEXT")
+      assert.notInclude(prompt, "notes.txt")
+      assert.notInclude(prompt, `${changeId}/proposal.md`)
+      assert.notInclude(prompt, `${changeId}/module.md`)
+    }))
+
+  it.effect("turns the failure breaker off with --max-consecutive-failures 0", () =>
+    Effect.gen(function*() {
+      const { exit, records } = yield* runWith(() => scriptedRun("broken\n", 1), { maxConsecutiveFailures: 0, maxIterations: 7 })
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["max-iterations", 7] as const))
+      assert.strictEqual(records.length, 7)
+    }))
+
+  it.effect("commits only what an iteration changed, says once what it leaves out, and warns when the agent edited the owner's work", () =>
+    Effect.gen(function*() {
+      const commitCalls: Array<ReadonlyArray<string>> = []
+      const change = (files: Array<string>) => ({ changedFiles: files.length, files, insertions: 1, deletions: 0 })
+      const { output, records } = yield* runWith(
+        (r) => scriptedRun(r.iteration === 3 ? done : "working\n"),
+        {},
+        GitSummary.layerTest({
+          dirty: ["README.md", "private-notes.txt", ".spool/changes/002-01_add-ralph-loop/tasks.md"],
+          changes: [change(["hello.txt"]), change(["README.md", "src/a.ts"]), change(["README.md"])],
+          commitCalls
+        })
+      )
+      assert.deepStrictEqual(commitCalls, [["hello.txt"], ["README.md", "src/a.ts"], ["README.md"]])
+      assert.strictEqual(output.split("the work tree holds").length - 1, 1)
+      assert.include(
+        output,
+        "warning: the work tree holds 2 uncommitted changes outside .spool/ (README.md, private-notes.txt): spool commits only what each iteration changes"
+      )
+      assert.include(output, "--worktree")
+      assert.deepStrictEqual(records.map((r) => r.warnings.filter((w) => w.includes("README.md")).length), [0, 1, 0])
+      assert.include(records[1]!.warnings[0]!, "committed README.md with iteration 2")
+      assert.deepStrictEqual(records.map((r) => r.git?.files), [["hello.txt"], ["README.md", "src/a.ts"], ["README.md"]])
+    }))
+
+  it.effect("says nothing of uncommitted work with --no-commit, and carries a refused commit's paths into the next commit", () =>
+    Effect.gen(function*() {
+      const quiet = yield* runWith(() => scriptedRun(done), { commit: false }, GitSummary.layerTest({ dirty: ["README.md"] }))
+      assert.notInclude(quiet.output, "uncommitted change")
+      const commitCalls: Array<ReadonlyArray<string>> = []
+      const change = (files: Array<string>) => ({ changedFiles: files.length, files, insertions: 1, deletions: 0 })
+      const { records } = yield* runWith(
+        (r) => scriptedRun(r.iteration === 2 ? done : "working\n"),
+        {},
+        GitSummary.layerTest({ changes: [change(["a.ts"]), change(["b.ts"])], commitCalls, failingCommits: 1 })
+      )
+      assert.deepStrictEqual(commitCalls, [["a.ts"], ["a.ts", "b.ts"]])
+      assert.deepStrictEqual(records.map((r) => r.commit), [null, "c0ffee2"])
+      assert.include(records[0]!.warnings[0]!, "auto-commit failed: the pre-commit hook said no")
     }))
 })

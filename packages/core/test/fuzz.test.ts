@@ -285,7 +285,7 @@ describe("tasks.md parser under random input", () => {
       number: fc.option(taskNumber),
       sep: fc.constantFrom("", ".", ":", ")"),
       description
-    }).filter((c) => c.number !== null || !/^\d/.test(c.description.trim())),
+    }).filter((c) => c.number !== null || !/^(?:task[ \t]+)?\d/i.test(c.description.trim())),
     fc.record({
       kind: fc.constant("heading" as const),
       hashes: fc.integer({ min: 2, max: 6 }),
@@ -303,24 +303,33 @@ describe("tasks.md parser under random input", () => {
     { items: fc.array(item, { maxLength: 40, size: "max" }), eol: fc.constantFrom("\n", "\r\n") },
     ({ eol, items }) => {
       const lines: Array<string> = []
-      const expected: Array<[string, TaskStatus, string, number]> = []
-      // A file with task headings is read in the structured form only: its checkboxes are sub-items.
-      const structured = items.some((item) => item.kind === "heading")
+      const headings: Array<[string, TaskStatus, string, number]> = []
+      const boxes: Array<[string, TaskStatus, string, number]> = []
       items.forEach((item) => {
         if (item.kind === "prose") lines.push(item.text)
         else if (item.kind === "checkbox") {
           const { bullet, description, indent, marker, number, sep } = item
           lines.push(`${indent}${bullet} [${marker}] ${number === null ? "" : `${number}${sep} `}${description}`)
-          if (!structured) expected.push([number ?? `line ${lines.length}`, statusOf.get(marker)!, description.trim(), lines.length])
+          boxes.push([number ?? `line ${lines.length}`, statusOf.get(marker)!, description.trim(), lines.length])
         } else {
           const { fields, hashes, name, number } = item
           lines.push(`${"#".repeat(hashes)} Task ${number}: ${name}`)
           const line = lines.length
-          for (let f = 0; f < fields; f++) lines.push(f % 2 === 0 ? "- **Files**: src/a.ts" : "  - [ ] a sub-step of the task")
+          for (let f = 0; f < fields; f++) {
+            if (f % 2 === 0) lines.push("- **Files**: src/a.ts")
+            else {
+              lines.push("  - [ ] a sub-step of the task")
+              boxes.push([`line ${lines.length}`, "pending", "a sub-step of the task", lines.length])
+            }
+          }
           if (item.status !== null) lines.push(`- **Status**: [${item.status}] whatever`)
-          expected.push([number, item.status === null ? "pending" : statusOf.get(item.status)!, name.trim() || `Task ${number}`, line])
+          headings.push([number, item.status === null ? "pending" : statusOf.get(item.status)!, name.trim() || `Task ${number}`, line])
         }
       })
+      // A file with task headings is read in the structured form (its checkboxes are sub-items),
+      // unless no heading has a status line while checkboxes exist: then those hold the statuses.
+      const hasStatus = items.some((item) => item.kind === "heading" && item.status !== null)
+      const expected = headings.length > 0 && (hasStatus || boxes.length === 0) ? headings : boxes
       const parsed = parseTasks(lines.join(eol)).tasks.map((t) => [t.id, t.status, t.description, t.line])
       assert.deepStrictEqual(parsed, expected)
     },
@@ -328,14 +337,26 @@ describe("tasks.md parser under random input", () => {
   )
 
   // Found by this file: the heading pattern used to backtrack cubically over a long whitespace run
-  // followed by a lone "\r" (or U+2028/U+2029): seconds a line. The test timeout is the guard.
-  it("parses task headings and checkboxes with long whitespace runs and lone line separators", () => {
+  // followed by a lone "\r" (or U+2028/U+2029): seconds a line. The test timeout is the guard; the
+  // status, fence and task number patterns get the same long lines.
+  it("parses task headings, checkboxes, status lines and fences with long runs and lone line separators", () => {
     const headings = parseTasks(Array.from({ length: 100 }, (_, i) => `## Task ${i}.1${" ".repeat(1980)}x\ry`).join("\n")).tasks
     assert.strictEqual(headings.length, 100)
     assert.deepStrictEqual([headings[0]!.id, headings[0]!.description], ["0.1", "x y"])
     const boxes = parseTasks(Array.from({ length: 100 }, () => `- [ ]${" ".repeat(1990)}\u2028z`).join("\n")).tasks
     assert.strictEqual(boxes.length, 100)
     assert.strictEqual(boxes[99]!.description, "z")
+    const statuses = parseTasks(`### Task 1: a\n${Array.from({ length: 100 }, () => `- **Status**:${" ".repeat(1985)}\r`).join("\n")}`).tasks
+    assert.deepStrictEqual(statuses.map((t) => t.status), ["pending"])
+    // Backticks with a backtick after them open no fence; a run of tildes does, until as long a run.
+    const fences = parseTasks(
+      Array.from({ length: 100 }, (_, i) =>
+        i % 2 === 0 ? `${"`".repeat(1990)}x\`\n- [ ] ${i} open` : `${"~".repeat(1990)}\r\n- [ ] ${i} hidden\n${"~".repeat(1990)}${" ".repeat(9)}`
+      ).join("\n")
+    ).tasks
+    assert.deepStrictEqual(fences.map((t) => t.id), Array.from({ length: 50 }, (_, i) => String(2 * i)))
+    const numbers = parseTasks(Array.from({ length: 100 }, () => `## Task ${"1.".repeat(995)}a`).join("\n")).tasks
+    assert.strictEqual(numbers.length, 0)
   }, 10_000)
 })
 

@@ -18,10 +18,14 @@ import type { Change } from "../src/Workspace.js"
 
 export const changeId = ChangeId.make("002-01_add-ralph-loop")
 
-const makeChange = (tasks?: string): Change => {
+const makeChange = (tasks?: string, documents: Record<string, string> = {}): Change => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "spool-loop-"))
   fs.writeFileSync(path.join(dir, "proposal.md"), "# Proposal\nAdd the loop.\n")
   if (tasks !== undefined) fs.writeFileSync(path.join(dir, "tasks.md"), tasks)
+  for (const [name, text] of Object.entries(documents)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true })
+    fs.writeFileSync(path.join(dir, name), text)
+  }
   fs.writeFileSync(path.join(dir, "module.md"), "# Module\n")
   return {
     id: changeId,
@@ -69,6 +73,8 @@ export const runWith = (
   git: Layer.Layer<GitSummary> = GitSummary.layerTest(),
   extras: {
     readonly tasks?: string
+    /** Further files of the change, by their paths in its directory. */
+    readonly documents?: Record<string, string>
     readonly setup?: Effect.Effect<void, never, ErrorJournal>
     /** What the harness says it reports (default: cost and tokens). */
     readonly reports?: { readonly cost: boolean; readonly tokens: boolean }
@@ -105,7 +111,7 @@ export const runWith = (
       LoopReporter.layerTest(output, progress),
       NodeFileSystem.layer
     ).pipe(Layer.provideMerge(stores))
-    const change = makeChange(extras.tasks)
+    const change = makeChange(extras.tasks, extras.documents)
     return yield* Effect.gen(function*() {
       if (extras.setup) yield* extras.setup
       const loop = Effect.exit(

@@ -18,6 +18,11 @@ interface Outcome {
   readonly output: string
 }
 
+/** What a direct command may add: text on its standard input. */
+export interface QuietOptions {
+  readonly input?: string
+}
+
 /** Runs git commands (argv arrays, never a shell) in one directory. */
 export interface GitCommand {
   /** The standard output of a command that must exit 0. */
@@ -28,7 +33,7 @@ export interface GitCommand {
    * `run` for commands that print nothing when they succeed (`add`, `commit -q`): simple-git waits
    * 50 ms after every such command, so these go to git directly (argv, no shell).
    */
-  readonly runQuiet: (operation: string, args: ReadonlyArray<string>) => Effect.Effect<string, GitError>
+  readonly runQuiet: (operation: string, args: ReadonlyArray<string>, options?: QuietOptions) => Effect.Effect<string, GitError>
   /** The same commands against another index file, leaving the real index alone. */
   readonly withIndexFile: (indexFile: string) => GitCommand
 }
@@ -111,7 +116,7 @@ const makeCommand = (cwd: string, indexFile: string | null): GitCommand => {
         })
     })
 
-  const executeDirect = (operation: string, args: ReadonlyArray<string>) =>
+  const executeDirect = (operation: string, args: ReadonlyArray<string>, options: QuietOptions = {}) =>
     Effect.async<Outcome, GitError>((resume) => {
       const env = indexFile === null ? process.env : { ...process.env, GIT_INDEX_FILE: indexFile }
       const child = execFile("git", [...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
@@ -123,6 +128,9 @@ const makeCommand = (cwd: string, indexFile: string | null): GitCommand => {
             : Effect.fail(new GitError({ operation, detail: `could not run \`git ${args[0] ?? ""}\` in ${cwd}: ${error.message}` }))
         )
       })
+      // A command that reads no input may exit before taking it: its closed pipe is not an error.
+      child.stdin?.on("error", () => undefined)
+      child.stdin?.end(options.input ?? "")
       return Effect.sync(() => void child.kill())
     })
 
@@ -131,7 +139,7 @@ const makeCommand = (cwd: string, indexFile: string | null): GitCommand => {
 
   return {
     run: (operation, args) => Effect.flatMap(execute(operation, args), exitZero(operation, args)),
-    runQuiet: (operation, args) => Effect.flatMap(executeDirect(operation, args), exitZero(operation, args)),
+    runQuiet: (operation, args, options) => Effect.flatMap(executeDirect(operation, args, options), exitZero(operation, args)),
     runOrNull: (operation, args) =>
       Effect.flatMap(execute(operation, args), (outcome) =>
         outcome.exitCode === 0

@@ -11,13 +11,20 @@ export const LOG_FORMAT = `--format=%h%x1f%s%x1f%an%x1f%aI%x1e`
 
 const NUMSTAT = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/
 
+/** A diff as the loop records it, and every path it touches (both sides of a rename, none left out): what a commit of it stages. */
+export interface ParsedDiff {
+  readonly summary: GitChangeSummary
+  readonly paths: ReadonlyArray<string>
+}
+
 /**
  * Parses `git diff-tree -r -M --numstat -z`: `added\tdeleted\tpath\0`, or for a rename
  * `added\tdeleted\t\0old\0new\0`; binary files show `-` for both counts.
  */
-export const parseNumstat = (output: string): GitChangeSummary => {
+export const parseNumstat = (output: string): ParsedDiff => {
   const tokens = output.split("\0")
   const files: Array<string> = []
+  const paths: Array<string> = []
   let changedFiles = 0
   let insertions = 0
   let deletions = 0
@@ -27,16 +34,18 @@ export const parseNumstat = (output: string): GitChangeSummary => {
     const [, added, deleted, path] = match
     let file = path!
     if (file === "") {
-      // A rename is one changed file, known by its new path.
+      // A rename is one changed file, known by its new path; its commit removes the old one.
+      paths.push(tokens[i + 1] ?? "")
       file = tokens[i + 2] ?? ""
       i += 2
     }
+    paths.push(file)
     changedFiles++
     if (files.length < MAX_LISTED_FILES) files.push(file)
     if (added !== "-") insertions += Number(added)
     if (deleted !== "-") deletions += Number(deleted)
   }
-  return { changedFiles, files, insertions, deletions }
+  return { summary: { changedFiles, files, insertions, deletions }, paths }
 }
 
 /** Parses `git log` output written with `LOG_FORMAT`. */

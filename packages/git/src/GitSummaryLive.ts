@@ -35,15 +35,20 @@ const fileSystem = <A>(operation: string, what: string, run: () => Promise<A>) =
       new GitError({ operation, detail: `${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
   })
 
+/** Where a temporary index file may be written, removed with the scope. */
+const temporaryIndex = (operation: string) =>
+  Effect.map(
+    Effect.acquireRelease(
+      fileSystem(operation, "could not create a temporary index directory", () => Fs.mkdtemp(Path.join(Os.tmpdir(), "spool-git-"))),
+      (directory) => Effect.promise(() => Fs.rm(directory, { recursive: true, force: true }).catch(() => undefined))
+    ),
+    (directory) => Path.join(directory, "index")
+  )
+
 /** A private copy of the real index: `add -A` into it reuses git's stat cache without touching the real one. */
 const scratchIndex = (indexFile: string) =>
   Effect.gen(function*() {
-    const directory = yield* Effect.acquireRelease(
-      fileSystem("snapshot", "could not create a temporary index directory", () =>
-        Fs.mkdtemp(Path.join(Os.tmpdir(), "spool-git-"))),
-      (directory) => Effect.promise(() => Fs.rm(directory, { recursive: true, force: true }).catch(() => undefined))
-    )
-    const scratch = Path.join(directory, "index")
+    const scratch = yield* temporaryIndex("snapshot")
     yield* fileSystem("snapshot", `could not copy the index ${indexFile}`, async () => {
       const stat = await Fs.stat(indexFile).catch((cause: NodeJS.ErrnoException) => {
         // No index yet (a fresh `git init`): git starts the temporary one empty.
@@ -78,7 +83,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
       ? Effect.succeed(null)
       : Effect.gen(function*() {
         const after = yield* snapshot
-        if (after.tree === before.tree) return { summary: parseNumstat(""), after }
+        if (after.tree === before.tree) return { ...parseNumstat(""), after }
         // Both sides are work-tree snapshots, so commits made in between are counted and old dirt is not.
         const output = yield* git.run("diff", [
           "diff-tree",
@@ -91,18 +96,43 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
           // State files someone force-added are tracked, so a commit made meanwhile could carry them.
           ...WORK_TREE
         ])
-        return { summary: parseNumstat(output), after }
+        return { ...parseNumstat(output), after }
       })
 
-  const commitAll = (message: string) =>
+  const dirtyPaths = (at: GitSnapshot) =>
     Effect.gen(function*() {
-      yield* git.runQuiet("add", ["add", "-A", ...WORK_TREE])
-      // `--quiet` exits 0 when nothing is staged (compared with the empty tree on an unborn branch).
-      const nothingStaged = yield* git.runOrNull("commit", ["diff", "--cached", "--quiet", "--no-ext-diff"])
-      if (nothingStaged !== null) return null
-      yield* git.runQuiet("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
-      return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
+      const current = yield* head
+      const output = current === null
+        ? yield* git.run("status", ["ls-tree", "-r", "--name-only", "-z", at.tree])
+        : yield* git.run("status", ["diff-tree", "-r", "--no-renames", "--name-only", "-z", current, at.tree, ...WORK_TREE])
+      return output.split("\0").filter((path) => path !== "")
     })
+
+  /**
+   * The commit is built in an index of its own: the last commit with these paths as the work tree
+   * holds them (added, edited, deleted; a file that became a directory or the reverse replaced), so
+   * nothing else the real index holds, staged or not, goes in. Hooks run as for any commit.
+   */
+  const commit = (message: string, paths: ReadonlyArray<string>) =>
+    paths.length === 0 ? Effect.succeed(null) : Effect.scoped(
+      Effect.gen(function*() {
+        // Paths come from a snapshot that respected .gitignore, so none is added against it.
+        const stage = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
+        const list = { input: paths.map((path) => `${path}\0`).join("") }
+        const current = yield* head
+        const next = git.withIndexFile(yield* temporaryIndex("commit"))
+        yield* next.runQuiet("commit", current === null ? ["read-tree", "--empty"] : ["read-tree", current])
+        yield* next.runQuiet("commit", stage, list)
+        const unchanged = current === null
+          ? (yield* next.run("commit", ["ls-files", "-z"])) === ""
+          : (yield* next.runOrNull("commit", ["diff-index", "--cached", "--quiet", current, "--"])) !== null
+        if (unchanged) return null
+        // The real index takes the same paths, so `git status` shows them committed; what else it stages stays staged.
+        yield* git.runQuiet("add", stage, list)
+        yield* next.runQuiet("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
+        return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
+      })
+    )
 
   const recentCommits: Context.Tag.Service<GitSummary>["recentCommits"] = ({ count, includeMerges }) =>
     Effect.gen(function*() {
@@ -124,7 +154,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
       return parseLog(output)
     })
 
-  return { repository: true, snapshot, changesSince, commitAll, recentCommits }
+  return { repository: true, snapshot, changesSince, dirtyPaths, commit, recentCommits }
 }
 
 const explainCommitFailure = (error: GitError): GitError =>

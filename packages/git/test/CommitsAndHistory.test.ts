@@ -33,13 +33,27 @@ const installHook = (dir: string, name: string, script: string) => {
   Fs.writeFileSync(hook, `#!/bin/sh\n${script}\n`, { mode: 0o755 })
 }
 
+/** An iteration as the loop runs it: a snapshot, the agent's `work`, what changed, and a commit of exactly that. */
+const iterate = (message: string, work: () => void) =>
+  Effect.gen(function*() {
+    const summary = yield* GitSummary
+    const before = yield* summary.snapshot
+    work()
+    const changes = yield* summary.changesSince(before)
+    return { changes, hash: yield* summary.commit(message, changes?.paths ?? []) }
+  })
+
+const committedFiles = (dir: string, rev = "HEAD") =>
+  git(dir, "show", "--name-only", "--no-renames", "--format=", "-z", rev).split("\0").filter(Boolean).sort()
+
 describe("GitSummaryLive auto-commit", () => {
   it.effect("records the hash of the commit it made", () => {
     const dir = repository()
     return inRepository(dir, Effect.gen(function*() {
-      write(dir, "feature.ts", "export const x = 1\n")
-      write(dir, "README.md", "changed\n")
-      const hash = yield* (yield* GitSummary).commitAll("spool: 001_x iteration 1")
+      const { hash } = yield* iterate("spool: 001_x iteration 1", () => {
+        write(dir, "feature.ts", "export const x = 1\n")
+        write(dir, "README.md", "changed\n")
+      })
       assert.strictEqual(hash, head(dir))
       assert.strictEqual(git(dir, "log", "-1", "--format=%s").trim(), "spool: 001_x iteration 1")
       assert.strictEqual(git(dir, "status", "--porcelain"), "")
@@ -50,19 +64,92 @@ describe("GitSummaryLive auto-commit", () => {
     const dir = repository()
     const before = head(dir)
     return inRepository(dir, Effect.gen(function*() {
-      assert.strictEqual(yield* (yield* GitSummary).commitAll("nothing"), null)
+      assert.strictEqual((yield* iterate("nothing", () => undefined)).hash, null)
+      assert.strictEqual(yield* (yield* GitSummary).commit("no paths", []), null)
       assert.strictEqual(head(dir), before)
+    }))
+  })
+
+  it.effect("commits only the iteration's paths: the owner's edits, untracked files and staged changes stay as they were", () => {
+    const dir = repository({ "README.md": "hello\n", "src/old.ts": "old\n", "gone.txt": "bye\n", "staged.txt": "s\n" })
+    write(dir, "README.md", "hello\nthe owner's unfinished sentence\n")
+    write(dir, "private-notes.txt", "API_KEY=do-not-commit\n")
+    write(dir, "staged.txt", "staged by the owner\n")
+    git(dir, "add", "staged.txt")
+    return inRepository(dir, Effect.gen(function*() {
+      const { changes, hash } = yield* iterate("iteration 1", () => {
+        write(dir, "src/new file [1].ts", "new\n")
+        git(dir, "mv", "src/old.ts", "src/renamed.ts")
+        Fs.rmSync(Path.join(dir, "gone.txt"))
+      })
+      assert.strictEqual(hash, head(dir))
+      assert.deepStrictEqual(committedFiles(dir), ["gone.txt", "src/new file [1].ts", "src/old.ts", "src/renamed.ts"])
+      assert.deepStrictEqual(changes?.summary.files.slice().sort(), ["gone.txt", "src/new file [1].ts", "src/renamed.ts"])
+      assert.strictEqual(
+        git(dir, "status", "--porcelain").split("\n").filter(Boolean).sort().join("\n"),
+        [" M README.md", "?? private-notes.txt", "M  staged.txt"].join("\n")
+      )
+      assert.strictEqual(read(dir, "README.md"), "hello\nthe owner's unfinished sentence\n")
+    }))
+  })
+
+  it.effect("commits a file that became a directory, and a directory that became a file", () => {
+    const dir = repository({ "a": "a file\n", "d/x.txt": "x\n" })
+    return inRepository(dir, Effect.gen(function*() {
+      const { hash } = yield* iterate("iteration 1", () => {
+        Fs.rmSync(Path.join(dir, "a"))
+        write(dir, "a/b.txt", "b\n")
+        Fs.rmSync(Path.join(dir, "d"), { recursive: true })
+        write(dir, "d", "now a file\n")
+      })
+      assert.strictEqual(hash, head(dir))
+      assert.deepStrictEqual(trackedFiles(dir).sort(), ["a/b.txt", "d"])
+      assert.strictEqual(git(dir, "status", "--porcelain"), "")
+    }))
+  })
+
+  it.effect("commits a file the owner had edited whole when the agent edits it too", () => {
+    const dir = repository({ "README.md": "hello\n" })
+    write(dir, "README.md", "hello\nowner\n")
+    return inRepository(dir, Effect.gen(function*() {
+      const { hash } = yield* iterate("iteration 1", () => write(dir, "README.md", "hello\nowner\nagent\n"))
+      assert.strictEqual(hash, head(dir))
+      assert.strictEqual(git(dir, "show", "HEAD:README.md"), "hello\nowner\nagent\n")
+      assert.strictEqual(git(dir, "status", "--porcelain"), "")
+    }))
+  })
+
+  it.effect("names the paths that differ from the last commit at a snapshot", () => {
+    const dir = repository({ "README.md": "hello\n", "a.txt": "a\n" })
+    write(dir, "README.md", "edited\n")
+    write(dir, "untracked.txt", "u\n")
+    write(dir, ".spool/.state/ralph/x/state.json", "{}\n")
+    Fs.rmSync(Path.join(dir, "a.txt"))
+    return inRepository(dir, Effect.gen(function*() {
+      const summary = yield* GitSummary
+      const at = yield* summary.snapshot
+      assert.deepStrictEqual((yield* summary.dirtyPaths(at!)).slice().sort(), ["README.md", "a.txt", "untracked.txt"])
+    }))
+  })
+
+  it.effect("names every file as uncommitted on an unborn branch", () => {
+    const dir = emptyRepository()
+    write(dir, "a.txt", "a\n")
+    return inRepository(dir, Effect.gen(function*() {
+      const summary = yield* GitSummary
+      assert.deepStrictEqual(yield* summary.dirtyPaths((yield* summary.snapshot)!), ["a.txt"])
     }))
   })
 
   it.effect("never commits .spool/.state, even without its .gitignore", () => {
     const dir = repository({ "README.md": "hello\n", ".spool/.state/force-added.json": "{}\n" })
     return inRepository(dir, Effect.gen(function*() {
-      write(dir, ".spool/.state/001_x/state.json", "{}\n")
-      write(dir, ".spool/.state/force-added.json", "{\"changed\":true}\n")
-      assert.strictEqual(yield* (yield* GitSummary).commitAll("only state"), null)
-      write(dir, ".spool/changes/001_x/tasks.md", "- [x] a\n")
-      const hash = yield* (yield* GitSummary).commitAll("tasks")
+      const onlyState = yield* iterate("only state", () => {
+        write(dir, ".spool/.state/001_x/state.json", "{}\n")
+        write(dir, ".spool/.state/force-added.json", "{\"changed\":true}\n")
+      })
+      assert.strictEqual(onlyState.hash, null)
+      const { hash } = yield* iterate("tasks", () => write(dir, ".spool/changes/001_x/tasks.md", "- [x] a\n"))
       assert.strictEqual(hash, head(dir))
       assert.deepStrictEqual(trackedFiles(dir).sort(), [
         ".spool/.state/force-added.json",
@@ -73,16 +160,30 @@ describe("GitSummaryLive auto-commit", () => {
     }))
   })
 
-  it.effect("makes the first commit on an unborn branch", () => {
+  it.effect("makes the first commit on an unborn branch, leaving other files out", () => {
     const dir = emptyRepository()
+    write(dir, "owner.txt", "not mine\n")
     return inRepository(dir, Effect.gen(function*() {
       const summary = yield* GitSummary
       assert.deepStrictEqual(yield* summary.recentCommits({ count: 10, includeMerges: false }), [])
-      assert.strictEqual(yield* summary.commitAll("empty"), null)
-      write(dir, "first file.txt", "1\n")
-      const hash = yield* summary.commitAll("first")
+      assert.strictEqual((yield* iterate("empty", () => undefined)).hash, null)
+      const { hash } = yield* iterate("first", () => write(dir, "first file.txt", "1\n"))
       assert.strictEqual(hash, head(dir))
       assert.deepStrictEqual(trackedFiles(dir), ["first file.txt"])
+    }))
+  })
+
+  it.effect("makes no commit of a path the agent committed itself", () => {
+    const dir = repository()
+    const before = head(dir)
+    return inRepository(dir, Effect.gen(function*() {
+      const { changes, hash } = yield* iterate("auto", () => {
+        write(dir, "b.txt", "b\n")
+        commit(dir, "agent commit")
+      })
+      assert.deepStrictEqual(changes?.paths, ["b.txt"])
+      assert.strictEqual(hash, null)
+      assert.strictEqual(git(dir, "rev-parse", "HEAD~1").trim(), before)
     }))
   })
 
@@ -91,8 +192,7 @@ describe("GitSummaryLive auto-commit", () => {
     const before = head(dir)
     installHook(dir, "pre-commit", "echo 'lint failed: fix src/x.ts' >&2\nexit 1")
     return inRepository(dir, Effect.gen(function*() {
-      write(dir, "src/x.ts", "bad\n")
-      const error = yield* Effect.flip((yield* GitSummary).commitAll("rejected"))
+      const error = yield* Effect.flip(iterate("rejected", () => write(dir, "src/x.ts", "bad\n")))
       assert.instanceOf(error, GitError)
       assert.strictEqual(error.operation, "commit")
       assert.include(error.detail, "lint failed: fix src/x.ts")
@@ -106,8 +206,7 @@ describe("GitSummaryLive auto-commit", () => {
     const before = head(dir)
     installHook(dir, "pre-commit", "exit 1")
     return inRepository(dir, Effect.gen(function*() {
-      write(dir, "x.txt", "x\n")
-      const error = yield* Effect.flip((yield* GitSummary).commitAll("rejected"))
+      const error = yield* Effect.flip(iterate("rejected", () => write(dir, "x.txt", "x\n")))
       assert.instanceOf(error, GitError)
       assert.strictEqual(error.operation, "commit")
       assert.strictEqual(head(dir), before)
@@ -120,8 +219,7 @@ describe("GitSummaryLive auto-commit", () => {
     // Without this git may invent an identity from the host name.
     git(dir, "config", "user.useConfigOnly", "true")
     return inRepository(dir, Effect.gen(function*() {
-      write(dir, "a.txt", "a\n")
-      const error = yield* Effect.flip((yield* GitSummary).commitAll("anonymous"))
+      const error = yield* Effect.flip(iterate("anonymous", () => write(dir, "a.txt", "a\n")))
       assert.strictEqual(error.operation, "commit")
       assert.include(error.message, "git config user.email")
     }))
@@ -188,7 +286,7 @@ describe("GitSummaryLive outside a repository and in a linked worktree", () => {
       assert.isNull(before)
       write(dir, "file.txt", "y\n")
       assert.isNull(yield* summary.changesSince(before))
-      assert.isNull(yield* summary.commitAll("never"))
+      assert.isNull(yield* summary.commit("never", ["file.txt"]))
       assert.deepStrictEqual(yield* summary.recentCommits({ count: 10, includeMerges: true }), [])
       assert.isFalse(Fs.existsSync(Path.join(dir, ".git")))
     }))
@@ -216,7 +314,7 @@ describe("GitSummaryLive outside a repository and in a linked worktree", () => {
       write(linked, "c.txt", "c\n")
       const changes = yield* summary.changesSince(before)
       assert.deepStrictEqual(changes?.summary.files, ["b.txt", "c.txt"])
-      const hash = yield* summary.commitAll("auto")
+      const hash = yield* summary.commit("auto", changes!.paths)
       assert.strictEqual(hash, head(linked))
       assert.strictEqual(git(main, "rev-parse", "agent").trim(), hash)
       assert.strictEqual(head(main), mainHead)

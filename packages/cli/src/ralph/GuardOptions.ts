@@ -35,7 +35,7 @@ export const guardOptions = (args: RalphArgs) =>
     if (maxLimitWaitMs > MAX_LIMIT_WAIT_MS) {
       return yield* usage(`--max-limit-wait must be at most 7d, got '${args.maxLimitWait}'; a limit that lasts longer ends the loop with exit 5`)
     }
-    const failures = yield* optional(args.maxConsecutiveFailures, (text) => wholeNumber(specs.maxConsecutiveFailures, text, 1))
+    const failures = yield* optional(args.maxConsecutiveFailures, (text) => wholeNumber(specs.maxConsecutiveFailures, text, 0))
     if (args.failFast && failures !== null && failures !== 1) {
       return yield* usage(`--fail-fast means --max-consecutive-failures 1, not ${failures}; give one of them`)
     }

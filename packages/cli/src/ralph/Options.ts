@@ -194,7 +194,7 @@ export const ralphOptionSpecs = {
     group: "guards",
     pseudo: "n",
     example: "5",
-    description: "stop (exit 1) after this many failed iterations in a row (5 unless set)"
+    description: "stop (exit 1) after this many failed iterations in a row (5 unless set); 0: never"
   }),
   maxLimitWait: valueOption({
     name: "max-limit-wait",

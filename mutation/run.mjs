@@ -1,0 +1,111 @@
+// `pnpm mutate`: mutation testing of the modules in scope (stryker.config.mjs), then MUTATION.md.
+// `pnpm mutate -- <file glob>...` tests only those files and prints their scores; MUTATION.md is
+// written by a run of the whole scope only. Both are incremental: a mutant whose code and tests
+// have not changed since the last run keeps its result (reports/mutation/incremental.json).
+import { Stryker } from "@stryker-mutator/core"
+import { execFileSync } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { relative } from "node:path"
+
+const globs = process.argv.slice(2).filter((arg) => arg !== "--")
+const whole = globs.length === 0
+const started = Date.now()
+
+const results = await new Stryker({
+  ...(whole ? {} : { mutate: globs }),
+  incrementalFile: "reports/mutation/incremental.json"
+}).runMutationTest()
+const minutes = (Date.now() - started) / 60_000
+
+/** Killed or timed out counts as detected; ignored mutants (equivalent, with their reason) and ones that do not compile are not counted. */
+const VALID = new Set(["Killed", "Timeout", "Survived", "NoCoverage"])
+const DETECTED = new Set(["Killed", "Timeout"])
+
+/** A file glob as stryker reads one (`*`, `**`, `?`, `{a,b}`), as a regular expression. */
+const globPattern = (glob) =>
+  new RegExp(`^${
+    glob.replace(/[.+^$()|[\]\\]/g, "\\$&")
+      .replace(/\*\*\/?|\*|\?|\{([^}]*)\}/g, (token, alternatives) =>
+        token.startsWith("**") ? "(?:.*/)?" : token === "*" ? "[^/]*" : token === "?" ? "[^/]" : `(?:${alternatives.split(",").join("|")})`)
+  }$`)
+// The results hold every module of earlier runs too (kept for incremental runs): a partial run reports its own.
+const wanted = whole ? [] : globs.map(globPattern)
+
+const byFile = new Map()
+for (const mutant of results) {
+  const file = relative(process.cwd(), mutant.fileName)
+  if (!whole && !wanted.some((pattern) => pattern.test(file))) continue
+  const row = byFile.get(file) ?? { detected: 0, valid: 0, survived: [], ignored: [] }
+  if (VALID.has(mutant.status)) row.valid++
+  if (DETECTED.has(mutant.status)) row.detected++
+  if (mutant.status === "Survived" || mutant.status === "NoCoverage") row.survived.push(mutant)
+  if (mutant.status === "Ignored") row.ignored.push(mutant)
+  byFile.set(file, row)
+}
+
+const percent = (detected, valid) => (valid === 0 ? "n/a" : `${((100 * detected) / valid).toFixed(1)}%`)
+const where = (file, m) => `${file}:${m.location.start.line}`
+const code = (text) => `\`${String(text).replace(/\s+/g, " ").replace(/`/g, "'").slice(0, 80)}\``
+
+const files = [...byFile.keys()].sort()
+const total = files.reduce((sum, file) => ({
+  detected: sum.detected + byFile.get(file).detected,
+  valid: sum.valid + byFile.get(file).valid
+}), { detected: 0, valid: 0 })
+
+const table = [
+  "| module | detected | valid | score |",
+  "| --- | ---: | ---: | ---: |",
+  ...files.map((file) => {
+    const row = byFile.get(file)
+    return `| ${file} | ${row.detected} | ${row.valid} | ${percent(row.detected, row.valid)} |`
+  }),
+  `| **all** | ${total.detected} | ${total.valid} | **${percent(total.detected, total.valid)}** |`
+]
+const survivors = files.flatMap((file) =>
+  byFile.get(file).survived.map((m) => `- ${where(file, m)} ${m.mutatorName} (${m.status}): ${code(m.replacement ?? "")}`)
+)
+console.log(`\n${table.join("\n")}\n`)
+if (survivors.length > 0) console.log(`Surviving mutants:\n${survivors.join("\n")}\n`)
+console.log(`Mutation testing took ${minutes.toFixed(1)} minutes.`)
+
+if (whole) {
+  const commit = (() => {
+    try {
+      return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
+    } catch {
+      return "unknown"
+    }
+  })()
+  const equivalents = files.flatMap((file) =>
+    byFile.get(file).ignored.map((m) => `| ${where(file, m)} | ${m.mutatorName} | ${code(m.replacement ?? "")} | ${m.statusReason ?? ""} |`)
+  )
+  const text = [
+    "# Mutation testing",
+    "",
+    "Written by `pnpm mutate` (Stryker, with the vitest runner and the TypeScript checker) from a run",
+    "of the whole scope in `stryker.config.mjs`. The score of a module is its killed and timed-out",
+    "mutants over its valid ones (killed, timed out, survived, not covered); mutants that do not",
+    "compile are not valid, and equivalent mutants, which change no behaviour, are marked in the",
+    "source with a `Stryker disable` comment giving the reason, and listed below, not counted.",
+    "",
+    `- date: ${new Date().toISOString()}`,
+    `- commit: ${commit}`,
+    `- time taken: ${minutes.toFixed(1)} minutes (incremental: mutants whose code and tests did not change kept their earlier results)`,
+    "",
+    ...table,
+    "",
+    "## Surviving mutants",
+    "",
+    ...(survivors.length === 0 ? ["None."] : survivors),
+    "",
+    "## Equivalent mutants",
+    "",
+    ...(equivalents.length === 0
+      ? ["None."]
+      : ["| where | mutator | replacement | why it changes no behaviour |", "| --- | --- | --- | --- |", ...equivalents]),
+    ""
+  ].join("\n")
+  writeFileSync("MUTATION.md", text)
+  console.log("MUTATION.md written.")
+}
