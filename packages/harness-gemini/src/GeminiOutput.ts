@@ -41,11 +41,13 @@ export const toUsage = (stats: Result["stats"]): HarnessUsage => ({
   cost: null
 })
 
-/** A failed result's message: the API's own words for an API error. */
+/** A failed result's message: the API's own words for an API error (without gemini's `[API Error: ...]` around them). */
 export const failureMessage = (result: Result, lastError: string | null): string => {
   const raw = result.error?.message ?? ""
   const api = apiErrorOf(raw)
-  const message = api === null ? firstLine(raw, 500) : firstLine(`${api.message}${api.code === null ? "" : ` (HTTP ${api.code})`}`, 500)
+  const message = api === null
+    ? firstLine(raw.replace(/^\[API Error: ([\s\S]*?)\](?=\n|$)/, "$1"), 500)
+    : firstLine(`${api.message}${api.code === null ? "" : ` (HTTP ${api.code})`}`, 500)
   return message || lastError || `gemini reported an error (${result.error?.type ?? result.status})`
 }
 

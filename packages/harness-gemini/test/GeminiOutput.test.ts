@@ -92,6 +92,13 @@ describe("gemini JSON output", () => {
     assert.deepStrictEqual(retried.limited.map((l) => l.retryAfterMs), [37_000])
   })
 
+  it("makes the quota error gemini ends with after its own retries a usage limit with the delay it names", () => {
+    const result = recorded("api-429", 173)
+    assert.deepStrictEqual(result.failed, ["Quota exceeded for metric: generate_content_free_tier_requests, limit: 50. Please retry in 1.5s."])
+    assert.deepStrictEqual(result.limited.map((l) => [l.retryAfterMs, l.resets]), [[1_500, true]])
+    assert.include(result.display, "Attempt 10 failed: Quota exceeded")
+  })
+
   it("never takes a limit from the model's own text, nor an ordinary API error for one", () => {
     const text = line({ type: "message", role: "assistant", content: "Quota exceeded: 429 RESOURCE_EXHAUSTED", delta: true })
     const done = line({ type: "result", status: "success", stats: {} })
@@ -102,6 +109,8 @@ describe("gemini JSON output", () => {
   it("reads API error bodies and gemini's retry lines", () => {
     assert.deepStrictEqual(apiErrorOf("[API Error: {\"error\":{\"code\":400,\"message\":\"m\",\"status\":\"S\"}}]"), { code: 400, message: "m", status: "S", retryDelayMs: null })
     assert.isNull(apiErrorOf("[API Error: socket hang up]"))
+    const hangUp = translate([stdout(line({ type: "result", status: "error", error: { message: "[API Error: socket hang up]" } }))])
+    assert.deepStrictEqual(hangUp.failed, ["socket hang up"])
     assert.deepStrictEqual(retryingAfterLimit(fixture("limit-retry.stderr.txt").split("\n")[0]!), { retryAfterMs: 37_500 })
     assert.isNull(retryingAfterLimit("Attempt 1 failed: socket hang up"))
     assert.isFalse(fromError("You exceeded your current quota, please check your plan and billing details.")!.resets)
