@@ -51,7 +51,7 @@ export const streamingHarnesses = (bytes) => [
     env: {},
     args: loopArgs(harnessCommand(process.execPath, flood, String(bytes)), LOOP_FLAGS)
   },
-  ...["opencode", "claude", "codex"].map((name) => {
+  ...["opencode", "claude", "codex", "gemini", "pi"].map((name) => {
     const bin = join(rootDir, "bench", "harness", `${name}-agent.mjs`)
     return {
       name,

@@ -1,5 +1,5 @@
 // A fake JSON agent for the streaming benchmark: prints `bytes` of one agent's JSON event stream
-// (opencode, claude or codex), as the real one would during a long run: tool calls whose outputs
+// (opencode, claude, codex, gemini or pi), as the real one would during a long run: tool calls whose outputs
 // are 64 KiB to 4 MiB of build and test logs, text deltas, assistant messages, usage; the last
 // assistant message claims completion. It ignores its arguments and its stdin (the prompt).
 // Payloads are built once and reused, so the program itself costs little more than its writes.
@@ -61,13 +61,43 @@ const flavours = {
     delta: () => "",
     step: () => "",
     end: () => `{"type":"turn.completed","usage":{"input_tokens":120000,"cached_input_tokens":0,"output_tokens":4000,"reasoning_output_tokens":0}}\n`
+  },
+  gemini: {
+    toolUse: (n) => [
+      `{"type":"tool_use","timestamp":"2026-11-25T12:00:00.000Z","tool_name":"run_shell_command","tool_id":"run_shell_command_${n}","parameters":{"command":"npm test -- --run","description":"Runs the tests"}}\n` +
+      `{"type":"tool_result","timestamp":"2026-11-25T12:00:01.000Z","tool_id":"run_shell_command_${n}","status":"success","output":"`,
+      `"}\n`
+    ],
+    // gemini streams the model's text in pieces; a "message" is the last piece of a turn.
+    text: (n, text) => `${JSON.stringify({ type: "message", timestamp: "2026-11-25T12:00:00.000Z", role: "assistant", content: text, delta: true })}\n`,
+    delta: (n, text) => `${JSON.stringify({ type: "message", timestamp: "2026-11-25T12:00:00.000Z", role: "assistant", content: text, delta: true })}\n`,
+    step: () => "",
+    end: () => `{"type":"result","timestamp":"2026-11-25T12:00:02.000Z","status":"success","stats":{"total_tokens":124000,"input_tokens":120000,"output_tokens":4000,"cached":0,"input":120000,"duration_ms":1000,"tool_calls":3}}\n`
+  },
+  pi: {
+    toolUse: (n) => [
+      `{"type":"tool_execution_start","toolCallId":"call_${n}","toolName":"bash","args":{"command":"npm test -- --run"}}\n` +
+      `{"type":"tool_execution_end","toolCallId":"call_${n}","toolName":"bash","result":{"content":[{"type":"text","text":"`,
+      `"}]},"isError":false}\n`
+    ],
+    text: (n, text) => `${JSON.stringify({ type: "message_end", message: { role: "assistant", content: [{ type: "text", text }], api: "openai-completions", provider: "bench", model: "bench", usage: { input: 1200, output: 80, cacheRead: 0, cacheWrite: 0, totalTokens: 1280, cost: { input: 0.0036, output: 0.0012, cacheRead: 0, cacheWrite: 0, total: 0.0048 } }, stopReason: "stop" } })}\n`,
+    // Each update repeats the message so far, as pi prints them.
+    delta: (n, text) => `${JSON.stringify({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: text, partial: { role: "assistant", content: [{ type: "text", text: `${text} `.repeat(n % 8 + 1) }] } }, message: { role: "assistant", content: [{ type: "text", text: `${text} `.repeat(n % 8 + 1) }] } })}\n`,
+    step: () => "",
+    end: () => `{"type":"agent_end","messages":[]}\n`
   }
 }
 
 export const runAgent = async (flavour, total) => {
   const f = flavours[flavour]
   const write = (chunk) => new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())))
-  const start = flavour === "codex" ? '{"type":"thread.started","thread_id":"bench"}\n{"type":"turn.started"}\n' : ""
+  const start = flavour === "codex"
+    ? '{"type":"thread.started","thread_id":"bench"}\n{"type":"turn.started"}\n'
+    : flavour === "gemini"
+    ? '{"type":"init","timestamp":"2026-11-25T12:00:00.000Z","session_id":"bench","model":"bench"}\n'
+    : flavour === "pi"
+    ? '{"type":"session","version":3,"id":"bench","timestamp":"2026-11-25T12:00:00.000Z","cwd":"/bench"}\n{"type":"agent_start"}\n'
+    : ""
   const last = f.text(1e9, "All the tests pass.\n\n<promise>COMPLETE</promise>") + f.step(1e9) + f.end()
   let left = total - Buffer.byteLength(start) - Buffer.byteLength(last)
   await write(start)

@@ -44,7 +44,7 @@ const decodeMappings = (mappings) => {
 const packageOf = (source) => {
   const match = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(source)
   if (match) return match[1]
-  const own = /(?:^|\/)(cli|core|git|harness-opencode|harness-claude|harness-codex)\/src\//.exec(source) ?? /^\.\.\/(src)\//.exec(source)
+  const own = /(?:^|\/)(cli|core|git|harness-opencode|harness-claude|harness-codex|harness-gemini|harness-pi)\/src\//.exec(source) ?? /^\.\.\/(src)\//.exec(source)
   return own ? `spool (packages/${own[1] === "src" ? "cli" : own[1]})` : source
 }
 

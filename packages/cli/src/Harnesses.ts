@@ -1,7 +1,9 @@
 import { CommandHarness, splitArgs } from "@spool/core"
 import { ClaudeHarness } from "@spool/harness-claude"
 import { CodexHarness } from "@spool/harness-codex"
+import { GeminiHarness } from "@spool/harness-gemini"
 import { OpencodeHarness } from "@spool/harness-opencode"
+import { PiHarness } from "@spool/harness-pi"
 import { Effect } from "effect"
 import { UsageError } from "./UsageError.js"
 
@@ -31,6 +33,10 @@ export const harnesses = {
     })),
   codex: (settings: HarnessSettings) =>
     Effect.succeed(CodexHarness.layer(agentOptions(settings, "SPOOL_CODEX_BIN"))),
+  gemini: (settings: HarnessSettings) =>
+    Effect.succeed(GeminiHarness.layer(agentOptions(settings, "SPOOL_GEMINI_BIN"))),
+  pi: (settings: HarnessSettings) =>
+    Effect.succeed(PiHarness.layer(agentOptions(settings, "SPOOL_PI_BIN"))),
   command: (settings: HarnessSettings) =>
     Effect.gen(function*() {
       if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {

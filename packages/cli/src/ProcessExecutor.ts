@@ -9,6 +9,7 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type { Readable } from "node:stream"
+import { escapedGroups } from "./ProcessTree.js"
 
 /** A batch is handed over once it fills a pooled buffer (`ByteBatches`), or after `BATCH_WAIT_MS` otherwise. */
 const BATCH_BYTES = ByteBatches.BATCH_BYTES
@@ -248,10 +249,17 @@ const startStandard = (fs: FileSystem.FileSystem, command: Command.StandardComma
       }),
       (handle) =>
         Effect.flatMap(Deferred.isDone(exited), (done) =>
-          done ? Effect.void : Effect.sync(() => signalGroup(handle, "SIGTERM")).pipe(Effect.zipRight(Deferred.await(exited)), Effect.asVoid))
+          done ? Effect.void : Effect.sync(() => signal(handle, "SIGTERM")).pipe(Effect.zipRight(Deferred.await(exited)), Effect.asVoid))
     )
-    const kill = (signal: CommandExecutor.Signal = "SIGTERM") =>
-      Effect.try({ try: () => signalGroup(child, signal), catch: (error) => systemError("kill", String(error)) }).pipe(
+    // Groups the child's descendants moved to, as seen at each signal: orphans are no longer its descendants.
+    const escaped = new Set<number>()
+    const signal = (handle: ChildProcess.ChildProcess, name: NodeJS.Signals) => {
+      if (handle.pid !== undefined) for (const group of escapedGroups(handle.pid)) escaped.add(group)
+      signalGroup(handle, name)
+      for (const group of escaped) signalEscaped(group, name)
+    }
+    const kill = (name: CommandExecutor.Signal = "SIGTERM") =>
+      Effect.try({ try: () => signal(child, name), catch: (error) => systemError("kill", String(error)) }).pipe(
         Effect.zipRight(Deferred.await(exited)),
         Effect.asVoid
       )
@@ -276,6 +284,15 @@ const startStandard = (fs: FileSystem.FileSystem, command: Command.StandardComma
       stderr: channels?.[1]!.stream ?? batchedOutput(child.stderr!, "stderr")
     }) as CommandExecutor.Process
   })
+
+/** A group a descendant of the child leads (`escapedGroups`); gone already, or never there, is fine. */
+const signalEscaped = (group: number, signal: NodeJS.Signals) => {
+  try {
+    process.kill(-group, signal)
+  } catch {
+    // No such group any more.
+  }
+}
 
 /** The whole group when it can (the child leads its own), else the child alone. */
 const signalGroup = (handle: ChildProcess.ChildProcess, signal: NodeJS.Signals) => {

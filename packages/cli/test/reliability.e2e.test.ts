@@ -92,6 +92,24 @@ describe("signals", () => {
 
   it("SIGTERM does the same and exits 143", () => stopWith("SIGTERM", 143))
 
+  it("Ctrl-C also stops what the agent started in a process group of its own (a detached command)", async () => {
+    const root = makeWorkspace()
+    const pids = tmpFile("pids")
+    const detaching = agentScript(`
+import { spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
+const child = spawn("sleep", ["300"], { stdio: "ignore", detached: true })
+writeFileSync(${JSON.stringify(pids)}, JSON.stringify([process.pid, child.pid]))
+console.log("agent idle")
+setInterval(() => {}, 1000)
+`)
+    const loop = start(["ralph", "x", "--change", "001-01", ...harness(detaching)], root)
+    await loop.waitFor("agent idle")
+    loop.child.kill("SIGINT")
+    expect((await loop.done).code).toBe(130)
+    for (const pid of pidsIn(pids)) expect(await alive(pid), `process ${pid} survived`).toBe(false)
+  })
+
   it("a closed terminal (SIGHUP) does the same and exits 129", () => stopWith("SIGHUP", 129))
 
   it("output nobody reads any more (a pipe into head) does the same and exits 141", async () => {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -125,4 +125,33 @@ const runs = (pid: number) => {
 export const alive = async (pid: number) => {
   for (let i = 0; i < 100 && runs(pid); i++) await new Promise((r) => setTimeout(r, 20))
   return runs(pid)
+}
+
+/**
+ * Runs `body` in a fresh workspace against a fake model server that `start` makes for it, with
+ * the environment `env` gives the agent: its home at `home`, beside the workspace, so nothing of
+ * the agent's lands in the work tree. The server is closed and the home removed afterwards.
+ */
+export const withFakeServer = async <S extends { readonly close: () => Promise<void> }, A>(
+  start: (root: string) => Promise<S>,
+  env: (server: S, home: string) => Record<string, string>,
+  body: (server: S, root: string, env: Record<string, string>) => Promise<A>
+): Promise<A> => {
+  const root = makeWorkspace()
+  const home = `${root}-agent`
+  const server = await start(root)
+  try {
+    return await body(server, root, env(server, home))
+  } finally {
+    await server.close()
+    rmSync(home, { recursive: true, force: true })
+  }
+}
+
+/** Replaces the example change's proposal with one of over 300 KiB (quotes, `$`, backticks) and returns it. */
+export const writeBigProposal = (root: string): string => {
+  const line = "A requirement with \"quotes\", $dollars and `backticks`.\n"
+  const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${line.repeat(Math.ceil((300 * 1024) / line.length))}END-OF-PROPOSAL\n`
+  writeFileSync(join(root, ".spool", "changes", "001-01_greeting-cli", "proposal.md"), proposal)
+  return proposal
 }

@@ -1,5 +1,5 @@
 import { indexOf } from "./ByteSearch.js"
-import { makeLineCompactor } from "./JsonLine.js"
+import { makeLineCompactor } from "./JsonCompact.js"
 /**
  * What the buffer gives back: a whole line as text; a long one as its bytes (for the caller to
  * read only what it needs of it), or, for a JSON-lines reader, as its compact text (its strings

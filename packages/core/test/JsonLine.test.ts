@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { compactJsonLine, makeLineCompactor } from "../src/JsonLine.js"
+import { compactJsonLine, makeLineCompactor } from "../src/JsonCompact.js"
 import { type BufferedLine, makeLineBuffer } from "../src/LineBuffer.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)

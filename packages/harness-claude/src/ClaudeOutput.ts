@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readKeptLine, textOfLine } from "@spool/core"
+import { firstLine, HarnessEvent, type HarnessEvents, type HarnessUsage, type JsonOutput, makeJsonOutput, showLine as show, stripAnsi } from "@spool/core"
 import { type ClaudeEvent, contentBlocks, decodeLine, type Result, textOf } from "./ClaudeEvent.js"
 import * as ClaudeLimit from "./ClaudeLimit.js"
 
@@ -11,10 +11,7 @@ export interface ClaudeOutputOptions {
 }
 
 /** Turns the raw output of one `claude -p --output-format stream-json` into spool's harness events. */
-export interface ClaudeOutput {
-  /** Takes one event of `runProcess` and returns it followed by what it means. */
-  readonly feed: (event: HarnessEvent) => Array<HarnessEvent>
-}
+export type ClaudeOutput = JsonOutput
 
 export const permissionWarning = (detail: string) =>
   `claude denied a tool call that needs permission (${detail}), so the agent could not do it; ` +
@@ -25,13 +22,6 @@ export const NO_RESULT = "claude ended without a result"
 const ROOT_REFUSAL = /cannot be used with root\/sudo privileges/
 export const rootHint = "claude refuses --dangerously-skip-permissions as root; " +
   "set IS_SANDBOX=1 if this machine is a sandbox, or run as a non-root user"
-
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
-
-const oneLine = (text: string, max = 160) => {
-  const first = text.trim().split("\n", 1)[0] ?? ""
-  return first.length > max ? `${first.slice(0, max - 1)}…` : first
-}
 
 const withNewline = (text: string) => text.endsWith("\n") ? text : `${text}\n`
 
@@ -50,12 +40,6 @@ export const toUsage = (result: Result): HarnessUsage => {
 }
 
 /**
- * A long stdout line that may be the agent's own text (or is not a JSON event at all) is read
- * whole; any other is compacted as it comes (its long strings, tool output, are cut).
- */
-const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"type"\s*:\s*"assistant"/.test(head)
-
-/**
  * Mapping, per run:
  * - every raw chunk is passed on as `Output` first
  * - top-level assistant text: `AgentText` and `Display`, each message ending with a newline; a
@@ -69,9 +53,7 @@ const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"
  * - `api_retry`, non-JSON stdout lines and stderr lines: `Display`
  */
 export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => {
-  const maxLineLength = options.maxLineLength ?? MAX_LINE_LENGTH
   const now = options.now ?? Date.now
-  const lines = { stdout: makeLineBuffer(maxLineLength, LONG_LINE, { wholeIf: mayBeAgentText }), stderr: makeLineBuffer(maxLineLength) }
   const calls = new Map<string, string>()
   const denied = new Set<string>()
   let warned = false
@@ -82,9 +64,7 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
 
   const relative = (file: string) => file.startsWith(`${options.cwd}/`) ? file.slice(options.cwd.length + 1) : file
 
-  const show = (out: Array<HarnessEvent>, text: string) => out.push(HarnessEvent.Display({ text: withNewline(text) }))
-
-  const warnPermission = (out: Array<HarnessEvent>, detail: string) => {
+  const warnPermission = (out: HarnessEvents, detail: string) => {
     if (warned) return
     warned = true
     out.push(HarnessEvent.Warning({ message: permissionWarning(detail) }))
@@ -94,12 +74,12 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
     const record = typeof input === "object" && input !== null ? input as Record<string, unknown> : {}
     for (const key of ["file_path", "notebook_path", "path", "command", "pattern", "url", "description"]) {
       const value = record[key]
-      if (typeof value === "string" && value !== "") return `${name} ${oneLine(relative(value), 120)}`
+      if (typeof value === "string" && value !== "") return `${name} ${firstLine(relative(value), 120)}`
     }
     return name
   }
 
-  const onAssistant = (out: Array<HarnessEvent>, event: Extract<ClaudeEvent, { type: "assistant" }>) => {
+  const onAssistant = (out: HarnessEvents, event: Extract<ClaudeEvent, { type: "assistant" }>) => {
     const topLevel = event.parent_tool_use_id === null
     const indent = topLevel ? "" : "  "
     for (const block of contentBlocks(event.message.content)) {
@@ -107,7 +87,7 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
         if (block.text.trim() === "") continue
         if (event.is_api_error_message) {
           if (topLevel) apiError = block.text.trim()
-          show(out, `${indent}✗ ${oneLine(block.text, 500)}`)
+          show(out, `${indent}✗ ${firstLine(block.text, 500)}`)
         } else if (topLevel) {
           out.push(HarnessEvent.AgentText({ text: withNewline(block.text) }))
           show(out, block.text)
@@ -120,22 +100,22 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
     }
   }
 
-  const onToolResults = (out: Array<HarnessEvent>, event: Extract<ClaudeEvent, { type: "user" }>) => {
+  const onToolResults = (out: HarnessEvents, event: Extract<ClaudeEvent, { type: "user" }>) => {
     const indent = event.parent_tool_use_id === null ? "" : "  "
     for (const block of contentBlocks(event.message.content)) {
       if (block.type !== "tool_result" || !block.is_error || denied.has(block.tool_use_id)) continue
-      show(out, `${indent}✗ ${calls.get(block.tool_use_id) ?? "tool call"}: ${oneLine(textOf(block.content)) || "failed"}`)
+      show(out, `${indent}✗ ${calls.get(block.tool_use_id) ?? "tool call"}: ${firstLine(textOf(block.content)) || "failed"}`)
     }
   }
 
-  const onResult = (out: Array<HarnessEvent>, result: Result) => {
+  const onResult = (out: HarnessEvents, result: Result) => {
     sawResult = true
     out.push(HarnessEvent.Usage({ usage: toUsage(result) }))
     const denial = result.permission_denials[0]
     if (denial !== undefined) warnPermission(out, describeCall(denial.tool_name, denial.tool_input))
     if (!result.is_error) return
-    const message = oneLine(result.result ?? "", 500) || (apiError === null ? "" : oneLine(apiError, 500)) ||
-      oneLine((result.errors ?? []).join("; "), 500) || `claude reported an error (${result.subtype})`
+    const message = firstLine(result.result ?? "", 500) || (apiError === null ? "" : firstLine(apiError, 500)) ||
+      firstLine((result.errors ?? []).join("; "), 500) || `claude reported an error (${result.subtype})`
     out.push(HarnessEvent.Failed({ message }))
     if (apiError === null) show(out, `✗ ${message}`)
     const limit = ClaudeLimit.fromError(message, result.api_error_status ?? null, now())
@@ -144,7 +124,7 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
     }
   }
 
-  const onEvent = (out: Array<HarnessEvent>, event: ClaudeEvent) => {
+  const onEvent = (out: HarnessEvents, event: ClaudeEvent) => {
     switch (event.type) {
       case "assistant":
         return onAssistant(out, event)
@@ -174,45 +154,29 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
     }
   }
 
-  /** A long line is read from its compact text unless it holds the agent's own text. */
-  const needsWhole = (d: ReturnType<typeof decodeLine>) => d._tag === "Plain" || (d._tag === "Event" && d.event.type === "assistant")
-
-  const onLine = (out: Array<HarnessEvent>, stream: "stdout" | "stderr", line: BufferedLine): unknown => {
-    if (line._tag === "TooLong") {
-      return show(out, `(claude printed a ${line.length}-byte line on ${stream}; it is only in the log)`)
-    }
-    if (stream === "stderr") {
-      const text = textOfLine(line)
-      const plain = text.replace(ANSI, "").trim()
-      if (plain === "") return
-      lastStderr = plain
-      return show(out, plain)
-    }
-    const decoded = readKeptLine(line, decodeLine, needsWhole)
-    if (decoded._tag === "Event") return onEvent(out, decoded.event)
-    if (decoded._tag === "Plain" && decoded.text.trim() !== "") return show(out, decoded.text)
-  }
-
   const noResult = () => {
     if (lastStderr === "") return NO_RESULT
-    return `${NO_RESULT}: ${oneLine(lastStderr, 300)}${ROOT_REFUSAL.test(lastStderr) ? ` (${rootHint})` : ""}`
+    return `${NO_RESULT}: ${firstLine(lastStderr, 300)}${ROOT_REFUSAL.test(lastStderr) ? ` (${rootHint})` : ""}`
   }
 
-  return {
-    feed: (event) => {
-      const out: Array<HarnessEvent> = []
-      if (event._tag === "Output") {
-        out.push(event)
-        for (const line of lines[event.stream].push(event.bytes)) onLine(out, event.stream, line)
-      } else if (event._tag === "Exited") {
-        for (const line of lines.stdout.flush()) onLine(out, "stdout", line)
-        for (const line of lines.stderr.flush()) onLine(out, "stderr", line)
-        if (!sawResult) out.push(HarnessEvent.Failed({ message: noResult() }))
-        out.push(event)
-      } else {
-        out.push(event)
-      }
-      return out
-    }
+  const onStderr = (out: HarnessEvents, text: string) => {
+    const plain = stripAnsi(text).trim()
+    if (plain === "") return
+    lastStderr = plain
+    show(out, plain)
   }
+
+  return makeJsonOutput({
+    agent: "claude",
+    decodeLine,
+    // A long line holding the agent's own text is read whole; others have their long strings (tool output) cut.
+    agentTextHead: /"type"\s*:\s*"assistant"/,
+    isAgentText: (event) => event.type === "assistant",
+    onEvent,
+    onStderr,
+    onExit: (out) => {
+      if (!sawResult) out.push(HarnessEvent.Failed({ message: noResult() }))
+    },
+    ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })
+  })
 }

@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readKeptLine, textOfLine } from "@spool/core"
+import { firstLine, HarnessEvent, type HarnessEvents, type HarnessUsage, type JsonOutput, makeJsonOutput, showLine } from "@spool/core"
 import { type CodexEvent, decodeLine, errorMessage } from "./CodexEvent.js"
 import { parseLimit } from "./CodexLimit.js"
 
@@ -11,17 +11,9 @@ export interface CodexOutputOptions {
 }
 
 /** Turns the raw output of one `codex exec --json` into spool's harness events. */
-export interface CodexOutput {
-  /** Takes one event of `runProcess` and returns it followed by what it means. */
-  readonly feed: (event: HarnessEvent) => Array<HarnessEvent>
-}
+export type CodexOutput = JsonOutput
 
 export const incompleteTurn = "codex ended without completing its turn"
-
-const oneLine = (text: string, max = 160) => {
-  const first = text.trim().split("\n", 1)[0] ?? ""
-  return first.length > max ? `${first.slice(0, max - 1)}…` : first
-}
 
 /** `/bin/bash -c "printf 'hi\\n' > a"` or `bash -lc 'npm test'` -> the script itself. */
 export const shownCommand = (command: string): string => {
@@ -48,12 +40,6 @@ const toUsage = (usage: Extract<CodexEvent, { type: "turn.completed" }>["usage"]
 })
 
 /**
- * A long stdout line that may be the agent's own text (or is not a JSON event at all) is read
- * whole; any other is compacted as it comes (its long strings, tool output, are cut).
- */
-const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"agent_message"/.test(head)
-
-/**
  * Mapping, per run:
  * - every raw chunk is passed on as `Output` first
  * - a finished `agent_message`: `AgentText` and `Display`, ending with a newline
@@ -65,18 +51,15 @@ const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"
  * - `error` events and items, non-JSON stdout lines and stderr lines: `Display`
  */
 export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
-  const maxLineLength = options.maxLineLength ?? MAX_LINE_LENGTH
   const now = options.now ?? Date.now
-  const lines = { stdout: makeLineBuffer(maxLineLength, LONG_LINE, { wholeIf: mayBeAgentText }), stderr: makeLineBuffer(maxLineLength) }
   let turnEnded = false
   let limited = false
   let lastError: string | null = null
   let stderrError: string | null = null
 
   const relative = (file: string) => file.startsWith(`${options.cwd}/`) ? file.slice(options.cwd.length + 1) : file
-  const showLine = (out: Array<HarnessEvent>, text: string) => out.push(HarnessEvent.Display({ text: `${text}\n` }))
 
-  const checkLimit = (out: Array<HarnessEvent>, message: string) => {
+  const checkLimit = (out: HarnessEvents, message: string) => {
     if (limited) return
     const limit = parseLimit(message, now())
     if (limit === null) return
@@ -84,7 +67,7 @@ export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
     out.push(HarnessEvent.Limited(limit))
   }
 
-  const onEvent = (out: Array<HarnessEvent>, event: CodexEvent) => {
+  const onEvent = (out: HarnessEvents, event: CodexEvent) => {
     switch (event.type) {
       case "item.completed": {
         const item = event.item
@@ -98,7 +81,7 @@ export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
           case "command_execution": {
             const exit = item.exit_code === null ? item.status : `exit ${item.exit_code}`
             const mark = item.status === "completed" && (item.exit_code ?? 0) === 0 ? "→" : "✗"
-            return showLine(out, `${mark} $ ${oneLine(shownCommand(item.command), 120)} (${exit})`)
+            return showLine(out, `${mark} $ ${firstLine(shownCommand(item.command), 120)} (${exit})`)
           }
           case "file_change": {
             const mark = item.status === "completed" ? "→" : "✗"
@@ -106,7 +89,7 @@ export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
             return
           }
           case "error":
-            return showLine(out, `! codex: ${oneLine(item.message, 500)}`)
+            return showLine(out, `! codex: ${firstLine(item.message, 500)}`)
         }
         return
       }
@@ -116,57 +99,39 @@ export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
       case "turn.failed": {
         turnEnded = true
         const message = errorMessage(event.error.message)
-        if (event.error.message !== lastError) showLine(out, `✗ codex error: ${oneLine(message, 500)}`)
+        if (event.error.message !== lastError) showLine(out, `✗ codex error: ${firstLine(message, 500)}`)
         checkLimit(out, message)
         return void out.push(HarnessEvent.Failed({ message }))
       }
       case "error": {
         lastError = event.message
         const message = errorMessage(event.message)
-        showLine(out, `✗ codex error: ${oneLine(message, 500)}`)
+        showLine(out, `✗ codex error: ${firstLine(message, 500)}`)
         return checkLimit(out, message)
       }
     }
   }
 
-  /** A long line is read from its compact text unless it holds the agent's own text. */
-  const needsWhole = (d: ReturnType<typeof decodeLine>) => d._tag === "Plain" || (d._tag === "Event" && d.event.type === "item.completed" && d.event.item.type === "agent_message")
-
-  const onLine = (out: Array<HarnessEvent>, stream: "stdout" | "stderr", line: BufferedLine): unknown => {
-    if (line._tag === "TooLong") {
-      return showLine(out, `(codex printed a ${line.length}-byte line on ${stream}; it is only in the log)`)
-    }
-    if (stream === "stderr") {
-      const text = textOfLine(line)
-      if (stderrError === null && /^Error:/.test(text)) stderrError = oneLine(text, 500)
-      return text.trim() === "" ? undefined : showLine(out, text)
-    }
-    const decoded = readKeptLine(line, decodeLine, needsWhole)
-    if (decoded._tag === "Event") return onEvent(out, decoded.event)
-    if (decoded._tag === "Plain" && decoded.text.trim() !== "") return showLine(out, decoded.text)
+  const onStderr = (out: HarnessEvents, text: string) => {
+    if (stderrError === null && /^Error:/.test(text)) stderrError = firstLine(text, 500)
+    if (text.trim() !== "") showLine(out, text)
   }
 
-  const onExit = (out: Array<HarnessEvent>, event: Extract<HarnessEvent, { _tag: "Exited" }>) => {
+  const onExit = (out: HarnessEvents, event: Extract<HarnessEvent, { _tag: "Exited" }>) => {
     if (turnEnded) return
     const how = event.signal !== null ? ` (${event.signal})` : event.exitCode !== null ? ` (exit code ${event.exitCode})` : ""
     out.push(HarnessEvent.Failed({ message: `${incompleteTurn}${how}${stderrError === null ? "" : `: ${stderrError}`}` }))
   }
 
-  return {
-    feed: (event) => {
-      const out: Array<HarnessEvent> = []
-      if (event._tag === "Output") {
-        out.push(event)
-        for (const line of lines[event.stream].push(event.bytes)) onLine(out, event.stream, line)
-      } else if (event._tag === "Exited") {
-        for (const line of lines.stdout.flush()) onLine(out, "stdout", line)
-        for (const line of lines.stderr.flush()) onLine(out, "stderr", line)
-        onExit(out, event)
-        out.push(event)
-      } else {
-        out.push(event)
-      }
-      return out
-    }
-  }
+  return makeJsonOutput({
+    agent: "codex",
+    decodeLine,
+    // A long line holding the agent's own text is read whole; others have their long strings (tool output) cut.
+    agentTextHead: /"agent_message"/,
+    isAgentText: (event) => event.type === "item.completed" && event.item.type === "agent_message",
+    onEvent,
+    onStderr,
+    onExit,
+    ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })
+  })
 }

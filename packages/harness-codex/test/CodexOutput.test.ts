@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
+import { sortEvents } from "../../core/test/fixtures/harnessEvents.js"
 import { decodeLine, errorMessage } from "../src/CodexEvent.js"
 import { incompleteTurn, makeCodexOutput, shownCommand } from "../src/CodexOutput.js"
 
@@ -23,17 +24,7 @@ const streamError = (message: string) => line({ type: "error", message })
 /** Feeds the chunks, then `Exited` (after `turn.completed` unless `complete` is false), and sorts what came out. */
 const translate = (chunks: ReadonlyArray<HarnessEvent>, end: HarnessEvent = exited(), now = 0) => {
   const output = makeCodexOutput({ cwd, now: () => now })
-  const events = [...chunks, end].flatMap(output.feed)
-  const of = <T extends HarnessEvent["_tag"]>(tag: T) => events.filter((e): e is Extract<HarnessEvent, { _tag: T }> => e._tag === tag)
-  return {
-    events,
-    outputs: of("Output"),
-    agentText: of("AgentText").map((e) => e.text).join(""),
-    display: of("Display").map((e) => e.text).join(""),
-    usage: of("Usage").map((e) => e.usage),
-    failed: of("Failed").map((e) => e.message),
-    limited: of("Limited")
-  }
+  return sortEvents([...chunks, end].flatMap(output.feed))
 }
 
 describe("codex JSON output", () => {

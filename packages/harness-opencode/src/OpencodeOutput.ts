@@ -1,4 +1,4 @@
-import { type BufferedLine, HarnessEvent, type HarnessUsage, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH, readKeptLine, textOfLine } from "@spool/core"
+import { firstLine, HarnessEvent, type HarnessEvents, type HarnessUsage, type JsonOutput, makeJsonOutput, stripAnsi } from "@spool/core"
 import { decodeLine, type OpencodeEvent } from "./OpencodeEvent.js"
 import { usageLimitOf } from "./OpencodeLimit.js"
 
@@ -9,23 +9,14 @@ export interface OpencodeOutputOptions {
 }
 
 /** Turns the raw output of one `opencode run --format json` into spool's harness events. */
-export interface OpencodeOutput {
-  /** Takes one event of `runProcess` and returns it followed by what it means. */
-  readonly feed: (event: HarnessEvent) => Array<HarnessEvent>
-}
+export type OpencodeOutput = JsonOutput
 
 export const permissionWarning = (detail: string) =>
   `opencode auto-rejected a permission request (${detail}), so the agent could not do it; ` +
   `rerun with --allow-all to approve the agent's tool calls without asking`
 
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
 const PERMISSION_REJECTED = /permission requested: (.*); auto-rejecting/
 const REJECTED_TOOL_CALL = /rejected permission/i
-
-const oneLine = (text: string, max = 160) => {
-  const first = text.trim().split("\n", 1)[0] ?? ""
-  return first.length > max ? `${first.slice(0, max - 1)}…` : first
-}
 
 /**
  * Text written into one column (the live view, or the agent's text) from several blocks: a new
@@ -53,12 +44,6 @@ const toUsage = (part: Extract<OpencodeEvent, { type: "step_finish" }>["part"]):
 })
 
 /**
- * A long stdout line that may be the agent's own text (or is not a JSON event at all) is read
- * whole; any other is compacted as it comes (its long strings, tool output, are cut).
- */
-const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"type"\s*:\s*"text"/.test(head)
-
-/**
  * Mapping, per run:
  * - every raw chunk is passed on as `Output` first
  * - a text part: `AgentText` and `Display`, once per part (a repeated part only adds what is new)
@@ -69,8 +54,6 @@ const mayBeAgentText = (head: string) => !head.trimStart().startsWith("{") || /"
  * - a rejected permission (stderr notice or rejected tool call): one `Warning` per run
  */
 export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutput => {
-  const maxLineLength = options.maxLineLength ?? MAX_LINE_LENGTH
-  const lines = { stdout: makeLineBuffer(maxLineLength, LONG_LINE, { wholeIf: mayBeAgentText }), stderr: makeLineBuffer(maxLineLength) }
   const display = makeColumn()
   const agent = makeColumn()
   const texts = new Map<string, string>()
@@ -78,16 +61,16 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
 
   const relative = (file: string) => file.startsWith(`${options.cwd}/`) ? file.slice(options.cwd.length + 1) : file
 
-  const showLine = (out: Array<HarnessEvent>, text: string) =>
+  const showLine = (out: HarnessEvents, text: string) =>
     out.push(HarnessEvent.Display({ text: display(`${text}\n`, Symbol()) }))
 
-  const warnPermission = (out: Array<HarnessEvent>, detail: string) => {
+  const warnPermission = (out: HarnessEvents, detail: string) => {
     if (warned) return
     warned = true
     out.push(HarnessEvent.Warning({ message: permissionWarning(detail) }))
   }
 
-  const onText = (out: Array<HarnessEvent>, id: string, text: string) => {
+  const onText = (out: HarnessEvents, id: string, text: string) => {
     const before = texts.get(id)
     const added = before === undefined
       ? text
@@ -103,12 +86,12 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
   const toolTarget = (input: Readonly<Record<string, unknown>> | undefined, title: string | undefined) => {
     for (const key of ["filePath", "path", "command", "pattern", "url", "description"]) {
       const value = input?.[key]
-      if (typeof value === "string" && value !== "") return oneLine(relative(value), 120)
+      if (typeof value === "string" && value !== "") return firstLine(relative(value), 120)
     }
-    return title === undefined ? "" : oneLine(title, 120)
+    return title === undefined ? "" : firstLine(title, 120)
   }
 
-  const onEvent = (out: Array<HarnessEvent>, event: OpencodeEvent) => {
+  const onEvent = (out: HarnessEvents, event: OpencodeEvent) => {
     switch (event.type) {
       case "text":
         return onText(out, event.part.id, event.part.text)
@@ -119,12 +102,12 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
         const call = `${tool} ${toolTarget(state.input, state.title)}`.trimEnd()
         if (state.status !== "error") return showLine(out, `→ ${call}`)
         const error = state.error ?? "failed"
-        showLine(out, `✗ ${call}: ${oneLine(error)}`)
+        showLine(out, `✗ ${call}: ${firstLine(error)}`)
         if (REJECTED_TOOL_CALL.test(error)) warnPermission(out, call)
         return
       }
       case "error": {
-        showLine(out, `✗ opencode error: ${oneLine(event.error.data?.message ?? event.error.name ?? "unknown error", 500)}`)
+        showLine(out, `✗ opencode error: ${firstLine(event.error.data?.message ?? event.error.name ?? "unknown error", 500)}`)
         const limit = usageLimitOf(event.error)
         if (limit !== null) out.push(limit)
         return
@@ -132,39 +115,22 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
     }
   }
 
-  /** A long line is read from its compact text unless it holds the agent's own text. */
-  const needsWhole = (d: ReturnType<typeof decodeLine>) => d._tag === "Plain" || (d._tag === "Event" && d.event.type === "text")
-
-  const onLine = (out: Array<HarnessEvent>, stream: "stdout" | "stderr", line: BufferedLine): unknown => {
-    if (line._tag === "TooLong") {
-      return showLine(out, `(opencode printed a ${line.length}-byte line on ${stream}; it is only in the log)`)
-    }
-    if (stream === "stderr") {
-      const text = textOfLine(line)
-      const plain = text.replace(ANSI, "")
-      const rejected = PERMISSION_REJECTED.exec(plain)
-      if (rejected !== null) warnPermission(out, rejected[1]!)
-      return plain.trim() === "" ? undefined : showLine(out, plain)
-    }
-    const decoded = readKeptLine(line, decodeLine, needsWhole)
-    if (decoded._tag === "Event") return onEvent(out, decoded.event)
-    if (decoded._tag === "Plain" && decoded.text.trim() !== "") return showLine(out, decoded.text)
+  const onStderr = (out: HarnessEvents, text: string) => {
+    const plain = stripAnsi(text)
+    const rejected = PERMISSION_REJECTED.exec(plain)
+    if (rejected !== null) warnPermission(out, rejected[1]!)
+    if (plain.trim() !== "") showLine(out, plain)
   }
 
-  return {
-    feed: (event) => {
-      const out: Array<HarnessEvent> = []
-      if (event._tag === "Output") {
-        out.push(event)
-        for (const line of lines[event.stream].push(event.bytes)) onLine(out, event.stream, line)
-      } else if (event._tag === "Exited") {
-        for (const line of lines.stdout.flush()) onLine(out, "stdout", line)
-        for (const line of lines.stderr.flush()) onLine(out, "stderr", line)
-        out.push(event)
-      } else {
-        out.push(event)
-      }
-      return out
-    }
-  }
+  return makeJsonOutput({
+    agent: "opencode",
+    decodeLine,
+    // A long line holding the agent's own text is read whole; others have their long strings (tool output) cut.
+    agentTextHead: /"type"\s*:\s*"text"/,
+    isAgentText: (event) => event.type === "text",
+    onEvent,
+    onStderr,
+    show: showLine,
+    ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })
+  })
 }

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { compactJsonLine, makeLineBuffer } from "@spool/core"
+import { sortEvents } from "../../core/test/fixtures/harnessEvents.js"
 import { decodeLine } from "../src/OpencodeEvent.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
@@ -23,17 +24,8 @@ const toolUse = (tool: string, state: object) => line({ type: "tool_use", part: 
 /** Feeds the chunks, then `Exited`, and returns every event except the raw `Output`. */
 const translate = (chunks: ReadonlyArray<HarnessEvent>) => {
   const output = makeOpencodeOutput({ cwd })
-  const events = [...chunks, exited].flatMap(output.feed)
-  const of = <T extends HarnessEvent["_tag"]>(tag: T) => events.filter((e): e is Extract<HarnessEvent, { _tag: T }> => e._tag === tag)
-  return {
-    events,
-    outputs: of("Output"),
-    agentText: of("AgentText").map((e) => e.text).join(""),
-    display: of("Display").map((e) => e.text).join(""),
-    usage: of("Usage").map((e) => e.usage),
-    warnings: of("Warning").map((e) => e.message),
-    limits: of("Limited").map(({ _tag, ...limit }) => limit)
-  }
+  const sorted = sortEvents([...chunks, exited].flatMap(output.feed))
+  return { ...sorted, limits: sorted.limited.map(({ _tag, ...limit }) => limit) }
 }
 
 describe("opencode JSON output", () => {
