@@ -329,6 +329,10 @@ describe("tasks.md, line by line", () => {
     expect(list.tasks.map((t) => [t.id, t.status])).toEqual([["1", "complete"]])
   })
 
+  it("keeps to checkboxes when a task heading is only mentioned in a line", () => {
+    expect(statuses("Notes: see ### Task 1: setup\n- **Status**: [x] complete\n- [ ] 1.1 Box\n")).toEqual([["1.1", "pending"]])
+  })
+
   it("keeps a name's separators when it has none in front", () => {
     expect(parseTasks("### Task 2.3 Fix the config.json loader\n- **Status**: [ ] pending\n").tasks[0]!.description).toBe("Fix the config.json loader")
   })
@@ -347,7 +351,7 @@ describe("tasks.md, line by line", () => {
     expect(task("- **Status** [x]")).toBe("complete")
     expect(task("- **Status**:  [x]")).toBe("complete")
     expect(task("- **Status**: []")).toBe("pending")
-    expect(task("- **Status**: \\[\\]")).toBe("pending")
+    expect(statuses("### Task 1: A\n- **Status**: [x] complete\n- **Status**: \\[\\]\n")).toEqual([["1", "pending"]])
     expect(task("- **Status**: \\[x\\]")).toBe("complete")
     expect(task("Note that **Status**: [x] means done")).toBe("pending")
   })
