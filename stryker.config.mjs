@@ -3,7 +3,7 @@ import { createRequire } from "node:module"
 
 const require = createRequire(import.meta.url)
 
-/** The modules in scope: the completion rule, tasks, guards, redaction, the stores, the loop's policy, git, each agent's decoder. */
+/** The modules in scope: the completion rule, tasks, guards, redaction, the stores, the loop's policy and checks, git, each agent's decoder. */
 export const scope = [
   "packages/core/src/CompletionJudge.ts",
   "packages/core/src/CompletionRule.ts",
@@ -19,6 +19,8 @@ export const scope = [
   "packages/core/src/Iteration.ts",
   "packages/core/src/Loop.ts",
   "packages/core/src/PromptBuilder.ts",
+  "packages/core/src/Verification.ts",
+  "packages/core/src/JsonOutput.ts",
   "packages/git/src/GitSummaryLive.ts",
   "packages/git/src/GitOutput.ts",
   "packages/harness-*/src/*{Event,Output,Limit}.ts"
