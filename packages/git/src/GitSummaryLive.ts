@@ -14,6 +14,8 @@ const WORK_TREE = ["--", ":/", ":(exclude).spool/.state"] as const
 
 interface Repository {
   readonly git: GitCommand.GitCommand
+  /** The same commands run from the top of the work tree, where paths as git prints them (from the root) are read. */
+  readonly top: GitCommand.GitCommand
   /** The real index, as git resolves it (a linked worktree keeps its own under `.git/worktrees/`). */
   readonly indexFile: string
 }
@@ -22,10 +24,10 @@ interface Repository {
 const findRepository = (cwd: string): Effect.Effect<Repository | null> =>
   Effect.gen(function*() {
     const git = yield* GitCommand.make(cwd)
-    const output = yield* git.run("rev-parse", ["rev-parse", "--is-inside-work-tree", "--git-path", "index"])
-    const [inside, indexPath] = output.split("\n")
-    if (inside !== "true" || indexPath === undefined || indexPath === "") return null
-    return { git, indexFile: Path.resolve(cwd, indexPath) }
+    const output = yield* git.run("rev-parse", ["rev-parse", "--is-inside-work-tree", "--show-toplevel", "--git-path", "index"])
+    const [inside, root, indexPath] = output.split("\n")
+    if (inside !== "true" || root === undefined || root === "" || indexPath === undefined || indexPath === "") return null
+    return { git, top: yield* GitCommand.make(root), indexFile: Path.resolve(cwd, indexPath) }
   }).pipe(Effect.orElseSucceed(() => null))
 
 const fileSystem = <A>(operation: string, what: string, run: () => Promise<A>) =>
@@ -64,7 +66,7 @@ const scratchIndex = (indexFile: string) =>
     return scratch
   })
 
-const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSummary> => {
+const makeService = ({ git, indexFile, top }: Repository): Context.Tag.Service<GitSummary> => {
   const head = git.runOrNull("rev-parse", ["rev-parse", "--verify", "-q", "HEAD"]).pipe(
     Effect.map((output) => (output === null ? null : output.trim()))
   )
@@ -103,7 +105,7 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
     Effect.gen(function*() {
       const current = yield* head
       const output = current === null
-        ? yield* git.run("status", ["ls-tree", "-r", "--name-only", "-z", at.tree])
+        ? yield* git.run("status", ["ls-tree", "-r", "--full-tree", "--name-only", "-z", at.tree])
         : yield* git.run("status", ["diff-tree", "-r", "--no-renames", "--name-only", "-z", current, at.tree, ...WORK_TREE])
       return output.split("\0").filter((path) => path !== "")
     })
@@ -111,25 +113,35 @@ const makeService = ({ git, indexFile }: Repository): Context.Tag.Service<GitSum
   /**
    * The commit is built in an index of its own: the last commit with these paths as the work tree
    * holds them (added, edited, deleted; a file that became a directory or the reverse replaced), so
-   * nothing else the real index holds, staged or not, goes in. Hooks run as for any commit.
+   * nothing else the real index holds, staged or not, goes in. Hooks run as for any commit. Paths
+   * are from the root of the work tree, so these commands run there.
    */
   const commit = (message: string, paths: ReadonlyArray<string>) =>
     paths.length === 0 ? Effect.succeed(null) : Effect.scoped(
       Effect.gen(function*() {
-        // Paths come from a snapshot that respected .gitignore, so none is added against it.
-        const stage = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
-        const list = { input: paths.map((path) => `${path}\0`).join("") }
         const current = yield* head
-        const next = git.withIndexFile(yield* temporaryIndex("commit"))
-        yield* next.runQuiet("commit", current === null ? ["read-tree", "--empty"] : ["read-tree", current])
-        yield* next.runQuiet("commit", stage, list)
+        // A copy of the real index, set to the last commit: entries that match it keep their cached
+        // stats, so the commit does not read every tracked file again.
+        const next = top.withIndexFile(yield* scratchIndex(indexFile))
+        yield* current === null
+          ? next.runQuiet("commit", ["read-tree", "--empty"])
+          : next.runQuiet("commit", ["read-tree", "-m", current]).pipe(
+            // An index in the middle of a merge cannot be merged into: start from the commit alone.
+            Effect.orElse(() => next.runQuiet("commit", ["read-tree", current]))
+          )
+        // Paths come from a snapshot that respected .gitignore, so none is added against it.
+        const list = paths.map((path) => `${path}\0`).join("")
+        yield* next.runQuiet("commit", ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: list })
         const unchanged = current === null
           ? (yield* next.run("commit", ["ls-files", "-z"])) === ""
           : (yield* next.runOrNull("commit", ["diff-index", "--cached", "--quiet", current, "--"])) !== null
         if (unchanged) return null
-        // The real index takes the same paths, so `git status` shows them committed; what else it stages stays staged.
-        yield* git.runQuiet("add", stage, list)
         yield* next.runQuiet("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
+        // The real index takes these paths as committed (a hook may have changed them), so `git status`
+        // shows them clean; what else it stages stays staged.
+        yield* top.runQuiet("commit", ["reset", "-q", "HEAD", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+          input: paths.map((path) => `:(literal)${path}\0`).join("")
+        })
         return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
       })
     )
@@ -166,7 +178,7 @@ const explainCommitFailure = (error: GitError): GitError =>
     })
     : new GitError({
       operation: "commit",
-      detail: `the commit was refused, so the changes stay staged but uncommitted (a hook may have rejected it): ${error.detail}`
+      detail: `the commit was refused, so the changes stay uncommitted (a hook may have rejected it): ${error.detail}`
     })
 
 /**

@@ -93,6 +93,34 @@ describe("GitSummaryLive auto-commit", () => {
     }))
   })
 
+  it.effect("commits from a .spool/ in a subdirectory of the repository, paths anywhere in the work tree", () => {
+    const dir = repository({ "README.md": "hello\n", "pkg/.spool/changes/001_x/proposal.md": "# x\n" })
+    write(dir, "pkg/owner.txt", "the owner's\n")
+    return Effect.gen(function*() {
+      const summary = yield* GitSummary
+      const before = yield* summary.snapshot
+      assert.deepStrictEqual(yield* summary.dirtyPaths(before!), ["pkg/owner.txt"])
+      write(dir, "pkg/src.txt", "new\n")
+      write(dir, "README.md", "hello\nedited\n")
+      const changes = yield* summary.changesSince(before)
+      const hash = yield* summary.commit("iteration 1", changes!.paths)
+      assert.strictEqual(hash, head(dir))
+      assert.deepStrictEqual(committedFiles(dir), ["README.md", "pkg/src.txt"])
+      assert.strictEqual(git(dir, "status", "--porcelain"), "?? pkg/owner.txt\n")
+    }).pipe(Effect.provide(GitSummaryLive.layer(Path.join(dir, "pkg"))))
+  })
+
+  it.effect("leaves the real index as committed when a pre-commit hook reformats a file", () => {
+    const dir = repository()
+    installHook(dir, "pre-commit", "echo formatted > x.txt && git add x.txt")
+    return inRepository(dir, Effect.gen(function*() {
+      const { hash } = yield* iterate("iteration 1", () => write(dir, "x.txt", "raw\n"))
+      assert.strictEqual(hash, head(dir))
+      assert.strictEqual(git(dir, "show", "HEAD:x.txt"), "formatted\n")
+      assert.strictEqual(git(dir, "status", "--porcelain"), "")
+    }))
+  })
+
   it.effect("commits a file that became a directory, and a directory that became a file", () => {
     const dir = repository({ "a": "a file\n", "d/x.txt": "x\n" })
     return inRepository(dir, Effect.gen(function*() {
