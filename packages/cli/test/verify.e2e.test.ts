@@ -104,7 +104,7 @@ describe("--verify", () => {
     const root = makeWorkspace()
     const pids = tmpFile("pids")
     const loop = startSpool(
-      ["ralph", "x", "--change", "001-01", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", `sleep 300 & echo $$ $! > ${pids}; echo check running; wait`],
+      ["ralph", "x", "--change", "001-01", ...harness(agentScript(`import { writeFileSync } from "node:fs"\nwriteFileSync("done.txt", "x\\n")\nconsole.log(${JSON.stringify(CLAIM)})`)), "--verify", `sleep 300 & echo $$ $! > ${pids}; echo check running; wait`],
       root
     )
     await loop.waitFor("checking the claim")
@@ -117,7 +117,10 @@ describe("--verify", () => {
     expect(existsSync(join(stateDir(root, change), "lock"))).toBe(false)
     const status = statusJson(root)
     expect(status.status).toBe("interrupted")
-    expect(status.history.at(-1)).toMatchObject({ iteration: 1, outcome: "interrupted" })
+    // One record of the iteration, which keeps the commit of the agent's work made before the check.
+    expect(status.history.length).toBe(1)
+    expect(status.history[0]).toMatchObject({ iteration: 1, outcome: "interrupted", git: { files: ["done.txt"] } })
+    expect(git(root, "show", "--name-only", "--format=", status.history[0].commit)).toBe("done.txt")
   })
 })
 

@@ -1,4 +1,4 @@
-import { Clock, Effect, Ref } from "effect"
+import { Clock, Effect, Exit, Ref } from "effect"
 import { ContextStore } from "./ContextStore.js"
 import type { HarnessUsage, IterationOutcome, IterationRecord } from "./Domain.js"
 import { ErrorJournal } from "./ErrorJournal.js"
@@ -264,14 +264,19 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         }
         // A claim that would stand is checked by the project's own checks (--verify), and stands only if they pass.
         let verification: Verification | null = null
+        let checkInterrupted = false
         if (accepted && options.verify.length > 0) {
           if (!capture.displayAtLineStart) yield* reporter.write("\n")
           capture.displayAtLineStart = true
-          verification = yield* restore(verifyClaim(options.verify, {
+          // Ctrl-C may stop a check (and only that, in here): the iteration is then recorded as interrupted, its commit kept.
+          const checked = yield* Effect.exit(restore(verifyClaim(options.verify, {
             cwd: ctx.input.cwd,
             timeoutMs: options.verifyTimeoutMs,
             env: { SPOOL_CHANGE: change.id, SPOOL_ITERATION: String(iteration) }
-          }))
+          })))
+          if (Exit.isSuccess(checked)) verification = checked.value
+          else if (Exit.isInterrupted(checked)) checkInterrupted = true
+          else return yield* Effect.failCause(checked.cause)
           if (changed !== null) yield* Ref.set(ctx.lastSnapshot, yield* inputs.gitOrWarn(git.snapshot, null))
         }
         const rejectedBy = verification?.failed ?? null
@@ -279,7 +284,8 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           accepted = false
           notes.push(rejectionNote(iteration, options.verify, rejectedBy))
         }
-        const outcome = outcomeOf(capture, { interrupted, failed: failed || rejectedBy !== null, accepted })
+        if (checkInterrupted) accepted = false
+        const outcome = outcomeOf(capture, { interrupted: interrupted || checkInterrupted, failed: failed || rejectedBy !== null, accepted })
         // What the agent reported may quote secrets, like its output: redacted once, used everywhere.
         const redact = ctx.input.redact
         const error = capture.error === null ? null : redact(capture.error)
@@ -332,6 +338,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           progress,
           failure: failed ? error ?? lastLine(stderr) : rejectedBy !== null ? checkFailure(rejectedBy) : null
         }
+        if (checkInterrupted) return yield* Effect.interrupt
         return { record, facts, limit: capture.limited, notes, stoppedBy: capture.stopped as SpendGuard | null } satisfies IterationResult
       }))
 
@@ -354,5 +361,6 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         })
       })
     ).pipe(Effect.onInterrupt(() => finish(true).pipe(Effect.ignore)))
-    return yield* finish(false).pipe(Effect.onInterrupt(() => finish(true).pipe(Effect.ignore)))
+    // Uninterruptible but for its checks, which record the interruption themselves: one record, whatever happens.
+    return yield* finish(false)
   })
