@@ -72,6 +72,17 @@ describe("--verify", () => {
     expect(git(root, "status", "--porcelain")).toBe("?? check-report.txt")
   })
 
+  it("passes a check whose shell exits 0 while something it started in the background still holds its output, and stops that", async () => {
+    const root = makeWorkspace()
+    const pids = tmpFile("pids")
+    const check = `sleep 300 & echo $! > ${pids}; echo checked`
+    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", check, "--verify-timeout", "2m"], { cwd: root })
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.stdout).toMatch(/promise found, verified: sleep 300/)
+    expect(statusJson(root).history[0].verify[0]).toMatchObject({ exitCode: 0, timedOut: false, passed: true })
+    expect(await alive(Number(readFileSync(pids, "utf8").trim())), "the background sleep survived").toBe(false)
+  })
+
   it("runs the checks where the agent works: in the loop's worktree with --worktree", () => {
     const root = makeWorkspace()
     const result = spool(["ralph", "x", "--change", "001-01", "--worktree", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", "echo \"checked in $(pwd)\"; exit 3", "--max-iterations", "1"], { cwd: root })

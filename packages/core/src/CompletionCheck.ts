@@ -1,5 +1,5 @@
 import { Command, CommandExecutor } from "@effect/platform"
-import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Option, Stream } from "effect"
 import type { CheckResult } from "./CheckResult.js"
 import { signalOf, stopProcessGroup } from "./HarnessProcess.js"
 import { makeByteHeadTail } from "./OutputLog.js"
@@ -22,6 +22,9 @@ interface Ended {
 export interface CheckRun extends CheckResult {
   readonly output: string
 }
+
+/** How long output is still read after a check's shell has exited. */
+const DRAIN_MS = 1000
 
 /** Bytes of a check's output kept from its start, and as many from its end. */
 export const OUTPUT_HALF_BYTES = 8192
@@ -55,11 +58,17 @@ export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<
             const proc = yield* executor.start(command)
             // Added after the executor's own finalizer, so it runs first: the group is stopped, not only waited for.
             yield* Effect.addFinalizer(() => stopProcessGroup(proc))
-            yield* Stream.runForEach(Stream.merge(proc.stdout, proc.stderr), (bytes) => Effect.sync(() => output.append(bytes)))
-            return yield* proc.exitCode.pipe(
+            const reading = yield* Effect.forkScoped(
+              Stream.runForEach(Stream.merge(proc.stdout, proc.stderr), (bytes) => Effect.sync(() => output.append(bytes)))
+            )
+            const ended = yield* proc.exitCode.pipe(
               Effect.map((code): Ended => ({ exitCode: code, signal: null })),
               Effect.catchAll((error) => Effect.succeed<Ended>({ exitCode: null, signal: signalOf(error.message) }))
             )
+            // What it left running in the background may hold its output open: the check is over when
+            // its shell is; what is still printing then is read a moment more, then stopped with the group.
+            yield* Effect.timeoutOption(Fiber.join(reading), DRAIN_MS)
+            return ended
           }).pipe(
             Effect.timeoutOption(request.timeoutMs),
             Effect.catchAll((error) =>

@@ -35,7 +35,8 @@ export const parseNumstat = (output: string): ParsedDiff => {
     let file = path!
     if (file === "") {
       // A rename is one changed file, known by its new path; its commit removes the old one.
-      paths.push(tokens[i + 1] ?? "")
+      const from = tokens[i + 1] ?? ""
+      if (from !== "") paths.push(from)
       file = tokens[i + 2] ?? ""
       i += 2
     }
