@@ -39,7 +39,7 @@ export default {
   // A second run tests again only the mutants whose code or tests changed.
   incremental: true,
   incrementalFile: "reports/mutation/incremental.json",
-  concurrency: 2,
+  concurrency: 3,
   timeoutMS: 20_000,
   reporters: ["progress", "clear-text", "json"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },

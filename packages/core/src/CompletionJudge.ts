@@ -51,50 +51,11 @@ export interface CompletionJudgeOptions {
   readonly prompt: string
 }
 
-/** Lines longer than this are judged in windows: an occurrence keeps this much context on either side. */
-export const LINE_WINDOW = 4096
-const MAX_LINE = 64 * 1024
-const MAX_VERDICTS = 20
-/** An opening tag waits this many non-blank lines for its closing tag. */
-const MAX_PROMISE_LINES = 5
-
-const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
-const OPEN_TAG = /<\s*promise\s*>/i
-const UNCLOSED = /<\s*promise\s*>(?![\s\S]*<\s*\/\s*promise\s*>)[^<>]*$/i
-const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/
-/** Stands for the words of a long line that were judged and dropped. */
-const MID_LINE = "…"
-
-const normalizeText = (text: string): string =>
-  text.replace(ANSI, "").replace(/&lt;/gi, "<").replace(/&gt;/gi, ">").replace(/&amp;/gi, "&")
-
-export const normalizeLine = (line: string): string => normalizeText(line).trimEnd()
-
-/** The key of a line for echo matching: whitespace collapsed, long lines cut (their length kept). */
-const echoKey = (line: string) => {
-  const flat = line.replace(/\s+/g, " ").trim()
-  return flat.length > 400 ? `${flat.slice(0, 400)}…${flat.length}` : flat
-}
-
-/** Consecutive non-blank prompt lines, as pairs: an output pair found here is an echo. */
-const promptPairs = (prompt: string): Set<string> => {
-  const pairs = new Set<string>()
-  let previous: string | null = null
-  for (const raw of prompt.split(/\r\n|\r|\n/)) {
-    const key = echoKey(normalizeLine(raw))
-    if (key === "") continue
-    if (previous !== null) pairs.add(`${previous}\u0000${key}`)
-    previous = key
-  }
-  return pairs
-}
-
 interface PendingLine {
   readonly key: string
   readonly previousKey: string | null
   readonly verdicts: ReadonlyArray<Verdict>
 }
-
 
 interface OpenFence {
   readonly marker: string
@@ -104,30 +65,70 @@ interface OpenFence {
   readonly verdicts: Array<{ readonly verdict: Verdict; readonly wellFormed: boolean }>
 }
 
-/** Text without these holds no promise and opens or closes no code block: it only moves the judge along. */
-const PROMISE_WORD = /(?:<|&lt;)\s*promise/i
-const FENCE_START = /(?:^|[\r\n])[ \t]{0,3}(?:```|~~~)/
-const FENCE_LINE = /^[ \t]{0,3}(?:```|~~~)/
-const NON_BLANK = /\S/
-// Looked for with `includes` before the patterns: most chunks hold neither character.
-const mayHoldPromise = (text: string) => (text.includes("<") || text.includes("&")) && PROMISE_WORD.test(text)
-const mayOpenFence = (text: string) => (text.includes("```") || text.includes("~~~")) && FENCE_START.test(text)
-
-const NEWLINE = 10
-/** Bytes whose presence sends a chunk of bytes down the text path: a tag, an entity, a carriage return, a fence. */
-const MARK_BYTES = [0x3c, 0x26, 0x0d]
-const FENCE_BYTES = [new Uint8Array([0x60, 0x60, 0x60]), new Uint8Array([0x7e, 0x7e, 0x7e])]
-const mayMatter = (bytes: Uint8Array) =>
-  MARK_BYTES.some((byte) => indexOf(bytes, byte) !== -1) || FENCE_BYTES.some((fence) => indexOf(bytes, fence) !== -1)
-
-/** The last `\n` or `\r` at or before `from` (-1: none); only the last line is searched for a `\r`. */
-const lastBreak = (text: string, from: number) => {
-  const newline = from < 0 ? -1 : text.lastIndexOf("\n", from)
-  for (let i = from; i > newline; i--) if (text.charCodeAt(i) === 13) return i
-  return newline
-}
-
 export const makeCompletionJudge = (options: CompletionJudgeOptions): CompletionJudge => {
+  // The patterns and limits are made for each judge: cheap next to judging a stream, and each test
+  // that judges text then holds its own.
+  /** Lines longer than this are judged in windows: an occurrence keeps this much context on either side. */
+  const LINE_WINDOW = 4096
+  const MAX_LINE = 64 * 1024
+  const MAX_VERDICTS = 20
+  /** An opening tag waits this many non-blank lines for its closing tag. */
+  const MAX_PROMISE_LINES = 5
+
+  const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
+  const OPEN_TAG = /<\s*promise\s*>/i
+  const UNCLOSED = /<\s*promise\s*>(?![\s\S]*<\s*\/\s*promise\s*>)[^<>]*$/i
+  const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/
+  /** Stands for the words of a long line that were judged and dropped. */
+  const MID_LINE = "…"
+
+  const normalizeText = (text: string): string =>
+    text.replace(ANSI, "").replace(/&lt;/gi, "<").replace(/&gt;/gi, ">").replace(/&amp;/gi, "&")
+
+  const normalizeLine = (line: string): string => normalizeText(line).trimEnd()
+
+  /** The key of a line for echo matching: whitespace collapsed, long lines cut (their length kept). */
+  const echoKey = (line: string) => {
+    const flat = line.replace(/\s+/g, " ").trim()
+    return flat.length > 400 ? `${flat.slice(0, 400)}…${flat.length}` : flat
+  }
+
+  /** Consecutive non-blank prompt lines, as pairs: an output pair found here is an echo. */
+  const promptPairs = (prompt: string): Set<string> => {
+    const pairs = new Set<string>()
+    let previous: string | null = null
+    for (const raw of prompt.split(/\r\n|\r|\n/)) {
+      const key = echoKey(normalizeLine(raw))
+      if (key === "") continue
+      if (previous !== null) pairs.add(`${previous}\u0000${key}`)
+      previous = key
+    }
+    return pairs
+  }
+
+  /** Text without these holds no promise and opens or closes no code block: it only moves the judge along. */
+  const PROMISE_WORD = /(?:<|&lt;)\s*promise/i
+  const FENCE_START = /(?:^|[\r\n])[ \t]{0,3}(?:```|~~~)/
+  const FENCE_LINE = /^[ \t]{0,3}(?:```|~~~)/
+  const NON_BLANK = /\S/
+  // Looked for with `includes` before the patterns: most chunks hold neither character.
+  const mayHoldPromise = (text: string) => (text.includes("<") || text.includes("&")) && PROMISE_WORD.test(text)
+  const mayOpenFence = (text: string) => (text.includes("```") || text.includes("~~~")) && FENCE_START.test(text)
+
+  const NEWLINE = 10
+  /** Bytes whose presence sends a chunk of bytes down the text path: a tag, an entity, a carriage return, a fence. */
+  const MARK_BYTES = [0x3c, 0x26, 0x0d]
+  const FENCE_BYTES = [new Uint8Array([0x60, 0x60, 0x60]), new Uint8Array([0x7e, 0x7e, 0x7e])]
+  const mayMatter = (bytes: Uint8Array) =>
+    MARK_BYTES.some((byte) => indexOf(bytes, byte) !== -1) || FENCE_BYTES.some((fence) => indexOf(bytes, fence) !== -1)
+
+  /** The last `\n` or `\r` at or before `from` (-1: none); only the last line is searched for a `\r`. */
+  const lastBreak = (text: string, from: number) => {
+    const newline = from < 0 ? -1 : text.lastIndexOf("\n", from)
+    for (let i = from; i > newline; i--) if (text.charCodeAt(i) === 13) return i
+    return newline
+  }
+
   const token = options.token.trim()
   const pairs = promptPairs(options.prompt)
   const verdicts: Array<Verdict> = []

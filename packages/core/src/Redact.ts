@@ -1,31 +1,6 @@
 /** What replaces a secret in anything spool writes. */
 export const REDACTED = "[REDACTED]"
 
-const secretName = /(_KEY|_TOKEN|_SECRET)$|PASSWORD|^(API_?KEY|TOKEN|SECRET)$/i
-
-// Shapes of well-known credentials, whatever variable (if any) they came from: one alternation, so
-// the text is scanned once rather than once a shape (it runs over every line an agent prints).
-const secretShapes = new RegExp(
-  [
-    /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/,
-    /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/,
-    /\bgh[pousr]_[A-Za-z0-9]{20,}/,
-    /\bgithub_pat_[A-Za-z0-9_]{20,}/,
-    /\bglpat-[A-Za-z0-9_-]{20,}/,
-    /\bxox[abprs]-[A-Za-z0-9-]{10,}/,
-    /\bAKIA[0-9A-Z]{16}\b/,
-    /\bAIza[0-9A-Za-z_-]{35}\b/,
-    /\b(?<scheme>Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/
-  ].map((shape) => `(?:${shape.source})`).join("|"),
-  "g"
-)
-
-/**
- * A piece of every shape above, looked for with `includes` first: text holding none of them (most
- * of what an agent prints) is not run through the pattern at all.
- */
-const SHAPE_MARKS = ["-", "_", "AKIA", "AIza", "Bearer", "Basic"]
-
 /**
  * Where a secret may be in bytes: a byte sequence found by a native search, and a check of the
  * bytes around a find (`at`: where it starts) that rules most false finds out at once. Each
@@ -41,17 +16,6 @@ export interface SecretAnchor {
   readonly check?: (bytes: Uint8Array, at: number) => boolean
 }
 
-const byteOf = (char: string) => char.charCodeAt(0)
-const anyOf = (chars: string) => new Set([...chars].map(byteOf))
-const GITHUB_KIND = anyOf("pousr")
-const SLACK_KIND = anyOf("abprs")
-const encoded = (text: string) => new TextEncoder().encode(text)
-const GITHUB = encoded("github")
-const GH = encoded("gh")
-/** `ghp_`, `gho_`, ... around the kind letter and underscore found at `at`. */
-const githubToken = (bytes: Uint8Array, at: number) => holds(bytes, at - 2, GH, 2) && holds(bytes, at, GITHUB_KIND)
-const S = anyOf("s")
-const DASH = anyOf("-")
 /** True when `bytes` holds `expected` at `at`, or that part of it lies outside `bytes`. */
 const holds = (bytes: Uint8Array, at: number, expected: Uint8Array | Set<number>, length = 1) => {
   if (expected instanceof Set) return at < 0 || at >= bytes.length || expected.has(bytes[at]!)
@@ -62,36 +26,79 @@ const holds = (bytes: Uint8Array, at: number, expected: Uint8Array | Set<number>
   return true
 }
 
-const KE = encoded("KE")
-const A = anyOf("A")
-const G = anyOf("g")
-const X = anyOf("x")
+const encoded = (text: string) => new TextEncoder().encode(text)
 
-/**
- * Every shape of `secretShapes` holds one of these (the check aside, each is a necessary part of
- * its shape). They are found by their first two bytes (`bucket`: the pair scanner's bucket), each
- * pair chosen to be rare in ordinary output; pairs in one bucket share their nibbles' tables, so
- * a bucket holds pairs alike.
- */
-const SHAPE_ANCHORS: ReadonlyArray<SecretAnchor> = [
-  // -----BEGIN ... PRIVATE KEY-----
-  { needle: encoded("Y-----"), check: (bytes, at) => holds(bytes, at - 2, KE, 2), multiline: true, bucket: 0 },
-  // sk-...
-  { needle: encoded("k-"), check: (bytes, at) => holds(bytes, at - 1, S), bucket: 1 },
-  // ghp_ ghr_ ghs_ ghu_ ..., gho_ ...
-  ...["p_", "r_", "s_", "u_"].map((needle) => ({ needle: encoded(needle), check: githubToken, bucket: 2 })),
-  { needle: encoded("o_"), check: githubToken, bucket: 3 },
-  // github_pat_...
-  { needle: encoded("_pat_"), check: (bytes, at) => holds(bytes, at - 6, GITHUB, GITHUB.length), bucket: 4 },
-  // glpat-...
-  { needle: encoded("lpat-"), check: (bytes, at) => holds(bytes, at - 1, G), bucket: 5 },
-  // xoxb- ...
-  { needle: encoded("xo"), check: (bytes, at) => holds(bytes, at + 2, X) && holds(bytes, at + 3, SLACK_KIND) && holds(bytes, at + 4, DASH), bucket: 6 },
-  { needle: encoded("AKIA"), bucket: 7 },
-  { needle: encoded("Iza"), check: (bytes, at) => holds(bytes, at - 1, A), bucket: 7 },
-  { needle: encoded("Bearer"), multiline: true, bucket: 7 },
-  { needle: encoded("Basic"), multiline: true, bucket: 7 }
-]
+/** The names, shapes and anchors of secrets, made for each redactor (one a loop). */
+const makeShapes = () => {
+  const secretName = /(_KEY|_TOKEN|_SECRET)$|PASSWORD|^(API_?KEY|TOKEN|SECRET)$/i
+
+  // Shapes of well-known credentials, whatever variable (if any) they came from: one alternation, so
+  // the text is scanned once rather than once a shape (it runs over every line an agent prints).
+  const secretShapes = new RegExp(
+    [
+      /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/,
+      /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/,
+      /\bgh[pousr]_[A-Za-z0-9]{20,}/,
+      /\bgithub_pat_[A-Za-z0-9_]{20,}/,
+      /\bglpat-[A-Za-z0-9_-]{20,}/,
+      /\bxox[abprs]-[A-Za-z0-9-]{10,}/,
+      /\bAKIA[0-9A-Z]{16}\b/,
+      /\bAIza[0-9A-Za-z_-]{35}\b/,
+      /\b(?<scheme>Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/
+    ].map((shape) => `(?:${shape.source})`).join("|"),
+    "g"
+  )
+
+  /**
+   * A piece of every shape above, looked for with `includes` first: text holding none of them (most
+   * of what an agent prints) is not run through the pattern at all.
+   */
+  const SHAPE_MARKS = ["-", "_", "AKIA", "AIza", "Bearer", "Basic"]
+
+  const byteOf = (char: string) => char.charCodeAt(0)
+  const anyOf = (chars: string) => new Set([...chars].map(byteOf))
+  const GITHUB_KIND = anyOf("pousr")
+  const SLACK_KIND = anyOf("abprs")
+  const GITHUB = encoded("github")
+  const GH = encoded("gh")
+  /** `ghp_`, `gho_`, ... around the kind letter and underscore found at `at`. */
+  const githubToken = (bytes: Uint8Array, at: number) => holds(bytes, at - 2, GH, 2) && holds(bytes, at, GITHUB_KIND)
+  const S = anyOf("s")
+  const DASH = anyOf("-")
+
+  const KE = encoded("KE")
+  const A = anyOf("A")
+  const G = anyOf("g")
+  const X = anyOf("x")
+
+  /**
+   * Every shape of `secretShapes` holds one of these (the check aside, each is a necessary part of
+   * its shape). They are found by their first two bytes (`bucket`: the pair scanner's bucket), each
+   * pair chosen to be rare in ordinary output; pairs in one bucket share their nibbles' tables, so
+   * a bucket holds pairs alike.
+   */
+  const SHAPE_ANCHORS: ReadonlyArray<SecretAnchor> = [
+    // -----BEGIN ... PRIVATE KEY-----
+    { needle: encoded("Y-----"), check: (bytes, at) => holds(bytes, at - 2, KE, 2), multiline: true, bucket: 0 },
+    // sk-...
+    { needle: encoded("k-"), check: (bytes, at) => holds(bytes, at - 1, S), bucket: 1 },
+    // ghp_ ghr_ ghs_ ghu_ ..., gho_ ...
+    ...["p_", "r_", "s_", "u_"].map((needle) => ({ needle: encoded(needle), check: githubToken, bucket: 2 })),
+    { needle: encoded("o_"), check: githubToken, bucket: 3 },
+    // github_pat_...
+    { needle: encoded("_pat_"), check: (bytes, at) => holds(bytes, at - 6, GITHUB, GITHUB.length), bucket: 4 },
+    // glpat-...
+    { needle: encoded("lpat-"), check: (bytes, at) => holds(bytes, at - 1, G), bucket: 5 },
+    // xoxb- ...
+    { needle: encoded("xo"), check: (bytes, at) => holds(bytes, at + 2, X) && holds(bytes, at + 3, SLACK_KIND) && holds(bytes, at + 4, DASH), bucket: 6 },
+    { needle: encoded("AKIA"), bucket: 7 },
+    { needle: encoded("Iza"), check: (bytes, at) => holds(bytes, at - 1, A), bucket: 7 },
+    { needle: encoded("Bearer"), multiline: true, bucket: 7 },
+    { needle: encoded("Basic"), multiline: true, bucket: 7 }
+  ]
+
+  return { secretName, secretShapes, SHAPE_MARKS, SHAPE_ANCHORS }
+}
 
 /** A secret starts on its anchor's line, at most this many bytes before it (`-----BEGIN ... PRIVATE KEY-----`). */
 export const ANCHOR_LEAD = 256
@@ -136,6 +143,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
  * like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`), and common key shapes.
  */
 export const makeRedactor = (env: Readonly<Record<string, string | undefined>>): Redactor => {
+  const { secretName, secretShapes, SHAPE_MARKS, SHAPE_ANCHORS } = makeShapes()
   const values = Object.entries(env)
     .filter(([name, value]) => secretName.test(name) && value !== undefined && value.trim().length >= 6)
     .map(([, value]) => value!.trim())

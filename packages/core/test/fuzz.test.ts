@@ -14,8 +14,11 @@ import { Workspace } from "../src/Workspace.js"
 
 // Pure properties run thousands of times; the ones on disk a few hundred. Lengths use `size: "max"`:
 // fast-check's default size keeps strings and arrays to about ten items whatever `maxLength` says.
-const MANY = { fastCheck: { numRuns: 2000 } }
-const DISK = { timeout: 60_000, fastCheck: { numRuns: 300 } }
+// Under mutation testing (`pnpm mutate`, whose workers set STRYKER_MUTATOR_WORKER) each property
+// runs a twentieth as often: every mutant runs these again, and a few dozen cases still find most.
+const runs = (n: number): number => (process.env.STRYKER_MUTATOR_WORKER === undefined ? n : Math.max(5, Math.ceil(n / 20)))
+const MANY = { fastCheck: { numRuns: runs(2000) } }
+const DISK = { timeout: 60_000, fastCheck: { numRuns: runs(300) } }
 
 // ---------------------------------------------------------------------------------------------
 // Shared generators
@@ -115,7 +118,7 @@ describe("completion judge under random input", () => {
       const text = `<promise>${unit.repeat(Math.ceil(size / Math.max(1, unit.length)))}\n`
       assert.isBoolean(judgeChunks(token, chunksOf(text, cuts)).claimed)
     },
-    { fastCheck: { numRuns: 200 } }
+    { fastCheck: { numRuns: runs(200) } }
   )
 
   it.prop(
@@ -178,13 +181,13 @@ describe("completion judge under random input", () => {
       for (const chunk of chunksOf(`\n</promise>\n\n\nAll done.\n<promise> ${token} </promise>\n`, cuts)) judge.feed(chunk)
       assert.isTrue(judge.judgement().claimed)
     },
-    { timeout: 60_000, fastCheck: { numRuns: 60 } }
+    { timeout: 60_000, fastCheck: { numRuns: runs(60) } }
   )
 
   it("reads 50 MB of promise-like lines in 1 MB chunks and accepts the promise at the very end", () => {
     const judge = makeCompletionJudge({ token: "COMPLETE", prompt: "" })
     const chunk = "words and \n<promise> more words\t ".repeat(32 * 1024).slice(0, 1024 * 1024)
-    for (let i = 0; i < 50; i++) judge.feed(chunk)
+    for (let i = 0; i < (process.env.STRYKER_MUTATOR_WORKER === undefined ? 50 : 5); i++) judge.feed(chunk)
     judge.feed("</promise>\nAll done.\n<promise>COMPLETE</promise>")
     const judgement = judge.judgement()
     assert.isTrue(judgement.claimed)
@@ -557,7 +560,7 @@ layer(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.p
           assert.isNull(typedFailure(exit), "garbage lines are skipped, not an error")
           if (Exit.isSuccess(exit)) checkTail(exit.value, lastLines(limit))
         }),
-      { timeout: 60_000, fastCheck: { numRuns: 100 } }
+      { timeout: 60_000, fastCheck: { numRuns: runs(100) } }
     )
 
     // Found by this file: the tail reader used to count blank lines towards the limit.
