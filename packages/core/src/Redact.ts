@@ -105,9 +105,22 @@ export const ANCHOR_LEAD = 256
 /** A secret ends on its anchor's line (unless `multiline`), and within this many bytes after it (a PEM key is a few KiB). */
 export const ANCHOR_REACH = 16 * 1024
 
+// Stryker disable all: which 4 bytes of a value's first line its anchor is, and so how fast the
+// search for it runs, is all this decides; any 4 bytes of that line, checked against the whole line
+// around a find, find every copy of the value.
 /** How common a byte is in what agents print (lower: rarer): a search for a rare first byte skips more. */
 const commonness = (byte: number) =>
   byte >= 0x41 && byte <= 0x5a ? 1 : byte >= 0x30 && byte <= 0x39 ? 3 : "zqxjkvbwyfgpm".includes(String.fromCharCode(byte)) ? 2 : 5
+
+/** Where in `line` (its first 64 bytes) the rarest 4 bytes start. */
+const rarestLead = (line: Uint8Array) => {
+  let lead = 0
+  for (let i = 1; i <= Math.min(64, line.length - 4); i++) {
+    if (commonness(line[i]!) < commonness(line[lead]!)) lead = i
+  }
+  return lead
+}
+// Stryker restore all
 
 /**
  * The anchor of an environment variable's secret value: 4 bytes of its first line starting at a
@@ -116,15 +129,12 @@ const commonness = (byte: number) =>
  */
 const valueAnchor = (value: string): SecretAnchor => {
   const firstLine = encoded(value.split(/\r?\n/, 1)[0]!)
-  let lead = 0
-  for (let i = 1; i <= Math.min(64, firstLine.length - 4); i++) {
-    if (commonness(firstLine[i]!) < commonness(firstLine[lead]!)) lead = i
+  const lead = rarestLead(firstLine)
+  return {
+    needle: firstLine.subarray(lead, lead + Math.min(4, firstLine.length)),
+    multiline: firstLine.length < encoded(value).length,
+    check: (bytes, at) => holds(bytes, at - lead, firstLine, firstLine.length)
   }
-  const needle = firstLine.subarray(lead, lead + Math.min(4, firstLine.length))
-  const multiline = firstLine.length < encoded(value).length
-  return lead === 0 && needle.length === firstLine.length
-    ? { needle, multiline }
-    : { needle, multiline, check: (bytes, at) => holds(bytes, at - lead, firstLine, firstLine.length) }
 }
 
 /**
