@@ -3,28 +3,38 @@ import { createRequire } from "node:module"
 
 const require = createRequire(import.meta.url)
 
-/** The modules in scope: the completion rule, tasks, guards, redaction, the stores, the loop's policy and checks, git, each agent's decoder. */
-export const scope = [
-  "packages/core/src/CompletionJudge.ts",
-  "packages/core/src/CompletionRule.ts",
-  "packages/core/src/Tasks.ts",
-  "packages/core/src/Guards.ts",
-  "packages/core/src/LimitWait.ts",
-  "packages/core/src/Redact.ts",
-  "packages/core/src/OutputLog.ts",
-  "packages/core/src/HistoryStore.ts",
-  "packages/core/src/ErrorJournal.ts",
-  "packages/core/src/JournalEntry.ts",
-  "packages/core/src/LoopLock.ts",
-  "packages/core/src/Iteration.ts",
-  "packages/core/src/Loop.ts",
-  "packages/core/src/PromptBuilder.ts",
-  "packages/core/src/Verification.ts",
-  "packages/core/src/JsonOutput.ts",
-  "packages/git/src/GitSummaryLive.ts",
-  "packages/git/src/GitOutput.ts",
-  "packages/harness-*/src/*{Event,Output,Limit}.ts"
+const core = (name) => `packages/core/src/${name}.ts`
+const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.test.ts`)
+
+/**
+ * The modules in scope (the completion rule, tasks, guards, redaction, the stores, the loop's policy
+ * and checks, git, each agent's decoder), in groups, each tested against its own unit tests only:
+ * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
+ */
+export const groups = [
+  { name: "completion", mutate: [core("CompletionJudge"), core("CompletionRule")], tests: coreTests("CompletionJudge", "fuzz") },
+  { name: "tasks", mutate: [core("Tasks")], tests: coreTests("Tasks", "fuzz") },
+  { name: "guards", mutate: [core("Guards")], tests: coreTests("Guards", "LoopGuards") },
+  { name: "redaction", mutate: [core("Redact"), core("OutputLog")], tests: coreTests("Redact", "OutputLog", "HarnessCapture") },
+  {
+    name: "stores",
+    mutate: [core("HistoryStore"), core("ErrorJournal"), core("JournalEntry"), core("LoopLock")],
+    tests: coreTests("HistoryStore", "JournalEntry", "LoopLock", "Loop", "fuzz")
+  },
+  {
+    name: "loop",
+    mutate: [core("Iteration"), core("Loop"), core("LimitWait"), core("PromptBuilder"), core("Verification")],
+    tests: coreTests("Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
+  },
+  { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
+  {
+    name: "agents",
+    mutate: ["packages/harness-*/src/*{Event,Output,Limit}.ts", core("JsonOutput")],
+    tests: ["packages/harness-*/test/*{Output,Limit}.test.ts", ...coreTests("JsonOutput")]
+  }
 ]
+
+export const scope = groups.flatMap((group) => group.mutate)
 
 export default {
   // Under pnpm, plugins are found only by their resolved paths.
@@ -39,7 +49,7 @@ export default {
   // A second run tests again only the mutants whose code or tests changed.
   incremental: true,
   incrementalFile: "reports/mutation/incremental.json",
-  concurrency: 3,
+  concurrency: 2,
   timeoutMS: 20_000,
   reporters: ["progress", "clear-text", "json"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },

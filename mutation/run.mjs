@@ -4,22 +4,13 @@
 // have not changed since the last run keeps its result (reports/mutation/incremental.json).
 import { Stryker } from "@stryker-mutator/core"
 import { execFileSync } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { relative } from "node:path"
+import { groups } from "../stryker.config.mjs"
 
 const globs = process.argv.slice(2).filter((arg) => arg !== "--")
 const whole = globs.length === 0
 const started = Date.now()
-
-const results = await new Stryker({
-  ...(whole ? {} : { mutate: globs }),
-  incrementalFile: "reports/mutation/incremental.json"
-}).runMutationTest()
-const minutes = (Date.now() - started) / 60_000
-
-/** Killed or timed out counts as detected; ignored mutants (equivalent, with their reason) and ones that do not compile are not counted. */
-const VALID = new Set(["Killed", "Timeout", "Survived", "NoCoverage"])
-const DETECTED = new Set(["Killed", "Timeout"])
 
 /** A file glob as stryker reads one (`*`, `**`, `?`, `{a,b}`), as a regular expression. */
 const globPattern = (glob) =>
@@ -28,13 +19,43 @@ const globPattern = (glob) =>
       .replace(/\*\*\/?|\*|\?|\{([^}]*)\}/g, (token, alternatives) =>
         token.startsWith("**") ? "(?:.*/)?" : token === "*" ? "[^/]*" : token === "?" ? "[^/]" : `(?:${alternatives.split(",").join("|")})`)
   }$`)
-// The results hold every module of earlier runs too (kept for incremental runs): a partial run reports its own.
-const wanted = whole ? [] : globs.map(globPattern)
+const matches = (globs) => {
+  const patterns = globs.map(globPattern)
+  return (file) => patterns.some((pattern) => pattern.test(file))
+}
+
+// Each group's files, those of the given globs only when some are given.
+const tracked = execFileSync("git", ["ls-files", "packages"], { encoding: "utf8" }).split("\n").filter((file) => existsSync(file))
+const wanted = whole ? () => true : matches(globs)
+const runs = groups
+  .map((group) => ({ ...group, files: tracked.filter(matches(group.mutate)).filter(wanted) }))
+  .filter((group) => group.files.length > 0)
+if (runs.length === 0) {
+  console.error(`spool: no module in scope matches ${globs.join(" ")} (the scope is in stryker.config.mjs)`)
+  process.exit(2)
+}
+
+// One run a group, each against its own tests; the incremental file keeps every group's results.
+const results = []
+for (const group of runs) {
+  console.log(`\n== ${group.name}: ${group.files.join(" ")}\n`)
+  const own = new Set(group.files)
+  const run = await new Stryker({
+    mutate: group.files,
+    testFiles: group.tests,
+    incrementalFile: "reports/mutation/incremental.json"
+  }).runMutationTest()
+  results.push(...run.filter((mutant) => own.has(relative(process.cwd(), mutant.fileName))))
+}
+const minutes = (Date.now() - started) / 60_000
+
+/** Killed or timed out counts as detected; ignored mutants (equivalent, with their reason) and ones that do not compile are not counted. */
+const VALID = new Set(["Killed", "Timeout", "Survived", "NoCoverage"])
+const DETECTED = new Set(["Killed", "Timeout"])
 
 const byFile = new Map()
 for (const mutant of results) {
   const file = relative(process.cwd(), mutant.fileName)
-  if (!whole && !wanted.some((pattern) => pattern.test(file))) continue
   const row = byFile.get(file) ?? { detected: 0, valid: 0, survived: [], ignored: [] }
   if (VALID.has(mutant.status)) row.valid++
   if (DETECTED.has(mutant.status)) row.detected++
