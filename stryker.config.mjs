@@ -13,9 +13,9 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  */
 export const groups = [
   { name: "completion", mutate: [core("CompletionJudge"), core("CompletionRule")], tests: coreTests("CompletionJudge", "fuzz") },
+  { name: "redaction", mutate: [core("Redact"), core("OutputLog")], tests: coreTests("Redact", "OutputLog", "HarnessCapture") },
   { name: "tasks", mutate: [core("Tasks")], tests: coreTests("Tasks", "fuzz") },
   { name: "guards", mutate: [core("Guards")], tests: coreTests("Guards", "LoopGuards") },
-  { name: "redaction", mutate: [core("Redact"), core("OutputLog")], tests: coreTests("Redact", "OutputLog", "HarnessCapture") },
   {
     name: "stores",
     mutate: [core("HistoryStore"), core("ErrorJournal"), core("JournalEntry"), core("LoopLock")],

@@ -4,9 +4,10 @@
 // have not changed since the last run keeps its result (reports/mutation/incremental.json).
 import { Stryker } from "@stryker-mutator/core"
 import { execFileSync } from "node:child_process"
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { relative } from "node:path"
 import { groups } from "../stryker.config.mjs"
+import { equivalents } from "./equivalents.mjs"
 
 const globs = process.argv.slice(2).filter((arg) => arg !== "--")
 const whole = globs.length === 0
@@ -35,84 +36,94 @@ if (runs.length === 0) {
   process.exit(2)
 }
 
-// One run a group, each against its own tests; the incremental file keeps every group's results.
-const results = []
-for (const group of runs) {
-  console.log(`\n== ${group.name}: ${group.files.join(" ")}\n`)
-  const own = new Set(group.files)
-  const run = await new Stryker({
-    mutate: group.files,
-    testFiles: group.tests,
-    incrementalFile: "reports/mutation/incremental.json"
-  }).runMutationTest()
-  results.push(...run.filter((mutant) => own.has(relative(process.cwd(), mutant.fileName))))
-}
-const minutes = (Date.now() - started) / 60_000
+const commit = (() => {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
+  } catch {
+    return "unknown"
+  }
+})()
 
-/** Killed or timed out counts as detected; ignored mutants (equivalent, with their reason) and ones that do not compile are not counted. */
+/** Killed or timed out counts as detected; equivalent mutants (with their reason) and ones that do not compile are not counted. */
 const VALID = new Set(["Killed", "Timeout", "Survived", "NoCoverage"])
 const DETECTED = new Set(["Killed", "Timeout"])
 
-const byFile = new Map()
-for (const mutant of results) {
-  const file = relative(process.cwd(), mutant.fileName)
-  const row = byFile.get(file) ?? { detected: 0, valid: 0, survived: [], ignored: [] }
-  if (VALID.has(mutant.status)) row.valid++
-  if (DETECTED.has(mutant.status)) row.detected++
-  if (mutant.status === "Survived" || mutant.status === "NoCoverage") row.survived.push(mutant)
-  if (mutant.status === "Ignored") row.ignored.push(mutant)
-  byFile.set(file, row)
-}
-
 const percent = (detected, valid) => (valid === 0 ? "n/a" : `${((100 * detected) / valid).toFixed(1)}%`)
 const where = (file, m) => `${file}:${m.location.start.line}`
-const code = (text) => `\`${String(text).replace(/\s+/g, " ").replace(/`/g, "'").slice(0, 80)}\``
+const code = (text) => `\`${String(text).replace(/\s+/g, " ").replace(/\|/g, "\\|").replace(/`/g, "'").slice(0, 80)}\``
+const sourceLines = new Map()
+const lineOf = (file, line) => {
+  if (!sourceLines.has(file)) sourceLines.set(file, readFileSync(file, "utf8").split("\n"))
+  return sourceLines.get(file)[line - 1] ?? ""
+}
+/** The entry of mutation/equivalents.mjs a surviving mutant is, if any. */
+const equivalentOf = (file, m) =>
+  equivalents.find((entry) =>
+    entry.file === file && entry.mutator === m.mutatorName && entry.replacement === String(m.replacement ?? "").replace(/\s+/g, " ") &&
+    lineOf(file, m.location.start.line).includes(entry.line)
+  )
 
-const files = [...byFile.keys()].sort()
-const total = files.reduce((sum, file) => ({
-  detected: sum.detected + byFile.get(file).detected,
-  valid: sum.valid + byFile.get(file).valid
-}), { detected: 0, valid: 0 })
-
-const table = [
-  "| module | detected | valid | score |",
-  "| --- | ---: | ---: | ---: |",
-  ...files.map((file) => {
-    const row = byFile.get(file)
-    return `| ${file} | ${row.detected} | ${row.valid} | ${percent(row.detected, row.valid)} |`
-  }),
-  `| **all** | ${total.detected} | ${total.valid} | **${percent(total.detected, total.valid)}** |`
-]
-const survivors = files.flatMap((file) =>
-  byFile.get(file).survived.map((m) => `- ${where(file, m)} ${m.mutatorName} (${m.status}): ${code(m.replacement ?? "")}`)
-)
-console.log(`\n${table.join("\n")}\n`)
-if (survivors.length > 0) console.log(`Surviving mutants:\n${survivors.join("\n")}\n`)
-console.log(`Mutation testing took ${minutes.toFixed(1)} minutes.`)
-
-if (whole) {
-  const commit = (() => {
-    try {
-      return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim()
-    } catch {
-      return "unknown"
+/** The scores of `results` (the groups `done`); MUTATION.md too for a run of the whole scope. */
+const report = (results, done, left) => {
+  const minutes = (Date.now() - started) / 60_000
+  const byFile = new Map()
+  const used = new Set()
+  for (const mutant of results) {
+    const file = relative(process.cwd(), mutant.fileName)
+    const row = byFile.get(file) ?? { detected: 0, valid: 0, survived: [], equivalent: [] }
+    const listed = mutant.status === "Survived" || mutant.status === "NoCoverage" ? equivalentOf(file, mutant) : undefined
+    if (listed !== undefined) used.add(listed)
+    if (mutant.status === "Ignored") row.equivalent.push({ mutant, reason: mutant.statusReason ?? "" })
+    else if (listed !== undefined) row.equivalent.push({ mutant, reason: listed.reason })
+    else {
+      if (VALID.has(mutant.status)) row.valid++
+      if (DETECTED.has(mutant.status)) row.detected++
+      if (mutant.status === "Survived" || mutant.status === "NoCoverage") row.survived.push(mutant)
     }
-  })()
-  const equivalents = files.flatMap((file) =>
-    byFile.get(file).ignored.map((m) => `| ${where(file, m)} | ${m.mutatorName} | ${code(m.replacement ?? "")} | ${m.statusReason ?? ""} |`)
+    byFile.set(file, row)
+  }
+  const files = [...byFile.keys()].sort()
+  const total = files.reduce((sum, file) => ({
+    detected: sum.detected + byFile.get(file).detected,
+    valid: sum.valid + byFile.get(file).valid
+  }), { detected: 0, valid: 0 })
+  const table = [
+    "| module | detected | valid | score |",
+    "| --- | ---: | ---: | ---: |",
+    ...files.map((file) => {
+      const row = byFile.get(file)
+      return `| ${file} | ${row.detected} | ${row.valid} | ${percent(row.detected, row.valid)} |`
+    }),
+    `| **all** | ${total.detected} | ${total.valid} | **${percent(total.detected, total.valid)}** |`
+  ]
+  const survivors = files.flatMap((file) =>
+    byFile.get(file).survived.map((m) => `- ${where(file, m)} ${m.mutatorName} (${m.status}): ${code(m.replacement ?? "")}`)
+  )
+  console.log(`\n${table.join("\n")}\n`)
+  if (survivors.length > 0) console.log(`Surviving mutants:\n${survivors.join("\n")}\n`)
+  console.log(`Mutation testing took ${minutes.toFixed(1)} minutes so far.`)
+  if (!whole) return
+  const stale = done.length === groups.length ? equivalents.filter((entry) => !used.has(entry)) : []
+  for (const entry of stale) console.log(`mutation/equivalents.mjs: no surviving mutant is ${entry.file} ${entry.mutator} ${entry.replacement} (${entry.line})`)
+  const equivalentRows = files.flatMap((file) =>
+    byFile.get(file).equivalent.map(({ mutant, reason }) => `| ${where(file, mutant)} | ${mutant.mutatorName} | ${code(mutant.replacement ?? "")} | ${reason} |`)
   )
   const text = [
     "# Mutation testing",
     "",
     "Written by `pnpm mutate` (Stryker, with the vitest runner and the TypeScript checker) from a run",
-    "of the whole scope in `stryker.config.mjs`. The score of a module is its killed and timed-out",
-    "mutants over its valid ones (killed, timed out, survived, not covered); mutants that do not",
-    "compile are not valid, and equivalent mutants, which change no behaviour, are marked in the",
-    "source with a `Stryker disable` comment giving the reason, and listed below, not counted.",
+    "of the whole scope in `stryker.config.mjs`, group by group, each group's modules against that",
+    "group's own unit tests. The score of a module is its killed and timed-out mutants over its valid",
+    "ones (killed, timed out, survived, not covered); mutants that do not compile are not valid, and",
+    "equivalent mutants, which change no behaviour, are not counted: they are marked in the source",
+    "with a `Stryker disable` comment, or listed in `mutation/equivalents.mjs`, each with its reason,",
+    "and listed below.",
     "",
     `- date: ${new Date().toISOString()}`,
     `- commit: ${commit}`,
     `- time taken: ${minutes.toFixed(1)} minutes (incremental: mutants whose code and tests did not change kept their earlier results)`,
+    `- groups run: ${done.join(", ")}`,
+    ...(left.length === 0 ? [] : [`- **groups not run yet** (the run was stopped): ${left.join(", ")}`]),
     "",
     ...table,
     "",
@@ -122,11 +133,26 @@ if (whole) {
     "",
     "## Equivalent mutants",
     "",
-    ...(equivalents.length === 0
+    ...(equivalentRows.length === 0
       ? ["None."]
-      : ["| where | mutator | replacement | why it changes no behaviour |", "| --- | --- | --- | --- |", ...equivalents]),
+      : ["| where | mutator | replacement | why it changes no behaviour |", "| --- | --- | --- | --- |", ...equivalentRows]),
     ""
   ].join("\n")
   writeFileSync("MUTATION.md", text)
   console.log("MUTATION.md written.")
+}
+
+// One run a group, each against its own tests; the incremental file keeps every group's results.
+// A run of the whole scope rewrites MUTATION.md after each group, so a stopped run leaves what it did.
+const results = []
+for (const [index, group] of runs.entries()) {
+  console.log(`\n== ${group.name}: ${group.files.join(" ")}\n`)
+  const own = new Set(group.files)
+  const run = await new Stryker({
+    mutate: group.files,
+    testFiles: group.tests,
+    incrementalFile: "reports/mutation/incremental.json"
+  }).runMutationTest()
+  results.push(...run.filter((mutant) => own.has(relative(process.cwd(), mutant.fileName))))
+  report(results, runs.slice(0, index + 1).map((g) => g.name), runs.slice(index + 1).map((g) => g.name))
 }

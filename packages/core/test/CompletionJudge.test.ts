@@ -67,6 +67,12 @@ const completions: ReadonlyArray<Case> = [
   claim("upper case tags", "Done.\n<PROMISE>COMPLETE</PROMISE>", "alone on its line"),
   claim("HTML-escaped", "Everything passes.\n&lt;promise&gt;COMPLETE&lt;/promise&gt;", "alone on its line"),
   claim("coloured with ANSI escapes", "\x1b[1m\x1b[32m<promise>COMPLETE</promise>\x1b[0m\n", "alone on its line"),
+  claim("coloured with 256-colour codes", "\x1b[38;5;82m<promise>COMPLETE</promise>\x1b[0m", "alone on its line"),
+  claim("after a cursor-style escape", "\x1b[2 q<promise>COMPLETE</promise>\x1b[?25h", "alone on its line"),
+  claim("after a window-title escape", "\x1b]0;spool: done\x07<promise>COMPLETE</promise>", "alone on its line"),
+  claim("inside a terminal hyperlink", "\x1b]8;;https://example.com/x\x1b\\<promise>COMPLETE</promise>\x1b]8;;\x1b\\", "alone on its line"),
+  claim("after two-byte escapes", "\x1bM\x1b\\<promise>COMPLETE</promise>\x1b_", "alone on its line"),
+  claim("with upper-case entities", "All done.\n&LT;promise&GT;COMPLETE&LT;/promise&GT;", "alone on its line"),
   claim("a code block holding only the promise", "All done:\n```\n<promise>COMPLETE</promise>\n```\n", "a code block holding only the promise"),
   claim("a label line announcing it now", "I'll now output the completion promise:\n<promise>COMPLETE</promise>", "alone on its line"),
   claim(
@@ -127,7 +133,9 @@ const nonCompletions: ReadonlyArray<Case> = [
   mention("a would-be claim", "I would output <promise>COMPLETE</promise> but the build is red.", /^deferred: |^negated: /),
   mention("a question", "Should I print <promise>COMPLETE</promise> now?", /^deferred: "Should I print"/),
   mention("the instructions restated", "Remember: only print <promise>COMPLETE</promise> when every task is done.", /^deferred: "when every task is done"/),
-  mention("a half-written promise", "Done.\n<promise>COMPLETE", "(no promise)")
+  mention("a half-written promise", "Done.\n<promise>COMPLETE", "(no promise)"),
+  mention("a promise escaped twice", "Done.\n&amp;lt;promise&amp;gt;COMPLETE&amp;lt;/promise&amp;gt;", "(no promise)"),
+  mention("an escape that is not a terminal's", "\x1b=x <promise>COMPLETE</promise>", "mentioned inside a sentence")
 ]
 
 const cases: ReadonlyArray<Case> = [...completions, ...nonCompletions]
