@@ -12,7 +12,7 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
  */
 export const groups = [
-  { name: "completion", mutate: [core("CompletionJudge"), core("CompletionRule")], tests: coreTests("CompletionJudge", "fuzz") },
+  { name: "completion", mutate: [core("CompletionJudge"), core("CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
   { name: "redaction", mutate: [core("Redact"), core("OutputLog")], tests: coreTests("Redact", "OutputLog", "HarnessCapture") },
   { name: "tasks", mutate: [core("Tasks")], tests: coreTests("Tasks", "fuzz") },
   { name: "guards", mutate: [core("Guards")], tests: coreTests("Guards", "LoopGuards") },
