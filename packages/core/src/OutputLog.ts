@@ -274,11 +274,10 @@ export const incompleteTail = (bytes: Uint8Array): number => {
   return 0
 }
 
-
-const concat = (parts: ReadonlyArray<Uint8Array>, into?: Uint8Array): Uint8Array => {
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
   let length = 0
   for (const part of parts) length += part.length
-  const joined = into !== undefined && into.length >= length ? into.subarray(0, length) : new Uint8Array(length)
+  const joined = new Uint8Array(length)
   let at = 0
   for (const part of parts) {
     joined.set(part, at)
