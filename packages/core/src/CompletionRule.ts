@@ -66,7 +66,7 @@ const makeRule = () => {
 
   const lastSentence = (text: string) => {
     const parts = text.split(/(?<=[.!?…])\s+/)
-    return parts[parts.length - 1] ?? ""
+    return parts[parts.length - 1]!
   }
 
   /** Why a label before the promise (`When it is done I will print:`) makes it a mention; null when it does not. */
@@ -83,7 +83,7 @@ const makeRule = () => {
 
   /** A sentence that mentions the promise: which words make it a mention. */
   const mentionReason = (before: string, after: string) => {
-    const clause = after.split(/[.!?;]/, 1)[0] ?? ""
+    const clause = after.split(/[.!?;]/, 1)[0]!
     const sentence = lastSentence(before)
     const negated = [sentence, clause].find((words) => NEGATES.test(words))
     if (negated !== undefined) return `negated: ${quote(negated)}`
@@ -94,14 +94,14 @@ const makeRule = () => {
 
   /** What follows the promise on its line: null when it leaves the claim standing, else the reason. */
   const judgeAfter = (before: string, after: string): string | null => {
-    const rest = after.replace(/^[*_`~]+/, "").trim()
+    const rest = after // markdown and whitespace before the words are punctuation: `lead` skips them
     if (NO_WORDS.test(rest)) return null
     const lead = /^[\s\p{P}\p{S}\p{Extended_Pictographic}\u200d\ufe0f\u20e3]*/u.exec(rest)![0]
     const body = rest.slice(lead.length)
     const newSentence = /[.!?;]|\p{Extended_Pictographic}/u.test(lead) || /^\p{Lu}/u.test(body)
     if (!newSentence) return mentionReason(before, rest)
     const sentence = body.split(/(?<=[.!?])\s/, 1)[0] ?? body
-    if (TAKES_BACK.test(sentence)) return `${NEGATES.test(sentence.split(/\s/, 1)[0] ?? "") ? "negated" : "deferred"}: ${quote(sentence)}`
+    if (TAKES_BACK.test(sentence)) return `${NEGATES.test(sentence.split(/\s/, 1)[0]!) ? "negated" : "deferred"}: ${quote(sentence)}`
     return null
   }
 
@@ -110,7 +110,7 @@ const makeRule = () => {
     const trimmed = rawBefore.replace(/[\s*_`~]+$/, "")
     if (/^\s*>/.test(trimmed)) return { reason: "quoted (a blockquote)", claim: "" }
     const before = trimmed.replace(LINE_MARKER, "").replace(EMOJI, " ").replace(MARKDOWN, "").trim()
-    if (before === "" || NO_WORDS.test(before)) {
+    if (NO_WORDS.test(before)) {
       const previous = previousLine?.replace(/[\s*_`~]+$/, "") ?? ""
       const reason = previous.endsWith(":") ? decideLabel(lastSentence(previous.replace(LINE_MARKER, ""))) : null
       return { reason, claim: "alone on its line" }
@@ -119,6 +119,7 @@ const makeRule = () => {
       return { reason: null, claim: "after a finished sentence" }
     }
     if (LABEL_END.test(before)) return { reason: decideLabel(lastSentence(before)), claim: "after a label" }
+    // Stryker disable next-line StringLiteral: the claim is read only when the reason is null, and a mention always has one
     return { reason: mentionReason(before, after), claim: "" }
   }
 
