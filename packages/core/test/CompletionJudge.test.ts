@@ -91,7 +91,13 @@ const completions: ReadonlyArray<Case> = [
   claim("with CRLF line ends", "All done.\r\n<promise>COMPLETE</promise>\r\n", "alone on its line"),
   claim("a custom token", "Shipped. <promise>ALL_DONE</promise>", "after a finished sentence", "ALL_DONE"),
   claim("under a heading", "## Result\n\n<promise>COMPLETE</promise>", "alone on its line"),
-  claim("after an emoji and a short label", "🎉 Done: <promise>COMPLETE</promise>", "after a label")
+  claim("after an emoji and a short label", "🎉 Done: <promise>COMPLETE</promise>", "after a label"),
+  claim("with spaces inside the tags", "Done.\n< promise >COMPLETE</ promise >", "alone on its line"),
+  claim("after a code block fenced with tildes", "~~~\ncode\n~~~\nDone. <promise>COMPLETE</promise>", "after a finished sentence"),
+  claim("after a line of backticks behind a no-break space (no fence)", "Notes:\n\u00a0```\nmore notes\nDone. <promise>COMPLETE</promise>\n", "after a finished sentence"),
+  claim("after backticks indented four spaces (no fence)", "    ```<promise>COMPLETE</promise>", "alone on its line"),
+  claim("after an ampersand written as an entity", "Tom &amp; Jerry wrote it. <promise>COMPLETE</promise>", "after a finished sentence"),
+  claim("after a line with a stray tag behind an opening tag", "<promise>COMPLETE<br>\n<promise>COMPLETE</promise>", "alone on its line")
 ]
 
 const nonCompletions: ReadonlyArray<Case> = [
@@ -135,7 +141,17 @@ const nonCompletions: ReadonlyArray<Case> = [
   mention("the instructions restated", "Remember: only print <promise>COMPLETE</promise> when every task is done.", /^deferred: "when every task is done"/),
   mention("a half-written promise", "Done.\n<promise>COMPLETE", "(no promise)"),
   mention("a promise escaped twice", "Done.\n&amp;lt;promise&amp;gt;COMPLETE&amp;lt;/promise&amp;gt;", "(no promise)"),
-  mention("an escape that is not a terminal's", "\x1b=x <promise>COMPLETE</promise>", "mentioned inside a sentence")
+  mention("an escape that is not a terminal's", "\x1b=x <promise>COMPLETE</promise>", "mentioned inside a sentence"),
+  mention("inside a code block of four backticks holding a line of three", "````\n```\nDone. <promise>COMPLETE</promise>\n````", "inside a code block"),
+  mention("inside a code block, after a line of tildes", "```\n~~~\nDone. <promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("inside a code block, after a fence line with an info string", "```\n```js\nDone. <promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("inside a code block with indented fences", "Output:\n  ```\n  Done. <promise>COMPLETE</promise>\n  more\n  ```\n", "inside a code block"),
+  mention("a code block holding two promises", "```\n<promise>COMPLETE</promise>\n<promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("an empty code block, then a promise in a code block with more", "```\n```\n```\nok\n<promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("a negating label line, a blank line between", "Do not print:\n\n<promise>COMPLETE</promise>", /^negated: "Do not print"/),
+  mention("a promise spread over six lines", "Done.\n<promise>\n1\n2\n3\n4\n</promise>", "(no promise)"),
+  mention("an opening tag ending a line of 4096 characters", `${"x".repeat(4087)}<promise>\nCOMPLETE</promise>`, "(no promise)"),
+  mention("an opening tag ending a very long line", `${"x ".repeat(2500)}<promise>\nCOMPLETE</promise>`, "(no promise)")
 ]
 
 const cases: ReadonlyArray<Case> = [...completions, ...nonCompletions]
@@ -280,5 +296,101 @@ describe("the completion rule", () => {
     const early = makeCompletionJudge({ token: "COMPLETE", prompt })
     for (let i = 0; i < mentionEarly.length; i += 10_000) early.feed(mentionEarly.slice(i, i + 10_000))
     assert.deepStrictEqual(early.judgement().verdicts.map((v) => [v.accepted, v.reason]), [[false, `deferred: "later ${"y".repeat(53)}…"`]])
+  })
+})
+
+describe("echoes of the prompt", () => {
+  const judged = (text: string, prompt: string) => judgeCompletion(text, { token: "COMPLETE", prompt })
+  const reasons = (text: string, prompt: string) => judged(text, prompt).verdicts.map((v) => v.reason)
+
+  it("are recognised whatever the indentation and the runs of spaces of their lines", () => {
+    const rules = "Rules:\n  Print  <promise>COMPLETE</promise>  when done.\n  Never stop early.\n"
+    assert.deepStrictEqual(reasons("Print <promise>COMPLETE</promise> when done.\nNever stop early.\n", rules), ["echo of the prompt"])
+  })
+
+  it("are not lines whose words run together", () => {
+    const rules = "Print <promise>COMPLETE</promise> when done.\nNever stop early.\n"
+    const text = "Print<promise>COMPLETE</promise>whendone.\nNeverstopearly.\n"
+    assert.deepStrictEqual(judged(text, rules), judged(text, ""))
+    assert.deepStrictEqual(reasons(text, rules), ["mentioned inside a sentence"])
+  })
+
+  it("span the blank lines of the prompt", () => {
+    const rules = "Print <promise>COMPLETE</promise> when done.\n\n\nNever stop early.\n"
+    assert.deepStrictEqual(reasons("Print <promise>COMPLETE</promise> when done.\nNever stop early.", rules), ["echo of the prompt"])
+  })
+
+  it("span the blank lines of the output", () => {
+    const rules = "Print <promise>COMPLETE</promise> when done.\nNever stop early.\n"
+    assert.deepStrictEqual(reasons("Print <promise>COMPLETE</promise> when done.\n\n  \nNever stop early.", rules), ["echo of the prompt"])
+  })
+
+  it("match a long line by its first 400 characters and its length", () => {
+    const long = (end: string) => `Print <promise>COMPLETE</promise> when ${"a".repeat(400)} ${end}.`
+    const rules = `${long("done")}\nNever stop early.\n`
+    assert.deepStrictEqual(reasons(`${long("gone")}\nNever stop early.`, rules), ["echo of the prompt"])
+    assert.notDeepEqual(reasons(`${long("undone")}\nNever stop early.`, rules), ["echo of the prompt"])
+    assert.isFalse(judged(`${long("undone")}\nNever stop early.`, rules).claimed)
+  })
+
+  it("need a line before or after: the first and the last line of the output stand alone", () => {
+    // A prompt holding lines that read "null" pairs no line with the start or the end of the output.
+    assert.deepStrictEqual(
+      judged("<promise>COMPLETE</promise>", "null\n<promise>COMPLETE</promise>\nnull\n").verdicts,
+      [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }]
+    )
+    assert.deepStrictEqual(
+      judged("null\n<promise>COMPLETE</promise>", "<promise>COMPLETE</promise>\nThat is all.\n").verdicts,
+      [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }]
+    )
+  })
+})
+
+describe("the judge's limits", () => {
+  const options = { token: "COMPLETE", prompt }
+
+  it("keeps the first 20 verdicts, the last of them given up for the first claim after them", () => {
+    const judge = makeCompletionJudge(options)
+    for (let i = 0; i < 25; i++) judge.feed(`we print <promise>COMPLETE</promise> later ${i}\n`)
+    judge.feed("First. <promise>COMPLETE</promise>\n")
+    for (let i = 25; i < 30; i++) judge.feed(`we print <promise>COMPLETE</promise> later ${i}\n`)
+    judge.feed("Second. <promise>COMPLETE</promise>\n")
+    const judgement = judge.judgement()
+    assert.isTrue(judgement.claimed)
+    assert.strictEqual(judgement.occurrences, 32)
+    assert.deepStrictEqual(
+      judgement.verdicts.map((v) => v.text),
+      [...Array.from({ length: 19 }, (_, i) => `we print <promise>COMPLETE</promise> later ${i}`), "First. <promise>COMPLETE</promise>"]
+    )
+    const mentions = makeCompletionJudge(options)
+    for (let i = 0; i < 30; i++) mentions.feed(`we print <promise>COMPLETE</promise> later ${i}\n`)
+    assert.deepStrictEqual(
+      mentions.judgement().verdicts.map((v) => v.text),
+      Array.from({ length: 20 }, (_, i) => `we print <promise>COMPLETE</promise> later ${i}`)
+    )
+  })
+
+  it("counts every occurrence inside a code block, past the verdicts it keeps", () => {
+    const block = `\`\`\`\n${"<promise>COMPLETE</promise>\n".repeat(25)}\`\`\`\n`
+    const judgement = judgeCompletion(block, options)
+    assert.isFalse(judgement.claimed)
+    assert.strictEqual(judgement.occurrences, 25)
+    assert.strictEqual(judgement.verdicts.length, 20)
+    assert.isTrue(judgement.verdicts.every((v) => v.reason === "inside a code block"))
+  })
+
+  it("joins a promise split over lines through at most 4096 characters, however its lines are indented", () => {
+    const after = (spread: string) => judgeCompletion(`<promise>\n${spread}\nDone. <promise>COMPLETE</promise>`, options).verdicts
+    const alone = [{ accepted: true, reason: "after a finished sentence", text: "Done. <promise>COMPLETE</promise>" }]
+    // Past 4096 characters the opening tag is given up and the next line judged on its own.
+    assert.deepStrictEqual(after("x".repeat(4086)), alone)
+    assert.deepStrictEqual(after("x".repeat(5000)), alone)
+    assert.notDeepEqual(after("x".repeat(4085)), alone)
+    assert.isTrue(judgeCompletion(`Finished.\n<promise>\n${" ".repeat(5000)}COMPLETE\n</promise>`, options).claimed)
+  })
+
+  it("waits for the closing tag of an opening tag ending a line of up to 4095 characters", () => {
+    assert.strictEqual(judgeCompletion(`${"x".repeat(4086)}<promise>\nCOMPLETE</promise>`, options).occurrences, 1)
+    assert.strictEqual(judgeCompletion(`${"x".repeat(4087)}<promise>\nCOMPLETE</promise>`, options).occurrences, 0)
   })
 })
