@@ -143,7 +143,7 @@ const nonCompletions: ReadonlyArray<Case> = [
   mention("a promise escaped twice", "Done.\n&amp;lt;promise&amp;gt;COMPLETE&amp;lt;/promise&amp;gt;", "(no promise)"),
   mention("an escape that is not a terminal's", "\x1b=x <promise>COMPLETE</promise>", "mentioned inside a sentence"),
   mention("inside a code block of four backticks holding a line of three", "````\n```\nDone. <promise>COMPLETE</promise>\n````", "inside a code block"),
-  mention("inside a code block, after a line of tildes", "```\n~~~\nDone. <promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("inside a code block, after a line of tildes", "```\n~~~\n<promise>COMPLETE</promise>\n```", "inside a code block"),
   mention("inside a code block, after a fence line with an info string", "```\n```js\nDone. <promise>COMPLETE</promise>\n```", "inside a code block"),
   mention("inside a code block with indented fences", "Output:\n  ```\n  Done. <promise>COMPLETE</promise>\n  more\n  ```\n", "inside a code block"),
   mention("a code block holding two promises", "```\n<promise>COMPLETE</promise>\n<promise>COMPLETE</promise>\n```", "inside a code block"),
@@ -392,5 +392,111 @@ describe("the judge's limits", () => {
   it("waits for the closing tag of an opening tag ending a line of up to 4095 characters", () => {
     assert.strictEqual(judgeCompletion(`${"x".repeat(4086)}<promise>\nCOMPLETE</promise>`, options).occurrences, 1)
     assert.strictEqual(judgeCompletion(`${"x".repeat(4087)}<promise>\nCOMPLETE</promise>`, options).occurrences, 0)
+  })
+})
+
+describe("the judge fed in chunks", () => {
+  const options = { token: "COMPLETE", prompt: "Print <promise>COMPLETE</promise> when done.\nNever stop early.\n" }
+  const encode = (text: string) => new TextEncoder().encode(text)
+  const asText = (chunks: ReadonlyArray<string>) => {
+    const judge = makeCompletionJudge(options)
+    for (const chunk of chunks) judge.feed(chunk)
+    return judge.judgement()
+  }
+  const asBytes = (chunks: ReadonlyArray<Uint8Array>) => {
+    const judge = makeCompletionJudge(options)
+    for (const chunk of chunks) judge.feedBytes(chunk)
+    return judge.judgement()
+  }
+
+  it("shows the line of an occurrence with its entities decoded", () => {
+    assert.deepStrictEqual(judgeCompletion("Tom &amp; Jerry wrote it. <promise>COMPLETE</promise>", options).verdicts, [
+      { accepted: true, reason: "after a finished sentence", text: "Tom & Jerry wrote it. <promise>COMPLETE</promise>" }
+    ])
+  })
+
+  it("finds the line after an echoed line in the next chunk, past blank lines, as text and as bytes", () => {
+    const first = "Print <promise>COMPLETE</promise> when done.\n"
+    for (const rest of [["\nNever stop early.\nplain words\n"], ["\n\n\nNever stop early.\nplain words\n"], ["\nNever", " stop early.\nplain words\n"]]) {
+      const chunks = [first, ...rest]
+      assert.deepStrictEqual(asText(chunks).verdicts.map((v) => v.reason), ["echo of the prompt"], JSON.stringify(chunks))
+      assert.deepStrictEqual(asBytes(chunks.map(encode)).verdicts.map((v) => v.reason), ["echo of the prompt"], JSON.stringify(chunks))
+    }
+  })
+
+  it("takes the last non-blank line of a chunk for the line before the next one, as text and as bytes", () => {
+    const chunks = ["x\nDo not print:\n\n", "<promise>COMPLETE</promise>\n"]
+    for (const judgement of [asText(chunks), asBytes(chunks.map(encode))]) {
+      assert.isFalse(judgement.claimed)
+      assert.deepStrictEqual(judgement.verdicts.map((v) => v.reason), ['negated: "Do not print"'])
+    }
+  })
+
+  it("reads a chunk of bytes holding a tag, an entity and carriage returns all together", () => {
+    const text = "Tom & Jerry\r\nDone. <promise>COMPLETE</promise>\r\nmore\r\n"
+    assert.deepStrictEqual(asBytes([encode(text)]), judgeCompletion(text, options))
+    assert.isTrue(asBytes([encode(text)]).claimed)
+  })
+
+  it("opens a code block from a chunk of bytes holding both kinds of fence", () => {
+    const chunks = ["Log:\n```\nx ~~~ y\n", "Done. <promise>COMPLETE</promise>\n"]
+    assert.deepStrictEqual(asBytes(chunks.map(encode)), judgeCompletion(chunks.join(""), options))
+    assert.deepStrictEqual(asBytes(chunks.map(encode)).verdicts.map((v) => v.reason), ["inside a code block"])
+  })
+
+  it("decodes a character split across chunks of bytes, whichever way each chunk is read", () => {
+    const text = "x\nmore\nDo not print déjà vu:\n<promise>COMPLETE</promise>\n"
+    const bytes = encode(text)
+    const split = bytes.indexOf(0xc3) + 1
+    const expected = judgeCompletion(text, options)
+    assert.deepStrictEqual(expected.verdicts.map((v) => v.reason), ['negated: "Do not print déjà vu"'])
+    // Cut inside the "é", after whole lines, then after a line's first part only.
+    assert.deepStrictEqual(asBytes([bytes.subarray(0, split), bytes.subarray(split)]), expected)
+    const second = bytes.indexOf(0x0a) + 1
+    assert.deepStrictEqual(asBytes([bytes.subarray(0, second), bytes.subarray(second, split), bytes.subarray(split)]), expected)
+    const shortText = "x\nDo not print déjà vu:\n<promise>COMPLETE</promise>\n"
+    const short = encode(shortText)
+    const shortSplit = short.indexOf(0xc3) + 1
+    assert.deepStrictEqual(asBytes([short.subarray(0, shortSplit), short.subarray(shortSplit)]), judgeCompletion(shortText, options))
+  })
+
+  it("decodes bytes left undecoded at the end as the text would be", () => {
+    const bytes = encode("Done. <promise>COMPLETE</promise> é")
+    assert.deepStrictEqual(asBytes([bytes.subarray(0, bytes.length - 1)]).verdicts, [
+      { accepted: true, reason: "after a finished sentence", text: "Done. <promise>COMPLETE</promise> \ufffd" }
+    ])
+  })
+
+  it("goes on after a judgement: the line in progress was finished by it", () => {
+    const judge = makeCompletionJudge(options)
+    judge.feed("Working")
+    assert.deepStrictEqual(judge.judgement(), { claimed: false, verdicts: [], occurrences: 0 })
+    judge.feed("<promise>COMPLETE</promise>\n")
+    assert.deepStrictEqual(judge.judgement().verdicts, [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }])
+  })
+
+  it("judges at the end a line left open by a stray opening tag", () => {
+    assert.deepStrictEqual(judgeCompletion("Done. <promise>COMPLETE</promise> <promise>", options).verdicts, [
+      { accepted: false, reason: "mentioned inside a sentence", text: "Done. <promise>COMPLETE</promise> <promise>" }
+    ])
+  })
+
+  it("judges a line longer than it keeps in windows: the words before the kept part stand as one mark", () => {
+    const pad = " ".repeat(4096 - "<promise>COMPLETE</promise>".length)
+    // The promise starts the kept part: it is judged once, after the mark.
+    const atCut = asText([`${"z ".repeat(35000)}Done. <promise>COMPLETE</promise>${pad}`, "\n"])
+    assert.strictEqual(atCut.occurrences, 1)
+    assert.deepStrictEqual(atCut.verdicts.map((v) => v.text), ["…<promise>COMPLETE</promise>"])
+    // A line of exactly 64 KiB is kept whole.
+    const whole = asText([`${"z ".repeat(30717)}Done. <promise>COMPLETE</promise>${pad}`, "\n"])
+    assert.deepStrictEqual(whole.verdicts.map((v) => v.reason), ["after a finished sentence"])
+    // Inside the kept part: judged once, with the words before it.
+    const inside = asText([`${"z ".repeat(35000)}Done. <promise>COMPLETE</promise>${" ".repeat(100)}`, "\n"])
+    assert.strictEqual(inside.occurrences, 1)
+    assert.deepStrictEqual(inside.verdicts.map((v) => v.reason), ["after a finished sentence"])
+    assert.match(inside.verdicts[0]!.text, /^… z z z .* Done\. <promise>/)
+    // At the start of the line: judged with the line before.
+    const first = asText([`Do not print:\n<promise>COMPLETE</promise> ${"z ".repeat(40000)}`])
+    assert.deepStrictEqual(first.verdicts.map((v) => v.reason), ['negated: "Do not print"'])
   })
 })
