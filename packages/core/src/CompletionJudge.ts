@@ -76,8 +76,8 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
   const MAX_PROMISE_LINES = 5
 
   const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
-  const OPEN_TAG = /<\s*promise\s*>/i
-  const UNCLOSED = /<\s*promise\s*>(?![\s\S]*<\s*\/\s*promise\s*>)[^<>]*$/i
+  /** An opening tag with no tag after it on the line: the promise goes on over the next lines. */
+  const UNCLOSED = /<\s*promise\s*>[^<>]*$/i
   const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/
   /** Stands for the words of a long line that were judged and dropped. */
   const MID_LINE = "…"
@@ -124,12 +124,12 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
 
   /** The last `\n` or `\r` at or before `from` (-1: none); only the last line is searched for a `\r`. */
   const lastBreak = (text: string, from: number) => {
-    const newline = from < 0 ? -1 : text.lastIndexOf("\n", from)
+    const newline = text.lastIndexOf("\n", from)
     for (let i = from; i > newline; i--) if (text.charCodeAt(i) === 13) return i
     return newline
   }
 
-  const token = options.token.trim()
+  const token = options.token
   const pairs = promptPairs(options.prompt)
   const verdicts: Array<Verdict> = []
   let occurrences = 0
@@ -227,7 +227,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     if (!NON_BLANK.test(raw)) return
     if (!PROMISE_WORD.test(raw) && !FENCE_LINE.test(raw)) return passLine(raw)
     const line = normalizeLine(raw)
-    if (line.length < LINE_WINDOW && OPEN_TAG.test(line) && UNCLOSED.test(line)) {
+    if (line.length < LINE_WINDOW && UNCLOSED.test(line)) {
       openPromise = { text: line, lines: 1 }
       return
     }

@@ -475,6 +475,17 @@ describe("the judge fed in chunks", () => {
     assert.deepStrictEqual(judge.judgement().verdicts, [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }])
   })
 
+  it("ends a line at a carriage return that ended the chunk before", () => {
+    const judgement = asText(["Do not print:\r", "<promise>COMPLETE</promise>\n"])
+    assert.deepStrictEqual(judgement, judgeCompletion("Do not print:\r\n<promise>COMPLETE</promise>\n", options))
+    assert.deepStrictEqual(judgement.verdicts, [{ accepted: false, reason: 'negated: "Do not print"', text: "<promise>COMPLETE</promise>" }])
+  })
+
+  it("takes a code block whose long line has words before the promise for more than the promise", () => {
+    const judgement = asText(["```\n", "x".repeat(70000), `${" ".repeat(5000)}<promise>COMPLETE</promise>\n\`\`\`\n`])
+    assert.deepStrictEqual(judgement.verdicts.map((v) => v.reason), ["inside a code block"])
+  })
+
   it("judges at the end a line left open by a stray opening tag", () => {
     assert.deepStrictEqual(judgeCompletion("Done. <promise>COMPLETE</promise> <promise>", options).verdicts, [
       { accepted: false, reason: "mentioned inside a sentence", text: "Done. <promise>COMPLETE</promise> <promise>" }
