@@ -4,7 +4,6 @@
 // the score and lists them in MUTATION.md; an entry that no longer matches a survivor is reported.
 export const equivalents = [
   // CompletionJudge
-  { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "flat.length > 400 ?", reason: "a line of 400 characters or fewer, cut, keeps its whole text with its length appended: two keys are still equal exactly when the lines are" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "flat.length >= 400", line: "flat.length > 400 ?", reason: "a line of exactly 400 characters keyed with its length appended still equals only the same line's key" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "const mayHoldPromise", reason: "PROMISE_WORD itself needs a `<` or an `&`: the `includes` checks only spare it a run (speed)" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "LogicalOperator", replacement: "text.includes(\"<\") || text.includes(\"&\") || PROMISE_WORD.test(text)", line: "const mayHoldPromise", reason: "PROMISE_WORD itself needs a `<` or an `&`: the `includes` checks only spare it a run (speed)" },

@@ -486,6 +486,14 @@ describe("the judge fed in chunks", () => {
     assert.deepStrictEqual(judgement.verdicts.map((v) => v.reason), ["inside a code block"])
   })
 
+  it("changes nothing for an empty chunk or for bytes, even after a line longer than it keeps", () => {
+    const chunks = ["```\n", `\n\n${" ".repeat(70000)}`, "<promise>COMPLETE</promise>\n```\n"]
+    const judgement = asText(chunks)
+    assert.deepStrictEqual(judgement.verdicts.map((v) => v.reason), ["a code block holding only the promise"])
+    assert.deepStrictEqual(asText(["", ...chunks.flatMap((chunk) => [chunk, ""])]), judgement)
+    assert.deepStrictEqual(asBytes(chunks.map(encode)), judgement)
+  })
+
   it("judges at the end a line left open by a stray opening tag", () => {
     assert.deepStrictEqual(judgeCompletion("Done. <promise>COMPLETE</promise> <promise>", options).verdicts, [
       { accepted: false, reason: "mentioned inside a sentence", text: "Done. <promise>COMPLETE</promise> <promise>" }
