@@ -76,8 +76,8 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
   const MAX_PROMISE_LINES = 5
 
   const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
-  const OPEN_TAG = /<\s*promise\s*>/i
-  const UNCLOSED = /<\s*promise\s*>(?![\s\S]*<\s*\/\s*promise\s*>)[^<>]*$/i
+  /** An opening tag with no tag after it on the line: the promise goes on over the next lines. */
+  const UNCLOSED = /<\s*promise\s*>[^<>]*$/i
   const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/
   /** Stands for the words of a long line that were judged and dropped. */
   const MID_LINE = "…"
@@ -112,24 +112,28 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
   const FENCE_LINE = /^[ \t]{0,3}(?:```|~~~)/
   const NON_BLANK = /\S/
   // Looked for with `includes` before the patterns: most chunks hold neither character.
+  // Stryker disable next-line StringLiteral: PROMISE_WORD itself needs a `<` or an `&`; the `includes` checks only spare it a run (speed)
   const mayHoldPromise = (text: string) => (text.includes("<") || text.includes("&")) && PROMISE_WORD.test(text)
+  // Stryker disable next-line StringLiteral: FENCE_START itself needs three backticks or tildes; the `includes` checks only spare it a run (speed)
   const mayOpenFence = (text: string) => (text.includes("```") || text.includes("~~~")) && FENCE_START.test(text)
 
   const NEWLINE = 10
   /** Bytes whose presence sends a chunk of bytes down the text path: a tag, an entity, a carriage return, a fence. */
   const MARK_BYTES = [0x3c, 0x26, 0x0d]
+  // Stryker disable next-line ArrayDeclaration: an empty needle is found at once, sending the chunk down the text path, which judges it alike (speed only)
   const FENCE_BYTES = [new Uint8Array([0x60, 0x60, 0x60]), new Uint8Array([0x7e, 0x7e, 0x7e])]
   const mayMatter = (bytes: Uint8Array) =>
+    // Stryker disable next-line UnaryOperator: `!== 1` holds for one of three different bytes at least, sending every chunk down the text path, which judges it alike (speed only)
     MARK_BYTES.some((byte) => indexOf(bytes, byte) !== -1) || FENCE_BYTES.some((fence) => indexOf(bytes, fence) !== -1)
 
   /** The last `\n` or `\r` at or before `from` (-1: none); only the last line is searched for a `\r`. */
   const lastBreak = (text: string, from: number) => {
-    const newline = from < 0 ? -1 : text.lastIndexOf("\n", from)
+    const newline = text.lastIndexOf("\n", from)
     for (let i = from; i > newline; i--) if (text.charCodeAt(i) === 13) return i
     return newline
   }
 
-  const token = options.token.trim()
+  const token = options.token
   const pairs = promptPairs(options.prompt)
   const verdicts: Array<Verdict> = []
   let occurrences = 0
@@ -188,11 +192,13 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     settle(raw)
     const fenceMatch = FENCE.exec(line)
     if (fence !== null) {
+      // Stryker disable next-line MethodExpression: normalizeLine trims the end of the line, so the info string is never whitespace only
       if (fenceMatch !== null && fenceMatch[1]![0] === fence.marker[0] && fenceMatch[1]!.length >= fence.marker.length && fenceMatch[2]!.trim() === "") {
         closeFence(fence)
         fence = null
       } else {
         const found = judgeOccurrence(line, token, null)
+        // Stryker disable next-line MethodExpression: two occurrences or more make more than one verdict, so the block holds more than the promise either way
         if (found.length === 0 || !found.every((f) => f.bare)) fence.onlyPromise = false
         for (const f of found) addToFence(fence, f)
       }
@@ -227,7 +233,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     if (!NON_BLANK.test(raw)) return
     if (!PROMISE_WORD.test(raw) && !FENCE_LINE.test(raw)) return passLine(raw)
     const line = normalizeLine(raw)
-    if (line.length < LINE_WINDOW && OPEN_TAG.test(line) && UNCLOSED.test(line)) {
+    if (line.length < LINE_WINDOW && UNCLOSED.test(line)) {
       openPromise = { text: line, lines: 1 }
       return
     }
@@ -258,7 +264,9 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
 
   /** A chunk that cannot hold a promise or a fence, at a line start: only its first and last lines matter. */
   const passChunk = (text: string) => {
+    // Stryker disable next-line ArithmeticOperator: searching from past the end finds the same last line break
     const last = lastBreak(text, text.length - 1)
+    // Stryker disable next-line ConditionalExpression: settling with nothing pending does nothing
     if (pending !== null) {
       const firstLine = /^\s*(\S[^\r\n]*)/.exec(text.slice(0, last))
       if (firstLine !== null) settle(firstLine[1]!)
@@ -283,6 +291,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     let start = 0
     for (let match = breaks.exec(text); match !== null; match = breaks.exec(text)) {
       // A "\r" at the very end may be the first half of "\r\n": wait for the next chunk.
+      // Stryker disable next-line StringLiteral,ArithmeticOperator: a \r ending a chunk then ends its line as \r\n would; the \n after it ends a blank line, and blank lines are skipped
       if (match[0] === "\r" && match.index === text.length - 1) break
       onLine(text.slice(start, match.index))
       start = match.index + match[0].length
@@ -293,18 +302,22 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
 
   const feed = (text: string) => {
     if (text === "") return
+    // Stryker disable next-line StringLiteral: the first line is then finished apart and the rest read as before; onLine and passChunk judge lines alike (speed only)
     if (partial !== "" || openPromise !== null) {
       // Finish the line in progress first; the rest of the chunk then starts at a line start.
       const first = /\r\n|\r|\n/.exec(text)
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,ArithmeticOperator,StringLiteral: a \r ending a chunk then ends its line as \r\n would, the \n after it ending a blank line (skipped); other chunks are split alike either way
       if (first === null || partial.endsWith("\r") || (first[0] === "\r" && first.index === text.length - 1)) {
         return splitLines(partial + text)
       }
       const line = partial + text.slice(0, first.index)
+      // Stryker disable next-line StringLiteral: the line in progress is set again (by passChunk or splitLines) before it is next read
       partial = ""
       onLine(line)
       text = text.slice(first.index + first[0].length)
     }
     // The common case, kept cheap: a chunk of ordinary lines (no promise, no fence).
+    // Stryker disable next-line MethodExpression,StringLiteral,BlockStatement: splitLines judges lines as passChunk does, and a \r ending a chunk ends its line either way (the \n after it ends a blank line, skipped)
     if (openPromise === null && !text.endsWith("\r") && /[\r\n]/.test(text) && !mayHoldPromise(text) && !mayOpenFence(text)) {
       return passChunk(text)
     }
@@ -317,6 +330,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
   /** `passChunk` on bytes of whole lines and a partial last one, with no mark in them: only what it needs is decoded. */
   const passBytes = (bytes: Uint8Array) => {
     const last = lastIndexOf(bytes, NEWLINE)
+    // Stryker disable next-line ConditionalExpression: settling with nothing pending does nothing
     if (pending !== null) {
       // The first non-blank line settles the pending occurrence.
       for (let start = 0; start < last;) {
@@ -340,16 +354,19 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
       }
       end = start - 1
     }
+    // Kept whole, as passChunk keeps it: the next chunk finishes or compacts it.
     partial = streamDecoder.decode(bytes.subarray(last + 1), { stream: true })
-    if (partial.length > MAX_LINE) compact()
   }
 
   const feedBytes = (bytes: Uint8Array) => {
     const first = indexOf(bytes, NEWLINE)
+    // Stryker disable next-line EqualityOperator,UnaryOperator: the text path judges any chunk as passBytes does, and a chunk taken apart goes line by line where the text path would take it (speed only)
     if (first === -1 || openPromise !== null || mayMatter(bytes)) return feed(streamDecoder.decode(bytes, { stream: true }))
     // The line in progress is finished through the text path; after its line break the decoder holds nothing.
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: bytes up to a line break end with a whole character, so decoding them streaming or not gives the same text
     feed(streamDecoder.decode(bytes.subarray(0, first + 1), { stream: true }))
     const rest = bytes.subarray(first + 1)
+    // Stryker disable next-line UnaryOperator: passBytes keeps bytes with no line break as the line in progress, as the text path does (speed only)
     if (openPromise !== null || indexOf(rest, NEWLINE) === -1) return feed(streamDecoder.decode(rest, { stream: true }))
     passBytes(rest)
   }
@@ -359,7 +376,9 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
     feedBytes,
     judgement: () => {
       const undecoded = streamDecoder.decode()
+      // Stryker disable next-line StringLiteral: feeding an empty string does nothing
       if (undecoded !== "") feed(undecoded)
+      // Stryker disable next-line StringLiteral: an empty line in progress is blank, and blank lines (inside a split promise too) are skipped
       if (partial !== "") {
         const rest = partial
         partial = ""

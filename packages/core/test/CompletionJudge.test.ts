@@ -91,7 +91,13 @@ const completions: ReadonlyArray<Case> = [
   claim("with CRLF line ends", "All done.\r\n<promise>COMPLETE</promise>\r\n", "alone on its line"),
   claim("a custom token", "Shipped. <promise>ALL_DONE</promise>", "after a finished sentence", "ALL_DONE"),
   claim("under a heading", "## Result\n\n<promise>COMPLETE</promise>", "alone on its line"),
-  claim("after an emoji and a short label", "🎉 Done: <promise>COMPLETE</promise>", "after a label")
+  claim("after an emoji and a short label", "🎉 Done: <promise>COMPLETE</promise>", "after a label"),
+  claim("with spaces inside the tags", "Done.\n< promise >COMPLETE</ promise >", "alone on its line"),
+  claim("after a code block fenced with tildes", "~~~\ncode\n~~~\nDone. <promise>COMPLETE</promise>", "after a finished sentence"),
+  claim("after a line of backticks behind a no-break space (no fence)", "Notes:\n\u00a0```\nmore notes\nDone. <promise>COMPLETE</promise>\n", "after a finished sentence"),
+  claim("after backticks indented four spaces (no fence)", "    ```<promise>COMPLETE</promise>", "alone on its line"),
+  claim("after an ampersand written as an entity", "Tom &amp; Jerry wrote it. <promise>COMPLETE</promise>", "after a finished sentence"),
+  claim("after a line with a stray tag behind an opening tag", "<promise>COMPLETE<br>\n<promise>COMPLETE</promise>", "alone on its line")
 ]
 
 const nonCompletions: ReadonlyArray<Case> = [
@@ -135,7 +141,17 @@ const nonCompletions: ReadonlyArray<Case> = [
   mention("the instructions restated", "Remember: only print <promise>COMPLETE</promise> when every task is done.", /^deferred: "when every task is done"/),
   mention("a half-written promise", "Done.\n<promise>COMPLETE", "(no promise)"),
   mention("a promise escaped twice", "Done.\n&amp;lt;promise&amp;gt;COMPLETE&amp;lt;/promise&amp;gt;", "(no promise)"),
-  mention("an escape that is not a terminal's", "\x1b=x <promise>COMPLETE</promise>", "mentioned inside a sentence")
+  mention("an escape that is not a terminal's", "\x1b=x <promise>COMPLETE</promise>", "mentioned inside a sentence"),
+  mention("inside a code block of four backticks holding a line of three", "````\n```\nDone. <promise>COMPLETE</promise>\n````", "inside a code block"),
+  mention("inside a code block, after a line of tildes", "```\n~~~\n<promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("inside a code block, after a fence line with an info string", "```\n```js\nDone. <promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("inside a code block with indented fences", "Output:\n  ```\n  Done. <promise>COMPLETE</promise>\n  more\n  ```\n", "inside a code block"),
+  mention("a code block holding two promises", "```\n<promise>COMPLETE</promise>\n<promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("an empty code block, then a promise in a code block with more", "```\n```\n```\nok\n<promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("a negating label line, a blank line between", "Do not print:\n\n<promise>COMPLETE</promise>", /^negated: "Do not print"/),
+  mention("a promise spread over six lines", "Done.\n<promise>\n1\n2\n3\n4\n</promise>", "(no promise)"),
+  mention("an opening tag ending a line of 4096 characters", `${"x".repeat(4087)}<promise>\nCOMPLETE</promise>`, "(no promise)"),
+  mention("an opening tag ending a very long line", `${"x ".repeat(2500)}<promise>\nCOMPLETE</promise>`, "(no promise)")
 ]
 
 const cases: ReadonlyArray<Case> = [...completions, ...nonCompletions]
@@ -280,5 +296,226 @@ describe("the completion rule", () => {
     const early = makeCompletionJudge({ token: "COMPLETE", prompt })
     for (let i = 0; i < mentionEarly.length; i += 10_000) early.feed(mentionEarly.slice(i, i + 10_000))
     assert.deepStrictEqual(early.judgement().verdicts.map((v) => [v.accepted, v.reason]), [[false, `deferred: "later ${"y".repeat(53)}…"`]])
+  })
+})
+
+describe("echoes of the prompt", () => {
+  const judged = (text: string, prompt: string) => judgeCompletion(text, { token: "COMPLETE", prompt })
+  const reasons = (text: string, prompt: string) => judged(text, prompt).verdicts.map((v) => v.reason)
+
+  it("are recognised whatever the indentation and the runs of spaces of their lines", () => {
+    const rules = "Rules:\n  Print  <promise>COMPLETE</promise>  when done.\n  Never stop early.\n"
+    assert.deepStrictEqual(reasons("Print <promise>COMPLETE</promise> when done.\nNever stop early.\n", rules), ["echo of the prompt"])
+  })
+
+  it("are not lines whose words run together", () => {
+    const rules = "Print <promise>COMPLETE</promise> when done.\nNever stop early.\n"
+    const text = "Print<promise>COMPLETE</promise>whendone.\nNeverstopearly.\n"
+    assert.deepStrictEqual(judged(text, rules), judged(text, ""))
+    assert.deepStrictEqual(reasons(text, rules), ["mentioned inside a sentence"])
+  })
+
+  it("span the blank lines of the prompt", () => {
+    const rules = "Print <promise>COMPLETE</promise> when done.\n\n\nNever stop early.\n"
+    assert.deepStrictEqual(reasons("Print <promise>COMPLETE</promise> when done.\nNever stop early.", rules), ["echo of the prompt"])
+  })
+
+  it("span the blank lines of the output", () => {
+    const rules = "Print <promise>COMPLETE</promise> when done.\nNever stop early.\n"
+    assert.deepStrictEqual(reasons("Print <promise>COMPLETE</promise> when done.\n\n  \nNever stop early.", rules), ["echo of the prompt"])
+  })
+
+  it("match a long line by its first 400 characters and its length", () => {
+    const long = (end: string) => `Print <promise>COMPLETE</promise> when ${"a".repeat(400)} ${end}.`
+    const rules = `${long("done")}\nNever stop early.\n`
+    assert.deepStrictEqual(reasons(`${long("gone")}\nNever stop early.`, rules), ["echo of the prompt"])
+    assert.notDeepEqual(reasons(`${long("undone")}\nNever stop early.`, rules), ["echo of the prompt"])
+    assert.isFalse(judged(`${long("undone")}\nNever stop early.`, rules).claimed)
+  })
+
+  it("need a line before or after: the first and the last line of the output stand alone", () => {
+    // A prompt holding lines that read "null" pairs no line with the start or the end of the output.
+    assert.deepStrictEqual(
+      judged("<promise>COMPLETE</promise>", "null\n<promise>COMPLETE</promise>\nnull\n").verdicts,
+      [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }]
+    )
+    assert.deepStrictEqual(
+      judged("null\n<promise>COMPLETE</promise>", "<promise>COMPLETE</promise>\nThat is all.\n").verdicts,
+      [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }]
+    )
+  })
+})
+
+describe("the judge's limits", () => {
+  const options = { token: "COMPLETE", prompt }
+
+  it("keeps the first 20 verdicts, the last of them given up for the first claim after them", () => {
+    const judge = makeCompletionJudge(options)
+    for (let i = 0; i < 25; i++) judge.feed(`we print <promise>COMPLETE</promise> later ${i}\n`)
+    judge.feed("First. <promise>COMPLETE</promise>\n")
+    for (let i = 25; i < 30; i++) judge.feed(`we print <promise>COMPLETE</promise> later ${i}\n`)
+    judge.feed("Second. <promise>COMPLETE</promise>\n")
+    const judgement = judge.judgement()
+    assert.isTrue(judgement.claimed)
+    assert.strictEqual(judgement.occurrences, 32)
+    assert.deepStrictEqual(
+      judgement.verdicts.map((v) => v.text),
+      [...Array.from({ length: 19 }, (_, i) => `we print <promise>COMPLETE</promise> later ${i}`), "First. <promise>COMPLETE</promise>"]
+    )
+    const mentions = makeCompletionJudge(options)
+    for (let i = 0; i < 30; i++) mentions.feed(`we print <promise>COMPLETE</promise> later ${i}\n`)
+    assert.deepStrictEqual(
+      mentions.judgement().verdicts.map((v) => v.text),
+      Array.from({ length: 20 }, (_, i) => `we print <promise>COMPLETE</promise> later ${i}`)
+    )
+  })
+
+  it("counts every occurrence inside a code block, past the verdicts it keeps", () => {
+    const block = `\`\`\`\n${"<promise>COMPLETE</promise>\n".repeat(25)}\`\`\`\n`
+    const judgement = judgeCompletion(block, options)
+    assert.isFalse(judgement.claimed)
+    assert.strictEqual(judgement.occurrences, 25)
+    assert.strictEqual(judgement.verdicts.length, 20)
+    assert.isTrue(judgement.verdicts.every((v) => v.reason === "inside a code block"))
+  })
+
+  it("joins a promise split over lines through at most 4096 characters, however its lines are indented", () => {
+    const after = (spread: string) => judgeCompletion(`<promise>\n${spread}\nDone. <promise>COMPLETE</promise>`, options).verdicts
+    const alone = [{ accepted: true, reason: "after a finished sentence", text: "Done. <promise>COMPLETE</promise>" }]
+    // Past 4096 characters the opening tag is given up and the next line judged on its own.
+    assert.deepStrictEqual(after("x".repeat(4086)), alone)
+    assert.deepStrictEqual(after("x".repeat(5000)), alone)
+    assert.notDeepEqual(after("x".repeat(4085)), alone)
+    assert.isTrue(judgeCompletion(`Finished.\n<promise>\n${" ".repeat(5000)}COMPLETE\n</promise>`, options).claimed)
+  })
+
+  it("waits for the closing tag of an opening tag ending a line of up to 4095 characters", () => {
+    assert.strictEqual(judgeCompletion(`${"x".repeat(4086)}<promise>\nCOMPLETE</promise>`, options).occurrences, 1)
+    assert.strictEqual(judgeCompletion(`${"x".repeat(4087)}<promise>\nCOMPLETE</promise>`, options).occurrences, 0)
+  })
+})
+
+describe("the judge fed in chunks", () => {
+  const options = { token: "COMPLETE", prompt: "Print <promise>COMPLETE</promise> when done.\nNever stop early.\n" }
+  const encode = (text: string) => new TextEncoder().encode(text)
+  const asText = (chunks: ReadonlyArray<string>) => {
+    const judge = makeCompletionJudge(options)
+    for (const chunk of chunks) judge.feed(chunk)
+    return judge.judgement()
+  }
+  const asBytes = (chunks: ReadonlyArray<Uint8Array>) => {
+    const judge = makeCompletionJudge(options)
+    for (const chunk of chunks) judge.feedBytes(chunk)
+    return judge.judgement()
+  }
+
+  it("shows the line of an occurrence with its entities decoded", () => {
+    assert.deepStrictEqual(judgeCompletion("Tom &amp; Jerry wrote it. <promise>COMPLETE</promise>", options).verdicts, [
+      { accepted: true, reason: "after a finished sentence", text: "Tom & Jerry wrote it. <promise>COMPLETE</promise>" }
+    ])
+  })
+
+  it("finds the line after an echoed line in the next chunk, past blank lines, as text and as bytes", () => {
+    const first = "Print <promise>COMPLETE</promise> when done.\n"
+    for (const rest of [["\nNever stop early.\nplain words\n"], ["\n\n\nNever stop early.\nplain words\n"], ["\nNever", " stop early.\nplain words\n"]]) {
+      const chunks = [first, ...rest]
+      assert.deepStrictEqual(asText(chunks).verdicts.map((v) => v.reason), ["echo of the prompt"], JSON.stringify(chunks))
+      assert.deepStrictEqual(asBytes(chunks.map(encode)).verdicts.map((v) => v.reason), ["echo of the prompt"], JSON.stringify(chunks))
+    }
+  })
+
+  it("takes the last non-blank line of a chunk for the line before the next one, as text and as bytes", () => {
+    const chunks = ["x\nDo not print:\n\n", "<promise>COMPLETE</promise>\n"]
+    for (const judgement of [asText(chunks), asBytes(chunks.map(encode))]) {
+      assert.isFalse(judgement.claimed)
+      assert.deepStrictEqual(judgement.verdicts.map((v) => v.reason), ['negated: "Do not print"'])
+    }
+  })
+
+  it("reads a chunk of bytes holding a tag, an entity and carriage returns all together", () => {
+    const text = "Tom & Jerry\r\nDone. <promise>COMPLETE</promise>\r\nmore\r\n"
+    assert.deepStrictEqual(asBytes([encode(text)]), judgeCompletion(text, options))
+    assert.isTrue(asBytes([encode(text)]).claimed)
+  })
+
+  it("opens a code block from a chunk of bytes holding both kinds of fence", () => {
+    const chunks = ["Log:\n```\nx ~~~ y\n", "Done. <promise>COMPLETE</promise>\n"]
+    assert.deepStrictEqual(asBytes(chunks.map(encode)), judgeCompletion(chunks.join(""), options))
+    assert.deepStrictEqual(asBytes(chunks.map(encode)).verdicts.map((v) => v.reason), ["inside a code block"])
+  })
+
+  it("decodes a character split across chunks of bytes, whichever way each chunk is read", () => {
+    const text = "x\nmore\nDo not print déjà vu:\n<promise>COMPLETE</promise>\n"
+    const bytes = encode(text)
+    const split = bytes.indexOf(0xc3) + 1
+    const expected = judgeCompletion(text, options)
+    assert.deepStrictEqual(expected.verdicts.map((v) => v.reason), ['negated: "Do not print déjà vu"'])
+    // Cut inside the "é", after whole lines, then after a line's first part only.
+    assert.deepStrictEqual(asBytes([bytes.subarray(0, split), bytes.subarray(split)]), expected)
+    const second = bytes.indexOf(0x0a) + 1
+    assert.deepStrictEqual(asBytes([bytes.subarray(0, second), bytes.subarray(second, split), bytes.subarray(split)]), expected)
+    const shortText = "x\nDo not print déjà vu:\n<promise>COMPLETE</promise>\n"
+    const short = encode(shortText)
+    const shortSplit = short.indexOf(0xc3) + 1
+    assert.deepStrictEqual(asBytes([short.subarray(0, shortSplit), short.subarray(shortSplit)]), judgeCompletion(shortText, options))
+  })
+
+  it("decodes bytes left undecoded at the end as the text would be", () => {
+    const bytes = encode("Done. <promise>COMPLETE</promise> é")
+    assert.deepStrictEqual(asBytes([bytes.subarray(0, bytes.length - 1)]).verdicts, [
+      { accepted: true, reason: "after a finished sentence", text: "Done. <promise>COMPLETE</promise> \ufffd" }
+    ])
+  })
+
+  it("goes on after a judgement: the line in progress was finished by it", () => {
+    const judge = makeCompletionJudge(options)
+    judge.feed("Working")
+    assert.deepStrictEqual(judge.judgement(), { claimed: false, verdicts: [], occurrences: 0 })
+    judge.feed("<promise>COMPLETE</promise>\n")
+    assert.deepStrictEqual(judge.judgement().verdicts, [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }])
+  })
+
+  it("ends a line at a carriage return that ended the chunk before", () => {
+    const judgement = asText(["Do not print:\r", "<promise>COMPLETE</promise>\n"])
+    assert.deepStrictEqual(judgement, judgeCompletion("Do not print:\r\n<promise>COMPLETE</promise>\n", options))
+    assert.deepStrictEqual(judgement.verdicts, [{ accepted: false, reason: 'negated: "Do not print"', text: "<promise>COMPLETE</promise>" }])
+  })
+
+  it("takes a code block whose long line has words before the promise for more than the promise", () => {
+    const judgement = asText(["```\n", "x".repeat(70000), `${" ".repeat(5000)}<promise>COMPLETE</promise>\n\`\`\`\n`])
+    assert.deepStrictEqual(judgement.verdicts.map((v) => v.reason), ["inside a code block"])
+  })
+
+  it("changes nothing for an empty chunk or for bytes, even after a line longer than it keeps", () => {
+    const chunks = ["```\n", `\n\n${" ".repeat(70000)}`, "<promise>COMPLETE</promise>\n```\n"]
+    const judgement = asText(chunks)
+    assert.deepStrictEqual(judgement.verdicts.map((v) => v.reason), ["a code block holding only the promise"])
+    assert.deepStrictEqual(asText(["", ...chunks.flatMap((chunk) => [chunk, ""])]), judgement)
+    assert.deepStrictEqual(asBytes(chunks.map(encode)), judgement)
+  })
+
+  it("judges at the end a line left open by a stray opening tag", () => {
+    assert.deepStrictEqual(judgeCompletion("Done. <promise>COMPLETE</promise> <promise>", options).verdicts, [
+      { accepted: false, reason: "mentioned inside a sentence", text: "Done. <promise>COMPLETE</promise> <promise>" }
+    ])
+  })
+
+  it("judges a line longer than it keeps in windows: the words before the kept part stand as one mark", () => {
+    const pad = " ".repeat(4096 - "<promise>COMPLETE</promise>".length)
+    // The promise starts the kept part: it is judged once, after the mark.
+    const atCut = asText([`${"z ".repeat(35000)}Done. <promise>COMPLETE</promise>${pad}`, "\n"])
+    assert.strictEqual(atCut.occurrences, 1)
+    assert.deepStrictEqual(atCut.verdicts.map((v) => v.text), ["…<promise>COMPLETE</promise>"])
+    // A line of exactly 64 KiB is kept whole.
+    const whole = asText([`${"z ".repeat(30717)}Done. <promise>COMPLETE</promise>${pad}`, "\n"])
+    assert.deepStrictEqual(whole.verdicts.map((v) => v.reason), ["after a finished sentence"])
+    // Inside the kept part: judged once, with the words before it.
+    const inside = asText([`${"z ".repeat(35000)}Done. <promise>COMPLETE</promise>${" ".repeat(100)}`, "\n"])
+    assert.strictEqual(inside.occurrences, 1)
+    assert.deepStrictEqual(inside.verdicts.map((v) => v.reason), ["after a finished sentence"])
+    assert.match(inside.verdicts[0]!.text, /^… z z z .* Done\. <promise>/)
+    // At the start of the line: judged with the line before.
+    const first = asText([`Do not print:\n<promise>COMPLETE</promise> ${"z ".repeat(40000)}`])
+    assert.deepStrictEqual(first.verdicts.map((v) => v.reason), ['negated: "Do not print"'])
   })
 })
