@@ -97,7 +97,7 @@ const report = (results, done, left) => {
     `| **all** | ${total.detected} | ${total.valid} | **${percent(total.detected, total.valid)}** |`
   ]
   const survivors = files.flatMap((file) =>
-    byFile.get(file).survived.map((m) => `- ${where(file, m)} ${m.mutatorName} (${m.status}): ${code(m.replacement ?? "")}`)
+    byFile.get(file).survived.map((m) => `- ${where(file, m)} ${m.mutatorName} (${m.status}${m.static ? ", static" : ""}): ${code(m.replacement ?? "")}`)
   )
   console.log(`\n${table.join("\n")}\n`)
   if (survivors.length > 0) console.log(`Surviving mutants:\n${survivors.join("\n")}\n`)
@@ -118,6 +118,11 @@ const report = (results, done, left) => {
     "equivalent mutants, which change no behaviour, are not counted: they are marked in the source",
     "with a `Stryker disable` comment, or listed in `mutation/equivalents.mjs`, each with its reason,",
     "and listed below.",
+    "",
+    "A survivor marked *static* is in code that runs when its module loads (or when a test file is",
+    "collected, outside any test). The vitest runner does not activate such a mutant in that code, so",
+    "it survives whatever the tests check: tests call the code they test inside the test, and a",
+    "module-level value's static mutants are best checked by applying them by hand.",
     "",
     `- date: ${new Date().toISOString()}`,
     `- commit: ${commit}`,
