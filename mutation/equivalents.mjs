@@ -56,5 +56,10 @@ export const equivalents = [
   { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (openPromise !== null || indexOf(rest, NEWLINE) === -1)", reason: "passBytes of bytes with no line break keeps them as the line in progress, as the text path does (speed only)" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "indexOf(rest, NEWLINE) !== -1", line: "if (openPromise !== null || indexOf(rest, NEWLINE) === -1)", reason: "passBytes of bytes with no line break keeps them as the line in progress, as the text path does (speed only)" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (undecoded !== \"\") feed(undecoded)", reason: "feeding an empty string does nothing" },
-  { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (partial !== \"\") {", reason: "an empty line in progress is blank, and blank lines (inside a split promise too) are skipped" }
+  { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (partial !== \"\") {", reason: "an empty line in progress is blank, and blank lines (inside a split promise too) are skipped" },
+  // Redact
+  { file: "packages/core/src/Redact.ts", mutator: "ConditionalExpression", replacement: "false", line: "const byValue = values.length === 0 ? null",
+    reason: "with no values, hasValue is false and the pattern is never used" },
+  { file: "packages/core/src/Redact.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (!hasValue && !SHAPE_MARKS.some(",
+    reason: "text holding no value and no mark is matched by neither pattern: the check only spares it the runs (speed)" }
 ]

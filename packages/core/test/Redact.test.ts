@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { makeByteOutputLog } from "../src/OutputLog.js"
 import { makeRedactor, REDACTED, type Redactor } from "../src/Redact.js"
 
 describe("secret redaction", () => {
@@ -46,7 +47,7 @@ describe("secret redaction: which names and values", () => {
     for (const name of ["OPENAI_API_KEY", "ci_token", "AWS_SECRET", "MY_PASSWORD_FILE", "APIKEY", "API_KEY", "token", "SECRET"]) {
       expect(value(name), name).toBe(true)
     }
-    for (const name of ["KEY_PATH", "TOKEN_URL", "SECRET_FILE", "MYTOKEN", "NOTSECRET", "APIKEYS", "TOKENIZER", "PATH"]) {
+    for (const name of ["KEY_PATH", "TOKEN_URL", "SECRET_FILE", "SSH_KEY_PATH", "GITHUB_TOKEN_URL", "VAULT_SECRET_FILE", "MYTOKEN", "NOTSECRET", "APIKEYS", "TOKENIZER", "PATH"]) {
       expect(value(name), name).toBe(false)
     }
   })
@@ -86,6 +87,13 @@ describe("secret redaction: which names and values", () => {
     for (const text of notSecrets) expect(redact(text), text).toBe(text)
   })
 
+  it("replaces every key in a text, not only the first", () => {
+    const redact = makeRedactor({})
+    expect(redact("a sk-abcdefghijklmnop1234 b ghp_abcdefghijklmnopqrst c AKIAIOSFODNN7EXAMPLE")).toBe(
+      `a ${REDACTED} b ${REDACTED} c ${REDACTED}`
+    )
+  })
+
   it("keeps the scheme of an authorization header, whatever space follows it", () => {
     const redact = makeRedactor({})
     expect(redact("Authorization: Bearer \t abcdefghijklmnop1234")).toBe(`Authorization: Bearer ${REDACTED}`)
@@ -108,9 +116,10 @@ describe("secret anchors (what the iteration log looks for in bytes)", () => {
     }
     return found
   }
-  const shapes = makeRedactor({})
+  const shapes = () => makeRedactor({})
 
   it("find every shape of key the redactor replaces", () => {
+    const redact = shapes()
     for (
       const secret of [
         "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
@@ -130,12 +139,13 @@ describe("secret anchors (what the iteration log looks for in bytes)", () => {
         "Basic abcdefghijklmnop1234"
       ]
     ) {
-      expect(shapes(`x ${secret} y`), secret).not.toBe(`x ${secret} y`)
-      expect(finds(shapes, `x ${secret} y`), secret).not.toHaveLength(0)
+      expect(redact(`x ${secret} y`), secret).not.toBe(`x ${secret} y`)
+      expect(finds(redact, `x ${secret} y`), secret).not.toHaveLength(0)
     }
   })
 
   it("let through no find whose neighbouring bytes rule a key out", () => {
+    const redact = shapes()
     for (
       const text of [
         "KXY-----",
@@ -156,14 +166,22 @@ describe("secret anchors (what the iteration log looks for in bytes)", () => {
         "BIza"
       ]
     ) {
-      expect(finds(shapes, text), text).toHaveLength(0)
+      expect(finds(redact, text), text).toHaveLength(0)
+    }
+  })
+
+  it("find nothing in ordinary words, at a batch's start or end either", () => {
+    const redact = shapes()
+    for (const text of ["sure", "rough", "push it high", "output", "o", "enough"]) {
+      expect(finds(redact, text), text).toHaveLength(0)
     }
   })
 
   it("let a find through when the bytes its check reads are not in this batch", () => {
     // The bytes before the find, or after it, come in another batch: they may be a key's.
+    const redact = shapes()
     for (const text of ["Y-----", "EY-----", "k-", "p_", "hp_", "o_", "_pat_", "b_pat_", "lpat-", "xo", "xox", "xoxb", "Iza"]) {
-      expect(finds(shapes, text), text).not.toHaveLength(0)
+      expect(finds(redact, text), text).not.toHaveLength(0)
     }
   })
 
@@ -177,5 +195,26 @@ describe("secret anchors (what the iteration log looks for in bytes)", () => {
     expect(values.map((anchor) => anchor.needle.length)).toEqual([4, 4])
     // The longer value's first.
     expect(values.map((anchor) => anchor.multiline)).toEqual([true, false])
+  })
+})
+
+describe("secret anchors in the iteration log", () => {
+  /** What the byte log of `redact` writes of `text`, pushed whole and flushed. */
+  const logged = (redact: Redactor, text: string) => {
+    const log = makeByteOutputLog(redact, redact.anchors!)
+    const pieces = [...log.push(new TextEncoder().encode(text)), ...log.flush()]
+    return pieces.map((piece) => typeof piece === "string" ? piece : new TextDecoder().decode(piece)).join("")
+  }
+
+  it("redacts a private key over all its lines", () => {
+    const redact = makeRedactor({})
+    const key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabcdefgh\n-----END RSA PRIVATE KEY-----"
+    expect(logged(redact, `key:\n${key}\ndone\n`)).toBe(`key:\n${REDACTED}\ndone\n`)
+  })
+
+  it("redacts a token that comes on the line after its authorization scheme", () => {
+    const redact = makeRedactor({})
+    expect(logged(redact, "Authorization: Bearer\n  abcdefghijklmnop1234\ndone\n")).toBe(`Authorization: Bearer ${REDACTED}\ndone\n`)
+    expect(logged(redact, "Authorization: Basic\r\n dXNlcjpwYXNzd29yZDEyMzQ=\ndone\n")).toBe(`Authorization: Basic ${REDACTED}\ndone\n`)
   })
 })
