@@ -197,3 +197,60 @@ describe("the iteration log in lines", () => {
     expect(shown(log.push(utf8("y zq-Deploy-7f3a9c2e1b\n"), "y zq-Deploy-7f3a9c2e1b\n"))).toBe(`s:[stderr] y ${REDACTED}\n`)
   })
 })
+
+describe("the byte log's regions", () => {
+  it("redacts a token longer than a find reaches, on a line that ends in the same batch", () => {
+    const redact = redactor()
+    const text = `key: sk-ant-api03-${"a".repeat(20000)} end\nnext line\n`
+    expect(redact(text)).toContain(REDACTED)
+    for (const cuts of [[], [5], [30], [20010]]) expect(decode(logged(cut(utf8(text), cuts)))).toBe(redact(text))
+  })
+
+  it("writes a line that held a secret as soon as it has ended", () => {
+    const redact = redactor()
+    const log = makeByteOutputLog(redact, redact.anchors!)
+    expect(decode(joined(log.push(utf8(`key ${ENV.DEPLOY_TOKEN} here\nnot ended`))))).toBe(`key ${REDACTED} here\n`)
+    expect(decode(joined(log.flush()))).toBe("not ended")
+  })
+
+  it("writes the characters a region cuts at either end as they came", () => {
+    const redact = redactor()
+    for (const pad of ["", "x"]) {
+      for (const secret of [SECRETS[0]!, SECRETS[8]!, ENV.DB_PASSWORD]) {
+        const text = `${pad}${"é".repeat(300)} ${secret} ${"é".repeat(10000)}`
+        const bytes = utf8(`${text}${"é".repeat(10000)}\nafter\n`)
+        const expected = utf8(redact(decode(bytes)))
+        for (const cuts of [[], [utf8(text).length], [utf8(text).length + 1]]) expect(logged(cut(bytes, cuts))).toEqual(expected)
+      }
+    }
+  })
+})
+
+describe("a character cut at the end of bytes", () => {
+  it("counts the bytes of a character begun but not finished", () => {
+    const tail = (...bytes: Array<number>) => incompleteTail(new Uint8Array(bytes))
+    expect(tail()).toBe(0)
+    expect(tail(0x61)).toBe(0)
+    expect(tail(0xc3)).toBe(1)
+    expect(tail(0xc0)).toBe(1)
+    expect(tail(0x61, 0xc3, 0xa9)).toBe(0)
+    expect(tail(0xe2)).toBe(1)
+    expect(tail(0xe0, 0xa0)).toBe(2)
+    expect(tail(0x61, 0xe2, 0x82)).toBe(2)
+    expect(tail(0xe2, 0x82, 0xac)).toBe(0)
+    expect(tail(0xf0)).toBe(1)
+    expect(tail(0xf0, 0x9f, 0x98)).toBe(3)
+    expect(tail(0xf0, 0x9f, 0x98, 0x80)).toBe(0)
+    expect(tail(0x80)).toBe(0)
+    expect(tail(0x80, 0x80, 0x80)).toBe(0)
+  })
+})
+
+describe("the head and tail of a stream", () => {
+  it("says where the full output is only when it is somewhere", () => {
+    const kept = makeByteHeadTail(3)
+    kept.append(utf8("abcdefghij"))
+    expect(kept.text(null)).toBe("abc\n[... 4 bytes cut here ...]\nhij")
+    expect(kept.text("out.log")).toBe("abc\n[... 4 bytes cut here; the full output is in out.log ...]\nhij")
+  })
+})
