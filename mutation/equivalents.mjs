@@ -56,5 +56,10 @@ export const equivalents = [
   { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (openPromise !== null || indexOf(rest, NEWLINE) === -1)", reason: "passBytes of bytes with no line break keeps them as the line in progress, as the text path does (speed only)" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "indexOf(rest, NEWLINE) !== -1", line: "if (openPromise !== null || indexOf(rest, NEWLINE) === -1)", reason: "passBytes of bytes with no line break keeps them as the line in progress, as the text path does (speed only)" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (undecoded !== \"\") feed(undecoded)", reason: "feeding an empty string does nothing" },
-  { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (partial !== \"\") {", reason: "an empty line in progress is blank, and blank lines (inside a split promise too) are skipped" }
+  { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (partial !== \"\") {", reason: "an empty line in progress is blank, and blank lines (inside a split promise too) are skipped" },
+  // OutputLog
+  { file: "packages/core/src/OutputLog.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (headLength < half) {", reason: "with the head full it takes 0 bytes and leaves the batch whole (speed only)" },
+  { file: "packages/core/src/OutputLog.ts", mutator: "EqualityOperator", replacement: "headLength <= half", line: "if (headLength < half) {", reason: "with the head full it takes 0 bytes and leaves the batch whole (speed only)" },
+  { file: "packages/core/src/OutputLog.ts", mutator: "EqualityOperator", replacement: "from + kept < half", line: "const tail = from + kept <= half", reason: "when the tail ends at the ring's end, `end` is 0, so the two pieces joined are the same bytes" },
+  { file: "packages/core/src/OutputLog.ts", mutator: "MethodExpression", replacement: "Math.max(3, bytes.length)", line: "for (let back = 1; back <= Math.min(3, bytes.length); back++)", reason: "a byte before the start reads as undefined, which needs 1 byte and so counts 0, as the loop's end does" },
 ]
