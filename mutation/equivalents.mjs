@@ -61,5 +61,10 @@ export const equivalents = [
   { file: "packages/core/src/Redact.ts", mutator: "ConditionalExpression", replacement: "false", line: "const byValue = values.length === 0 ? null",
     reason: "with no values, hasValue is false and the pattern is never used" },
   { file: "packages/core/src/Redact.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (!hasValue && !SHAPE_MARKS.some(",
-    reason: "text holding no value and no mark is matched by neither pattern: the check only spares it the runs (speed)" }
+    reason: "text holding no value and no mark is matched by neither pattern: the check only spares it the runs (speed)" },
+  // OutputLog
+  { file: "packages/core/src/OutputLog.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (headLength < half) {", reason: "with the head full it takes 0 bytes and leaves the batch whole (speed only)" },
+  { file: "packages/core/src/OutputLog.ts", mutator: "EqualityOperator", replacement: "headLength <= half", line: "if (headLength < half) {", reason: "with the head full it takes 0 bytes and leaves the batch whole (speed only)" },
+  { file: "packages/core/src/OutputLog.ts", mutator: "EqualityOperator", replacement: "from + kept < half", line: "const tail = from + kept <= half", reason: "when the tail ends at the ring's end, `end` is 0, so the two pieces joined are the same bytes" },
+  { file: "packages/core/src/OutputLog.ts", mutator: "MethodExpression", replacement: "Math.max(3, bytes.length)", line: "for (let back = 1; back <= Math.min(3, bytes.length); back++)", reason: "a byte before the start reads as undefined, which needs 1 byte and so counts 0, as the loop's end does" },
 ]

@@ -1,14 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { makeByteHeadTail, makeByteOutputLog } from "../src/OutputLog.js"
+import { incompleteTail, makeByteHeadTail, makeByteOutputLog, makeOutputLog, MAX_REDACTED_LINE } from "../src/OutputLog.js"
 import { makeRedactor, REDACTED } from "../src/Redact.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 const ENV = { DEPLOY_TOKEN: "zq-Deploy-7f3a9c2e1b", DB_PASSWORD: "-----BEGIN KEY-----\nline two of it\n-----END KEY-----" }
-const redact = makeRedactor(ENV)
+// Made inside each test, so that what it runs is the code under test at the time.
+const redactor = () => makeRedactor(ENV)
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 
 /** What the log gets of `batches`, pushed one by one and flushed, as one buffer. */
 const logged = (batches: ReadonlyArray<Uint8Array>) => {
+  const redact = redactor()
   const log = makeByteOutputLog(redact, redact.anchors!)
   const pieces = [...batches.flatMap((batch) => log.push(batch)), ...log.flush()]
   const parts = pieces.map((piece) => typeof piece === "string" ? utf8(piece) : piece)
@@ -39,6 +42,7 @@ const SECRETS = [
 
 describe("the iteration log in bytes", () => {
   it("redacts every kind of secret wherever a batch boundary cuts it", () => {
+    const redact = redactor()
     for (const secret of SECRETS) {
       const text = `before ünïcode ${secret} after\nnext line\n`
       const expected = utf8(redact(text))
@@ -56,6 +60,7 @@ describe("the iteration log in bytes", () => {
   })
 
   it("writes a line once it has ended, and holds back only the line in progress", () => {
+    const redact = redactor()
     const log = makeByteOutputLog(redact, redact.anchors!)
     const out = log.push(utf8("first line\nsecond, not ended"))
     expect(new TextDecoder().decode(out[0] as Uint8Array)).toBe("first line\n")
@@ -69,6 +74,7 @@ describe("the iteration log in bytes", () => {
   })
 
   it("gives what redacting the whole text gives, however the bytes are batched", () => {
+    const redact = redactor()
     const line = fc.oneof(
       fc.constantFrom(...SECRETS),
       fc.constantFrom("plain words", "gh is not a token", "sk- too short", "xoxo-kisses", "Basic usage:", "KEY----- alone", "ésprit — ☃", ""),
@@ -114,5 +120,137 @@ describe("the iteration log in bytes", () => {
         )
       })
     )
+  })
+})
+
+/** `pieces` as one text, each piece marked `b:` (bytes as they came) or `s:` (text written). */
+const shown = (pieces: ReadonlyArray<Uint8Array | string>) =>
+  pieces.map((piece) => typeof piece === "string" ? `s:${piece}` : `b:${decode(piece)}`).join("|")
+
+/** `pieces` joined into one buffer. */
+const joined = (pieces: ReadonlyArray<Uint8Array | string>) => {
+  const parts = pieces.map((piece) => typeof piece === "string" ? utf8(piece) : piece)
+  return Uint8Array.from(parts.flatMap((part) => [...part]))
+}
+
+describe("the iteration log in lines", () => {
+  it("writes each line once it has ended, as the bytes that came when it held no secret", () => {
+    const log = makeOutputLog(redactor())
+    expect(log.push(utf8("partial"), "partial")).toEqual([])
+    expect(log.push(new Uint8Array(0), "")).toEqual([])
+    expect(shown(log.push(utf8("ly done\nsecond\nthird, not"), "ly done\nsecond\nthird, not"))).toBe("b:partial|b:ly done\nsecond\n")
+    expect(shown(log.push(utf8(" ended\n"), " ended\n"))).toBe("b:third, not|b: ended\n")
+    expect(log.flush()).toEqual([])
+    expect(shown(log.push(utf8("last"), "last"))).toBe("")
+    expect(shown(log.flush())).toBe("b:last")
+  })
+
+  it("redacts a secret split across batches, in the line that holds it", () => {
+    const log = makeOutputLog(redactor())
+    expect(log.push(utf8("ok\nthe token zq-Dep"), "ok\nthe token zq-Dep")).toEqual([utf8("ok\n")])
+    expect(shown(log.push(utf8("loy-7f3a9c2e1b here\nmore"), "loy-7f3a9c2e1b here\nmore"))).toBe(`s:the token ${REDACTED} here\n`)
+    expect(shown(log.push(utf8(" zq-Deploy-7f3a9c2e1b"), " zq-Deploy-7f3a9c2e1b"))).toBe("")
+    expect(shown(log.flush())).toBe(`s:more ${REDACTED}`)
+  })
+
+  it("labels each line of a labelled stream, written as text, and only lines with something on them", () => {
+    const log = makeOutputLog(redactor(), "[stderr] ")
+    expect(log.push(utf8("a warning"), "a warning")).toEqual([])
+    expect(shown(log.push(utf8("\n\nzq-Deploy-7f3a9c2e1b\nnext"), "\n\nzq-Deploy-7f3a9c2e1b\nnext"))).toBe(
+      `s:[stderr] a warning\n\n[stderr] ${REDACTED}\n`
+    )
+    expect(shown(log.flush())).toBe("s:[stderr] next")
+    expect(log.flush()).toEqual([])
+    expect(shown(log.push(utf8("after\n"), "after\n"))).toBe("s:[stderr] after\n")
+  })
+
+  it("writes the first bytes of a character the stream never finished as they came, labelled or not", () => {
+    for (const label of [null, "[stderr] "]) {
+      const log = makeOutputLog(redactor(), label)
+      // A stream decoder gives no text for the first byte of a two-byte character.
+      expect(log.push(new Uint8Array([0xc3]), "")).toEqual([])
+      expect(log.flush()).toEqual([new Uint8Array([0xc3])])
+    }
+  })
+
+  it("writes a line longer than the longest redacted at once in pieces, a character cut at a piece's end kept whole", () => {
+    const long = "x".repeat(MAX_REDACTED_LINE)
+    const log = makeOutputLog(redactor())
+    expect(log.push(utf8("x".repeat(MAX_REDACTED_LINE - 1)), "x".repeat(MAX_REDACTED_LINE - 1))).toEqual([])
+    // The text reaches the longest here; the first byte of "é" came with it, its text not yet.
+    const first = log.push(new Uint8Array([0x78, 0xc3]), "x")
+    expect(decode(joined(first))).toBe(long)
+    expect(first.every((piece) => typeof piece !== "string")).toBe(true)
+    const rest = log.push(new Uint8Array([0xa9, 0x0a]), "é\n")
+    expect(joined(rest)).toEqual(new Uint8Array([0xc3, 0xa9, 0x0a]))
+    expect(rest.every((piece) => typeof piece !== "string")).toBe(true)
+    // A piece cut where no character is: nothing is held back.
+    const again = makeOutputLog(redactor())
+    expect(decode(joined(again.push(utf8(long), long)))).toBe(long)
+    expect(shown(again.push(utf8("y\n"), "y\n"))).toBe("b:y\n")
+  })
+
+  it("labels and redacts each piece of a long line", () => {
+    const long = "x".repeat(MAX_REDACTED_LINE)
+    const log = makeOutputLog(redactor(), "[stderr] ")
+    expect(shown(log.push(utf8(long), long))).toBe(`s:[stderr] ${long}`)
+    expect(shown(log.push(utf8("y zq-Deploy-7f3a9c2e1b\n"), "y zq-Deploy-7f3a9c2e1b\n"))).toBe(`s:[stderr] y ${REDACTED}\n`)
+  })
+})
+
+describe("the byte log's regions", () => {
+  it("redacts a token longer than a find reaches, on a line that ends in the same batch", () => {
+    const redact = redactor()
+    const text = `key: sk-ant-api03-${"a".repeat(20000)} end\nnext line\n`
+    expect(redact(text)).toContain(REDACTED)
+    for (const cuts of [[], [text.length - 4]]) expect(decode(logged(cut(utf8(text), cuts)))).toBe(redact(text))
+  })
+
+  it("writes a line that held a secret as soon as it has ended", () => {
+    const redact = redactor()
+    const log = makeByteOutputLog(redact, redact.anchors!)
+    expect(decode(joined(log.push(utf8(`key ${ENV.DEPLOY_TOKEN} here\nnot ended`))))).toBe(`key ${REDACTED} here\n`)
+    expect(decode(joined(log.flush()))).toBe("not ended")
+  })
+
+  it("writes the characters a region cuts at either end as they came", () => {
+    const redact = redactor()
+    for (const pad of ["", "x"]) {
+      for (const secret of [SECRETS[0]!, SECRETS[8]!, ENV.DB_PASSWORD]) {
+        const text = `${pad}${"é".repeat(300)} ${secret} ${"é".repeat(10000)}`
+        const bytes = utf8(`${text}${"é".repeat(10000)}\nafter\n`)
+        const expected = utf8(redact(decode(bytes)))
+        for (const cuts of [[], [utf8(text).length], [utf8(text).length + 1]]) expect(logged(cut(bytes, cuts))).toEqual(expected)
+      }
+    }
+  })
+})
+
+describe("a character cut at the end of bytes", () => {
+  it("counts the bytes of a character begun but not finished", () => {
+    const tail = (...bytes: Array<number>) => incompleteTail(new Uint8Array(bytes))
+    expect(tail()).toBe(0)
+    expect(tail(0x61)).toBe(0)
+    expect(tail(0xc3)).toBe(1)
+    expect(tail(0xc0)).toBe(1)
+    expect(tail(0x61, 0xc3, 0xa9)).toBe(0)
+    expect(tail(0xe2)).toBe(1)
+    expect(tail(0xe0, 0xa0)).toBe(2)
+    expect(tail(0x61, 0xe2, 0x82)).toBe(2)
+    expect(tail(0xe2, 0x82, 0xac)).toBe(0)
+    expect(tail(0xf0)).toBe(1)
+    expect(tail(0xf0, 0x9f, 0x98)).toBe(3)
+    expect(tail(0xf0, 0x9f, 0x98, 0x80)).toBe(0)
+    expect(tail(0x80)).toBe(0)
+    expect(tail(0x80, 0x80, 0x80)).toBe(0)
+  })
+})
+
+describe("the head and tail of a stream", () => {
+  it("says where the full output is only when it is somewhere", () => {
+    const kept = makeByteHeadTail(3)
+    kept.append(utf8("abcdefghij"))
+    expect(kept.text(null)).toBe("abc\n[... 4 bytes cut here ...]\nhij")
+    expect(kept.text("out.log")).toBe("abc\n[... 4 bytes cut here; the full output is in out.log ...]\nhij")
   })
 })
