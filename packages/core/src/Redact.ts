@@ -147,14 +147,13 @@ export interface Redactor {
   readonly anchors?: ReadonlyArray<SecretAnchor>
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
 /**
  * A function that replaces secrets in text: the values of environment variables whose names look
  * like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`), and common key shapes.
  */
 export const makeRedactor = (env: Readonly<Record<string, string | undefined>>): Redactor => {
   const { secretName, secretShapes, SHAPE_MARKS, SHAPE_ANCHORS } = makeShapes()
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
   const values = Object.entries(env)
     .filter(([name, value]) => secretName.test(name) && value !== undefined && value.trim().length >= 6)
     .map(([, value]) => value!.trim())

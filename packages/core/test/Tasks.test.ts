@@ -71,6 +71,11 @@ describe("tasks.md", () => {
     ])
   })
 
+  it("takes a checkbox task's description without the spaces after its number", () => {
+    const list = parseTasks("- [ ] 1.2  \tAdd the entry point\n- [x] Task 3:   Ship it\n")
+    expect(list.tasks.map((t) => [t.id, t.description])).toEqual([["1.2", "Add the entry point"], ["3", "Ship it"]])
+  })
+
   it("treats a missing or empty file as no tasks", () => {
     expect(parseTasks(null).tasks).toEqual([])
     expect(parseTasks("").tasks).toEqual([])
