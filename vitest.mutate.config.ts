@@ -3,17 +3,28 @@ import { defineConfig } from "vitest/config"
 
 // The unit tests mutation testing runs: every package's tests of its source, without the tests that
 // run the built `spool` or a real agent binary (they never load a mutant, and take seconds each).
+// `pnpm mutate` narrows them to one group's tests through SPOOL_MUTATE_TESTS (a JSON array of globs
+// from the repository's root): the runner's own test-file filter would activate a mutant only once
+// the modules are loaded, so a mutant in code that runs at load time would never be seen.
+const only: ReadonlyArray<string> | undefined = process.env.SPOOL_MUTATE_TESTS === undefined
+  ? undefined
+  : JSON.parse(process.env.SPOOL_MUTATE_TESTS)
+
 const unit = (dir: string) => ({
   test: {
     name: dir,
     root: `packages/${dir}`,
-    include: ["test/**/*.test.ts"],
+    include: only === undefined
+      ? ["test/**/*.test.ts"]
+      : only.filter((glob) => glob.startsWith(`packages/${dir}/`)).map((glob) => glob.slice(`packages/${dir}/`.length)),
     exclude: ["**/node_modules/**", "test/**/*.e2e.test.ts", "test/**/*Harness.test.ts"],
     testTimeout: 30_000
   }
 })
 
-const packages = readdirSync("packages").filter((dir) => dir === "core" || dir === "git" || dir.startsWith("harness-"))
+const packages = readdirSync("packages")
+  .filter((dir) => dir === "core" || dir === "git" || dir.startsWith("harness-"))
+  .filter((dir) => only === undefined || only.some((glob) => glob.startsWith(`packages/${dir}/`)))
 
 export default defineConfig({
   test: { projects: packages.map(unit) }
