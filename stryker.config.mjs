@@ -19,7 +19,7 @@ export const groups = [
   {
     name: "stores",
     mutate: [core("HistoryStore"), core("ErrorJournal"), core("JournalEntry"), core("LoopLock")],
-    tests: coreTests("HistoryStore", "JournalEntry", "LoopLock", "Loop", "fuzz")
+    tests: coreTests("HistoryStore", "ErrorJournal", "JournalEntry", "LoopLock", "Loop", "fuzz")
   },
   {
     name: "loop",
