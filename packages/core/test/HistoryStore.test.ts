@@ -117,6 +117,100 @@ describe("HistoryStore and ContextStore on disk", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("does not let blank lines use up the limit, wherever the blocks read backwards begin", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.append(changeId, record(1))
+      const file = path.join(dir, "history.jsonl")
+      // The last 64 KiB block holds records 2 and 3 and lines of spaces, tabs and carriage returns;
+      // the first time, it begins just after a line feed, the second time on one.
+      const end = `\t\n\r\n\r\n\r\n \t\r\n${JSON.stringify(record(3))}\n`
+      const block = (head: string) => {
+        const fixed = `${head}${JSON.stringify(record(2))}\n\n`.length + end.length
+        return `${head}${JSON.stringify(record(2))}\n${" ".repeat(64 * 1024 - fixed)}\n${end}`
+      }
+      fs.appendFileSync(file, block(""))
+      assert.strictEqual(fs.statSync(file).size - 64 * 1024, JSON.stringify(record(1)).length + 1)
+      assert.deepStrictEqual(yield* store.recent(changeId, 2), { records: [record(2), record(3)], skipped: 0 })
+      fs.writeFileSync(file, `${JSON.stringify(record(1))}${block("\n")}`)
+      assert.strictEqual(fs.statSync(file).size - 64 * 1024, JSON.stringify(record(1)).length)
+      assert.deepStrictEqual(yield* store.recent(changeId, 2), { records: [record(2), record(3)], skipped: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("fails naming the history file when it cannot be read", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      fs.mkdirSync(path.join(dir, "history.jsonl"), { recursive: true })
+      const error = yield* Effect.flip((yield* HistoryStore).recent(changeId, 10))
+      assert.strictEqual(error.reason, "Read")
+      assert.strictEqual(error.path, path.join(dir, "history.jsonl"))
+      assert.strictEqual(error.message, `cannot read ${path.join(dir, "history.jsonl")}: ${error.detail}`)
+      assert.include(error.detail, "EISDIR")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("says which part of a damaged state file is wrong, on one line", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      fs.mkdirSync(dir, { recursive: true })
+      const file = path.join(dir, "state.json")
+      fs.writeFileSync(file, "{\"changeId\": \"001-01_x\", \"run\":")
+      const error = yield* Effect.flip((yield* HistoryStore).readState(changeId))
+      assert.strictEqual(
+        error.message,
+        `${file} is damaged: (parseJson <-> (Struct (Encoded side) <-> Struct (Type side))) └─ Encoded side transformation failure    └─ parseJson (fix or delete the file)`
+      )
+      // Nested too deep for the parse error to be described: a plain message instead of a crash.
+      fs.writeFileSync(file, `{"changeId": ${"[".repeat(50_000)}${"]".repeat(50_000)}}`)
+      const deep = yield* Effect.flip((yield* HistoryStore).readState(changeId))
+      assert.strictEqual(deep.message, `${file} is damaged: it does not have the shape of a state file (fix or delete the file)`)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("writes each iteration's full log to its own private file under logs/, appending", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      const first = yield* store.openLog(changeId, "r1", 7)
+      assert.strictEqual(first.path, path.join(dir, "logs", "r1-007.log"))
+      yield* first.write("text ")
+      yield* first.write(new Uint8Array([0xe2, 0x9c, 0x93, 0x0a]))
+      const again = yield* store.openLog(changeId, "r1", 7)
+      yield* again.write("more\n")
+      const second = yield* store.openLog(changeId, "r2", 1234)
+      yield* second.write("other\n")
+      assert.deepStrictEqual(fs.readdirSync(path.join(dir, "logs")).sort(), ["r1-007.log", "r2-1234.log"])
+      assert.strictEqual(fs.readFileSync(first.path, "utf8"), "text ✓\nmore\n")
+      assert.strictEqual(fs.readFileSync(second.path, "utf8"), "other\n")
+      assert.strictEqual(fs.statSync(first.path).mode & 0o777, 0o600)
+    }).pipe(Effect.scoped, Effect.provide(layer))
+  })
+
+  it.effect("fails naming the log file when its folder cannot be made", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      fs.mkdirSync(dir, { recursive: true })
+      fs.writeFileSync(path.join(dir, "logs"), "")
+      const error = yield* Effect.flip((yield* HistoryStore).openLog(changeId, "r1", 1))
+      assert.strictEqual(error.reason, "Write")
+      assert.strictEqual(error.path, path.join(dir, "logs", "r1-001.log"))
+      assert.include(error.detail, "EEXIST")
+    }).pipe(Effect.scoped, Effect.provide(layer))
+  })
+
+  it.effect("in memory, keeps the last N records of each change and names each log", () => {
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      for (let i = 1; i <= 4; i++) yield* store.append(changeId, record(i))
+      yield* store.append(ChangeId.make("002-01_y"), record(9))
+      assert.deepStrictEqual(yield* store.recent(changeId, 2), { records: [record(3), record(4)], skipped: 0 })
+      assert.deepStrictEqual(yield* store.recent(ChangeId.make("003-01_z"), 2), { records: [], skipped: 0 })
+      assert.strictEqual((yield* store.openLog(changeId, "r1", 3)).path, "memory:001-01_x/r1-3")
+    }).pipe(Effect.scoped, Effect.provide(HistoryStore.layerMemory))
+  })
+
   it.effect("appends to, reads and clears the context file", () => {
     const { dir, layer } = setup()
     return Effect.gen(function*() {
