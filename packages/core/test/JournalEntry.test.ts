@@ -114,4 +114,156 @@ describe("error journal entries", () => {
     capture.append(utf8("a".repeat(30)))
     expect(capture.text(null)).toBe(`${"a".repeat(10)}\n[... 10 bytes cut here ...]\n${"a".repeat(10)}`)
   })
+
+  it("writes an entry exactly: header, fields, then the blocks, each separated by a blank line", () => {
+    expect(formatEntry(entry({ error: "  API error:\n  rate   limited  ", stdout: "" }))).toBe(
+      [
+        ENTRY_DELIMITER,
+        "## Iteration 2 failed (code 1)",
+        "",
+        "- time: 2026-11-22T02:30:00.000Z",
+        "- run: 20261122T023000Z-abcd",
+        "- iteration: 2",
+        "- exit: code 1",
+        "- error: API error: rate limited",
+        "- task: 1.2",
+        "- description: Add the entry point",
+        "",
+        "### stderr",
+        "",
+        "```text",
+        "TypeError: boom",
+        "```",
+        "",
+        ""
+      ].join("\n")
+    )
+    const check = { command: "  pnpm\n test ", result: "exit 1, 4.2s", output: "" }
+    const rejected = entry({ exitCode: 0, stderr: "", stdout: "out", taskId: null, taskDescription: null, check })
+    expect(parseEntries(formatEntry(rejected))).toEqual([{ ...rejected, stdout: "out\n", check: { ...check, command: "pnpm test" } }])
+    expect(formatEntry(rejected)).toBe(
+      [
+        ENTRY_DELIMITER,
+        "## Iteration 2 failed (verify failed: pnpm test, exit 1, 4.2s)",
+        "",
+        "- time: 2026-11-22T02:30:00.000Z",
+        "- run: 20261122T023000Z-abcd",
+        "- iteration: 2",
+        "- exit: code 0",
+        "- check: exit 1, 4.2s: pnpm test",
+        "- task: none",
+        "- description: none",
+        "",
+        "### stdout",
+        "",
+        "```text",
+        "out",
+        "```",
+        "",
+        ""
+      ].join("\n")
+    )
+  })
+
+  it("reads only an entry's own whole lines: text edited around the fields and blocks changes nothing", () => {
+    const original = entry({ stderr: "", stdout: "" })
+    const fields = formatEntry(original).trimEnd()
+    const edited = [
+      // Fields before any delimiter belong to no entry.
+      "junk",
+      "- time: 2026-01-01T00:00:00.000Z",
+      "- run: stray",
+      "- iteration: 9",
+      "- exit: code 9",
+      fields,
+      "note - run: not a field",
+      "- task: 9.9\u2028more",
+      "see ### stderr",
+      "```text",
+      "not a block",
+      "```",
+      "### stderr (cut)",
+      "```text",
+      "not a block either",
+      "```",
+      "### stdout",
+      "",
+      "no fence",
+      "### stdout",
+      "",
+      "```text",
+      "out",
+      "```",
+      "- run: after a block",
+      "### stderr",
+      "",
+      "```textual",
+      "- run: inside a bad fence",
+      "```",
+      "### stderr",
+      "",
+      "x```text",
+      "err",
+      "```",
+      ""
+    ].join("\n")
+    expect(parseEntries(edited)).toEqual([{ ...original, stdout: "out\n" }])
+  })
+
+  it("skips an entry missing its time, its run or its iteration", () => {
+    const text = formatEntry(entry())
+    for (const line of ["- time: 2026-11-22T02:30:00.000Z\n", "- run: 20261122T023000Z-abcd\n", "- iteration: 2\n"]) {
+      expect(parseEntries(text.replace(line, ""))).toEqual([])
+    }
+    expect(parseEntries(text.replace("- iteration: 2\n", "- iteration: 2.5\n"))).toEqual([])
+  })
+
+  it("reads an exit it does not recognise as no exit code, signal or timeout", () => {
+    const text = formatEntry(entry())
+    for (const exit of ["exit code 1", "code 1 (edited)", "code one", "killed by signal SIGTERM", "signal SIGTERM now", "timed out twice", ""]) {
+      expect(parseEntries(text.replace("- exit: code 1", `- exit: ${exit}`))).toEqual([{ ...entry(), exitCode: null }])
+    }
+    expect(parseEntries(text.replace("- exit: code 1", "- exit: code -2"))).toEqual([{ ...entry(), exitCode: -2 }])
+  })
+
+  it("keeps a stream that fits the budget whole, and says exactly how much of a longer one was cut", () => {
+    const fits = entry({ stderr: "e".repeat(600), stdout: "o".repeat(400) })
+    expect(trimEntryForPrompt(fits, 1000)).toEqual(fits)
+    const trimmed = trimEntryForPrompt(entry({ stderr: "", stdout: `${"o".repeat(1500)}END` }), 1000)
+    expect(trimmed.stderr).toBe("")
+    expect(trimmed.stdout).toBe(`[... 503 characters cut ...]\n${"o".repeat(997)}END`)
+  })
+
+  it("writes the previous errors exactly: one section per entry, its error, check and streams in fences", () => {
+    const withError = entry({ error: "rate limited", taskDescription: null, stderr: "  boom\n\n", stdout: "" })
+    const rejected = entry({
+      iteration: 3,
+      exitCode: 0,
+      taskId: null,
+      stderr: "",
+      stdout: "\n  done\n",
+      check: { command: "pnpm test", result: "exit 1, 4.2s", output: "\n" }
+    })
+    expect(previousErrorsSection([withError, rejected])).toBe(
+      [
+        "Earlier iterations failed as recorded below (newest last). Find the cause of each, fix it or avoid it, and do not repeat it.",
+        "",
+        "### Run 20261122T023000Z-abcd, iteration 2: code 1, task 1.2",
+        "error: rate limited",
+        "stderr:",
+        "```",
+        "  boom",
+        "```",
+        "",
+        "### Run 20261122T023000Z-abcd, iteration 3: verify failed: pnpm test, exit 1, 4.2s",
+        "The claim of completion was rejected: `pnpm test` did not pass (exit 1, 4.2s).",
+        "It printed nothing.",
+        "stdout:",
+        "```",
+        "",
+        "  done",
+        "```"
+      ].join("\n")
+    )
+  })
 })
