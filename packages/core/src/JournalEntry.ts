@@ -95,6 +95,7 @@ export const parseEntries = (text: string): Array<JournalEntry> => {
       } else if (heading !== null) {
         i++
         while (i < lines.length && lines[i] === "") i++
+        // Stryker disable next-line StringLiteral: past the end, any text that is not a fence line reads the same: no block
         const fence = /^(`{3,})text$/.exec(lines[i] ?? "")?.[1]
         if (fence === undefined) continue
         const start = ++i
@@ -109,11 +110,12 @@ export const parseEntries = (text: string): Array<JournalEntry> => {
     const iteration = Number(fields.get("iteration"))
     if (!fields.has("time") || !fields.has("run") || !Number.isInteger(iteration)) continue
     const check = /^(.*?): (.*)$/.exec(fields.get("check") ?? "")
+    const code = /^code (-?\d+)$/.exec(exit)
     entries.push({
       timestamp: fields.get("time")!,
       run: fields.get("run")!,
       iteration,
-      exitCode: /^code (-?\d+)$/.exec(exit) ? Number(/^code (-?\d+)$/.exec(exit)![1]) : null,
+      exitCode: code === null ? null : Number(code[1]),
       signal: /^signal (\S+)$/.exec(exit)?.[1] ?? null,
       timedOut: exit === "timed out",
       error: field(fields, "error"),
@@ -132,7 +134,8 @@ export const trimEntryForPrompt = (entry: JournalEntry, budget: number): Journal
   const keepEnd = (text: string, n: number) =>
     text.length <= n ? text : `[... ${text.length - n} characters cut ...]\n${text.slice(text.length - n)}`
   const half = Math.floor(budget / 2)
-  const stderrBudget = entry.stdout === "" ? budget : entry.stderr === "" ? 0 : Math.max(half, budget - entry.stdout.length)
+  // With no stdout it is the whole budget; with no stderr the budget given it is not used.
+  const stderrBudget = Math.max(half, budget - entry.stdout.length)
   if (entry.check != null) return { ...entry, check: { ...entry.check, output: keepEnd(entry.check.output, budget) } }
   return {
     ...entry,

@@ -139,6 +139,18 @@ describe("HistoryStore and ContextStore on disk", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("counts a line of other white space (a form feed, a no-break space) as one it could not read", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.append(changeId, record(1))
+      fs.appendFileSync(path.join(dir, "history.jsonl"), "\f\n \u00a0 \n")
+      yield* store.append(changeId, record(2))
+      assert.deepStrictEqual(yield* store.recent(changeId, 10), { records: [record(1), record(2)], skipped: 2 })
+      assert.deepStrictEqual(yield* store.recent(changeId, 2), { records: [record(2)], skipped: 1 })
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("fails naming the history file when it cannot be read", () => {
     const { dir, layer } = setup()
     return Effect.gen(function*() {
