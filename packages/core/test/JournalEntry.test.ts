@@ -223,7 +223,7 @@ describe("error journal entries", () => {
     for (const exit of ["exit code 1", "code 1 (edited)", "code one", "killed by signal SIGTERM", "signal SIGTERM now", "timed out twice", ""]) {
       expect(parseEntries(text.replace("- exit: code 1", `- exit: ${exit}`))).toEqual([{ ...entry(), exitCode: null }])
     }
-    expect(parseEntries(text.replace("- exit: code 1", "- exit: code -2"))).toEqual([{ ...entry(), exitCode: -2 }])
+    expect(parseEntries(text.replace("- exit: code 1", "- exit: code -12"))).toEqual([{ ...entry(), exitCode: -12 }])
   })
 
   it("keeps a stream that fits the budget whole, and says exactly how much of a longer one was cut", () => {
