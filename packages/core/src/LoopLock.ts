@@ -114,7 +114,7 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
                 takenOver = Option.orElse(owner, () => Option.some({ pid: 0, host: "unknown", startedAt: "unknown" }))
               }
             }
-            const owner = decodeOwner((yield* readFileOrNull(fs, lock)) ?? "")
+            const owner = decodeOwner(yield* readFileOrNull(fs, lock))
             return yield* new LockError({
               changeId,
               owner: Option.getOrElse(owner, () => ({ pid: 0, host: "unknown", startedAt: "unknown" })),
@@ -128,7 +128,7 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             const text = yield* readFileOrNull(fs, path.join(workspace.stateDir(changeId), "lock")).pipe(
               Effect.orElseSucceed(() => null)
             )
-            const owner = decodeOwner(text ?? "")
+            const owner = decodeOwner(text)
             if (Option.isSome(owner) && owner.value.host === identity.host && identity.isAlive(owner.value.pid)) {
               live.push({ changeId, owner: owner.value })
             }
