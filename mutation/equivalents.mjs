@@ -67,4 +67,11 @@ export const equivalents = [
   { file: "packages/core/src/OutputLog.ts", mutator: "EqualityOperator", replacement: "headLength <= half", line: "if (headLength < half) {", reason: "with the head full it takes 0 bytes and leaves the batch whole (speed only)" },
   { file: "packages/core/src/OutputLog.ts", mutator: "EqualityOperator", replacement: "from + kept < half", line: "const tail = from + kept <= half", reason: "when the tail ends at the ring's end, `end` is 0, so the two pieces joined are the same bytes" },
   { file: "packages/core/src/OutputLog.ts", mutator: "MethodExpression", replacement: "Math.max(3, bytes.length)", line: "for (let back = 1; back <= Math.min(3, bytes.length); back++)", reason: "a byte before the start reads as undefined, which needs 1 byte and so counts 0, as the loop's end does" },
+  // LoopLock
+  { file: "packages/core/src/LoopLock.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(identity.workTree === undefined ? {} : { workTree: identity.workTree })",
+    reason: "the owner is only written with JSON.stringify, which leaves out a workTree that is undefined" },
+  { file: "packages/core/src/LoopLock.ts", mutator: "BooleanLiteral", replacement: "true", line: "const moved = yield* fs.rename(lock, aside)",
+    reason: "a failed rename creates no file: the random aside name then reads as null, which differs from the lock's text, so the loop goes on to its next try as it does when not moved" },
+  { file: "packages/core/src/LoopLock.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (moved) {",
+    reason: "a failed rename creates no file: the random aside name then reads as null, which differs from the lock's text, so the loop goes on to its next try as it does when not moved" },
 ]

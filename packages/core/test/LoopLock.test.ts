@@ -321,8 +321,8 @@ describe("LoopLock", () => {
         "a loop is already running on 001-01_a (pid 0 on memory, since unknown); see spool ralph --status --change 001-01_a (if no loop runs, delete memory:001-01_a/lock)"
       )
       const owner = { pid: 0, host: "memory", startedAt: "unknown" }
-      assert.deepStrictEqual(seen.whileHeld, [{ changeId: "001-01_a", owner }, { changeId: "001-02_b", owner }])
-      assert.deepStrictEqual(seen.afterRelease, [{ changeId: "001-03_c", owner }])
+      assert.deepStrictEqual(seen.whileHeld, [{ changeId: ChangeId.make("001-01_a"), owner }, { changeId: ChangeId.make("001-02_b"), owner }])
+      assert.deepStrictEqual(seen.afterRelease, [{ changeId: ChangeId.make("001-03_c"), owner }])
       assert.isTrue(Option.isNone(seen.again))
     }))
 })
