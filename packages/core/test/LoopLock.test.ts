@@ -58,6 +58,18 @@ const lockFile = (root: string, id: string) => path.join(stateDir(root, id), "lo
 const readLock = (root: string, id: string) => JSON.parse(fs.readFileSync(lockFile(root, id), "utf8"))
 const acquire = (id: string) => Effect.flatMap(LoopLock, (lock) => lock.acquire(ChangeId.make(id)))
 
+/** Takes 001-01_a for a moment: whose lock it took over, and the lock and state directory while it holds it. */
+const takeA = (root: string) =>
+  Effect.scoped(Effect.map(acquire("001-01_a"), (takenOver) => ({
+    takenOver: Option.getOrNull(takenOver),
+    owner: readLock(root, "001-01_a"),
+    mode: fs.statSync(lockFile(root, "001-01_a")).mode & 0o777,
+    files: fs.readdirSync(stateDir(root, "001-01_a"))
+  })))
+
+/** How taking 001-01_a fails. */
+const refusedA = Effect.scoped(Effect.flip(acquire("001-01_a")))
+
 const writeLock = (root: string, id: string, owner: object) => {
   const dir = path.join(root, ".spool", ".state", "ralph", id)
   fs.mkdirSync(dir, { recursive: true })
@@ -96,17 +108,8 @@ describe("LoopLock", () => {
   it.effect("takes a free change: the lock names this process, only its owner can read it, and it is gone on release", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const seen = yield* withLock(
-        root,
-        identity(100),
-        Effect.scoped(Effect.map(acquire("001-01_a"), (takenOver) => ({
-          takenOver,
-          owner: readLock(root, "001-01_a"),
-          mode: fs.statSync(lockFile(root, "001-01_a")).mode & 0o777,
-          files: fs.readdirSync(stateDir(root, "001-01_a"))
-        })))
-      )
-      assert.isNull(Option.getOrNull(seen.takenOver))
+      const seen = yield* withLock(root, identity(100), takeA(root))
+      assert.isNull(seen.takenOver)
       assert.deepStrictEqual(Object.keys(seen.owner).sort(), ["host", "pid", "startedAt"])
       assert.strictEqual(seen.owner.pid, 100)
       assert.strictEqual(seen.owner.host, "here")
@@ -120,7 +123,7 @@ describe("LoopLock", () => {
     Effect.gen(function*() {
       const root = workspace()
       writeLock(root, "001-01_a", { pid: 200, host: "here", startedAt: "2026-01-02T03:04:05.000Z" })
-      const error = yield* withLock(root, identity(100), Effect.scoped(Effect.flip(acquire("001-01_a"))))
+      const error = yield* withLock(root, identity(100), refusedA)
       assert.strictEqual(error._tag, "LockError")
       assert.strictEqual(
         error.message,
@@ -149,7 +152,7 @@ describe("LoopLock", () => {
     Effect.gen(function*() {
       const root = workspace()
       writeLock(root, "001-01_a", { pid: 300, host: "elsewhere", startedAt: "t" })
-      const error = yield* withLock(root, identity(100), Effect.scoped(Effect.flip(acquire("001-01_a"))))
+      const error = yield* withLock(root, identity(100), refusedA)
       assert.strictEqual(error._tag, "LockError")
       assert.deepStrictEqual(readLock(root, "001-01_a"), { pid: 300, host: "elsewhere", startedAt: "t" })
     }))
@@ -158,16 +161,8 @@ describe("LoopLock", () => {
     Effect.gen(function*() {
       const root = workspace()
       writeLock(root, "001-01_a", { pid: 300, host: "here", startedAt: "t", workTree: root })
-      const seen = yield* withLock(
-        root,
-        identity(100),
-        Effect.scoped(Effect.map(acquire("001-01_a"), (takenOver) => ({
-          takenOver,
-          owner: readLock(root, "001-01_a"),
-          files: fs.readdirSync(stateDir(root, "001-01_a"))
-        })))
-      )
-      assert.deepStrictEqual(Option.getOrNull(seen.takenOver), { pid: 300, host: "here", startedAt: "t", workTree: root })
+      const seen = yield* withLock(root, identity(100), takeA(root))
+      assert.deepStrictEqual(seen.takenOver, { pid: 300, host: "here", startedAt: "t", workTree: root })
       assert.strictEqual(seen.owner.pid, 100)
       assert.deepStrictEqual(seen.files, ["lock"])
     }))
@@ -177,12 +172,8 @@ describe("LoopLock", () => {
       const root = workspace()
       fs.mkdirSync(stateDir(root, "001-01_a"), { recursive: true })
       fs.writeFileSync(lockFile(root, "001-01_a"), "{half a lo")
-      const seen = yield* withLock(
-        root,
-        identity(100),
-        Effect.scoped(Effect.map(acquire("001-01_a"), (takenOver) => ({ takenOver, owner: readLock(root, "001-01_a") })))
-      )
-      assert.deepStrictEqual(Option.getOrNull(seen.takenOver), { pid: 0, host: "unknown", startedAt: "unknown" })
+      const seen = yield* withLock(root, identity(100), takeA(root))
+      assert.deepStrictEqual(seen.takenOver, { pid: 0, host: "unknown", startedAt: "unknown" })
       assert.strictEqual(seen.owner.pid, 100)
     }))
 
@@ -207,14 +198,10 @@ describe("LoopLock", () => {
               real.rename(from, to)
             )
         }),
-        Effect.scoped(Effect.map(acquire("001-01_a"), (takenOver) => ({
-          takenOver,
-          owner: readLock(root, "001-01_a"),
-          files: fs.readdirSync(stateDir(root, "001-01_a"))
-        })))
+        takeA(root)
       )
       assert.isTrue(replaced)
-      assert.isNull(Option.getOrNull(seen.takenOver))
+      assert.isNull(seen.takenOver)
       assert.strictEqual(seen.owner.pid, 100)
       assert.deepStrictEqual(seen.files, ["lock"])
     }))
@@ -236,7 +223,7 @@ describe("LoopLock", () => {
                 if (file === lockFile(root, "001-01_a") && links === 1) fs.writeFileSync(file, live)
               }))
         }),
-        Effect.scoped(Effect.flip(acquire("001-01_a")))
+        refusedA
       )
       assert.strictEqual(error._tag, "LockError")
       if (error._tag !== "LockError") return
@@ -274,7 +261,7 @@ describe("LoopLock", () => {
         root,
         identity(100),
         () => ({ link: (_from, to) => linkFails("PermissionDenied", to) }),
-        Effect.scoped(Effect.flip(acquire("001-01_a")))
+        refusedA
       )
       assert.strictEqual(error._tag, "StateError")
       if (error._tag !== "StateError") return
