@@ -84,4 +84,11 @@ export const equivalents = [
   { file: "packages/core/src/JournalEntry.ts", mutator: "Regex", replacement: "/(.*?): (.*)$/", line: "const check = /^(.*?): (.*)$/.exec(", reason: "a field's value holds no line terminator (its own pattern ends with `(.*)$`), so the lazy match starts at the beginning anyway" },
   { file: "packages/core/src/JournalEntry.ts", mutator: "Regex", replacement: "/^(.*?): (.*)/", line: "const check = /^(.*?): (.*)$/.exec(", reason: "a field's value holds no line terminator (its own pattern ends with `(.*)$`), so `(.*)` reaches its end anyway" },
   { file: "packages/core/src/JournalEntry.ts", mutator: "StringLiteral", replacement: "\"Stryker was here!\"", line: "const check = /^(.*?): (.*)$/.exec(", reason: "with no check field, that text has no ': ' either: no check" },
+  // LoopLock
+  { file: "packages/core/src/LoopLock.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(identity.workTree === undefined ? {} : { workTree: identity.workTree })",
+    reason: "the owner is only written with JSON.stringify, which leaves out a workTree that is undefined" },
+  { file: "packages/core/src/LoopLock.ts", mutator: "BooleanLiteral", replacement: "true", line: "const moved = yield* fs.rename(lock, aside)",
+    reason: "a failed rename creates no file: the random aside name then reads as null, which differs from the lock's text, so the loop goes on to its next try as it does when not moved" },
+  { file: "packages/core/src/LoopLock.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (moved) {",
+    reason: "a failed rename creates no file: the random aside name then reads as null, which differs from the lock's text, so the loop goes on to its next try as it does when not moved" },
 ]

@@ -10,6 +10,7 @@ import { Workspace } from "./Workspace.js"
  * The change's journal of failed iterations, `.spool/.state/ralph/<change-id>/errors.md`:
  * appended to only, kept across runs, archived when the change is done.
  */
+// Stryker disable next-line StringLiteral: the key only tells the service apart in a context, and no other service has an empty one
 export class ErrorJournal extends Context.Tag("@spool/core/ErrorJournal")<ErrorJournal, {
   readonly path: (changeId: ChangeId) => string
   readonly append: (changeId: ChangeId, entry: JournalEntry) => Effect.Effect<void, StateError>
@@ -28,6 +29,7 @@ export class ErrorJournal extends Context.Tag("@spool/core/ErrorJournal")<ErrorJ
         path: file,
         append: (changeId, entry) =>
           workspace.ensureStateDir(changeId).pipe(Effect.zipRight(appendFile(fs, path, file(changeId), formatEntry(entry)))),
+        // Stryker disable next-line StringLiteral: a missing journal then reads as text without an entry delimiter, which parses to no entries as empty text does
         read: (changeId) => readFileOrNull(fs, file(changeId)).pipe(Effect.map((text) => parseEntries(text ?? ""))),
         archive: (changeId, stamp) =>
           Effect.gen(function*() {

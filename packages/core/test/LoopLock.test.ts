@@ -1,6 +1,8 @@
+import { FileSystem } from "@effect/platform"
+import { SystemError } from "@effect/platform/Error"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Exit, Layer, Option, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -30,6 +32,43 @@ const withLock = <A, E>(root: string, who: LockIdentity, body: Effect.Effect<A, 
     Effect.provide(LoopLock.layer(who).pipe(Layer.provideMerge(Workspace.layer(root)))),
     Effect.provide(NodeContext.layer)
   )
+
+/** The real file system with some of its operations replaced, to play another process's moves at a given moment. */
+const withFileSystem = <A, E>(
+  root: string,
+  who: LockIdentity,
+  change: (fs: FileSystem.FileSystem) => Partial<FileSystem.FileSystem>,
+  body: Effect.Effect<A, E, LoopLock>
+) =>
+  body.pipe(
+    Effect.provide(
+      LoopLock.layer(who).pipe(
+        Layer.provide(Layer.effect(FileSystem.FileSystem, Effect.map(FileSystem.FileSystem, (fs) => ({ ...fs, ...change(fs) })))),
+        Layer.provideMerge(Workspace.layer(root))
+      )
+    ),
+    Effect.provide(NodeContext.layer)
+  )
+
+const linkFails = (reason: "AlreadyExists" | "PermissionDenied", path: string) =>
+  Effect.fail(new SystemError({ reason, module: "FileSystem", method: "link", pathOrDescriptor: path }))
+
+const stateDir = (root: string, id: string) => path.join(root, ".spool", ".state", "ralph", id)
+const lockFile = (root: string, id: string) => path.join(stateDir(root, id), "lock")
+const readLock = (root: string, id: string) => JSON.parse(fs.readFileSync(lockFile(root, id), "utf8"))
+const acquire = (id: string) => Effect.flatMap(LoopLock, (lock) => lock.acquire(ChangeId.make(id)))
+
+/** Takes 001-01_a for a moment: whose lock it took over, and the lock and state directory while it holds it. */
+const takeA = (root: string) =>
+  Effect.scoped(Effect.map(acquire("001-01_a"), (takenOver) => ({
+    takenOver: Option.getOrNull(takenOver),
+    owner: readLock(root, "001-01_a"),
+    mode: fs.statSync(lockFile(root, "001-01_a")).mode & 0o777,
+    files: fs.readdirSync(stateDir(root, "001-01_a"))
+  })))
+
+/** How taking 001-01_a fails. */
+const refusedA = Effect.scoped(Effect.flip(acquire("001-01_a")))
 
 const writeLock = (root: string, id: string, owner: object) => {
   const dir = path.join(root, ".spool", ".state", "ralph", id)
@@ -64,5 +103,213 @@ describe("LoopLock", () => {
       fs.writeFileSync(path.join(root, ".spool", ".state", "ralph", "002-01_d", "lock"), "{not json")
       const live = yield* withLock(root, identity(999), Effect.flatMap(LoopLock, (lock) => lock.liveLoops))
       assert.deepStrictEqual(live, [{ changeId: ChangeId.make("001-01_a"), owner: { pid: 100, host: "here", startedAt: "t", workTree: root } }])
+    }))
+
+  it.effect("takes a free change: the lock names this process, only its owner can read it, and it is gone on release", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const seen = yield* withLock(root, identity(100), takeA(root))
+      assert.isNull(seen.takenOver)
+      assert.deepStrictEqual(Object.keys(seen.owner).sort(), ["host", "pid", "startedAt"])
+      assert.strictEqual(seen.owner.pid, 100)
+      assert.strictEqual(seen.owner.host, "here")
+      assert.strictEqual(new Date(seen.owner.startedAt).toISOString(), seen.owner.startedAt)
+      assert.strictEqual(seen.mode, 0o600)
+      assert.deepStrictEqual(seen.files, ["lock"])
+      assert.isFalse(fs.existsSync(lockFile(root, "001-01_a")))
+    }))
+
+  it.effect("refuses a change held by a loop that still runs here, naming it and the lock to delete", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeLock(root, "001-01_a", { pid: 200, host: "here", startedAt: "2026-01-02T03:04:05.000Z" })
+      const error = yield* withLock(root, identity(100), refusedA)
+      assert.strictEqual(error._tag, "LockError")
+      assert.strictEqual(
+        error.message,
+        `a loop is already running on 001-01_a (pid 200 on here, since 2026-01-02T03:04:05.000Z); see spool ralph --status --change 001-01_a (if no loop runs, delete ${
+          lockFile(root, "001-01_a")
+        })`
+      )
+      assert.deepStrictEqual(readLock(root, "001-01_a"), { pid: 200, host: "here", startedAt: "2026-01-02T03:04:05.000Z" })
+    }))
+
+  it.effect("refuses a change a second loop of this process asks for while the first holds it", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const error = yield* withLock(
+        root,
+        identity(100),
+        Effect.scoped(Effect.zipRight(acquire("001-01_a"), Effect.flip(Effect.scoped(acquire("001-01_a")))))
+      )
+      assert.strictEqual(error._tag, "LockError")
+      if (error._tag !== "LockError") return
+      assert.strictEqual(error.owner.pid, 100)
+      assert.isFalse(fs.existsSync(lockFile(root, "001-01_a")))
+    }))
+
+  it.effect("refuses a change held by a loop of another host, even one whose pid runs nowhere here", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeLock(root, "001-01_a", { pid: 300, host: "elsewhere", startedAt: "t" })
+      const error = yield* withLock(root, identity(100), refusedA)
+      assert.strictEqual(error._tag, "LockError")
+      assert.deepStrictEqual(readLock(root, "001-01_a"), { pid: 300, host: "elsewhere", startedAt: "t" })
+    }))
+
+  it.effect("takes over the lock of a loop of this host that no longer runs, saying whose it was, and leaves no other file", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeLock(root, "001-01_a", { pid: 300, host: "here", startedAt: "t", workTree: root })
+      const seen = yield* withLock(root, identity(100), takeA(root))
+      assert.deepStrictEqual(seen.takenOver, { pid: 300, host: "here", startedAt: "t", workTree: root })
+      assert.strictEqual(seen.owner.pid, 100)
+      assert.deepStrictEqual(seen.files, ["lock"])
+    }))
+
+  it.effect("takes over a lock whose content is unreadable, its owner unknown", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      fs.mkdirSync(stateDir(root, "001-01_a"), { recursive: true })
+      fs.writeFileSync(lockFile(root, "001-01_a"), "{half a lo")
+      const seen = yield* withLock(root, identity(100), takeA(root))
+      assert.deepStrictEqual(seen.takenOver, { pid: 0, host: "unknown", startedAt: "unknown" })
+      assert.strictEqual(seen.owner.pid, 100)
+    }))
+
+  it.effect("does not name as taken over a stale lock that changed before it was moved aside", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      writeLock(root, "001-01_a", { pid: 300, host: "here", startedAt: "t" })
+      let replaced = false
+      const seen = yield* withFileSystem(
+        root,
+        identity(100),
+        (real) => ({
+          // another loop takes the stale lock over and ends at once, just before this one moves it aside
+          rename: (from, to) =>
+            Effect.zipRight(
+              Effect.sync(() => {
+                if (!replaced && from === lockFile(root, "001-01_a")) {
+                  replaced = true
+                  fs.writeFileSync(from, JSON.stringify({ pid: 400, host: "here", startedAt: "t2" }))
+                }
+              }),
+              real.rename(from, to)
+            )
+        }),
+        takeA(root)
+      )
+      assert.isTrue(replaced)
+      assert.isNull(seen.takenOver)
+      assert.strictEqual(seen.owner.pid, 100)
+      assert.deepStrictEqual(seen.files, ["lock"])
+    }))
+
+  it.effect("refuses the change when another loop links its lock just after this one found the lock gone", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const live = JSON.stringify({ pid: 200, host: "here", startedAt: "t" })
+      let links = 0
+      const error = yield* withFileSystem(
+        root,
+        identity(100),
+        (real) => ({
+          // the first try finds a lock that is gone when it looks: the other loop's link lands right after
+          link: (from, to) => (++links === 1 ? linkFails("AlreadyExists", to) : real.link(from, to)),
+          stat: (file) =>
+            Effect.tapError(real.stat(file), () =>
+              Effect.sync(() => {
+                if (file === lockFile(root, "001-01_a") && links === 1) fs.writeFileSync(file, live)
+              }))
+        }),
+        refusedA
+      )
+      assert.strictEqual(error._tag, "LockError")
+      if (error._tag !== "LockError") return
+      assert.strictEqual(error.owner.pid, 200)
+      assert.strictEqual(fs.readFileSync(lockFile(root, "001-01_a"), "utf8"), live)
+    }))
+
+  it.effect("gives up after three tries when the lock keeps changing hands, its owner unknown", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      let links = 0
+      const tries = (allowed: number) =>
+        withFileSystem(
+          root,
+          identity(100),
+          (real) => ({
+            link: (from, to) => (++links <= allowed ? linkFails("AlreadyExists", to) : real.link(from, to))
+          }),
+          Effect.scoped(Effect.exit(acquire("001-01_a")))
+        )
+      const exit = yield* tries(3)
+      assert.isTrue(Exit.isFailure(exit))
+      const error = yield* Effect.flip(exit)
+      assert.strictEqual(error._tag, "LockError")
+      assert.include(error.message, "(pid 0 on unknown, since unknown)")
+      links = 0
+      const second = yield* tries(2)
+      assert.isTrue(Exit.isSuccess(second) && Option.isNone(second.value))
+    }))
+
+  it.effect("a lock that cannot be linked for another reason is a write error naming it", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const error = yield* withFileSystem(
+        root,
+        identity(100),
+        () => ({ link: (_from, to) => linkFails("PermissionDenied", to) }),
+        refusedA
+      )
+      assert.strictEqual(error._tag, "StateError")
+      if (error._tag !== "StateError") return
+      assert.strictEqual(error.reason, "Write")
+      assert.strictEqual(error.path, lockFile(root, "001-01_a"))
+      assert.deepStrictEqual(fs.readdirSync(stateDir(root, "001-01_a")), [])
+    }))
+
+  it.effect("on release, leaves alone a lock another loop took over meanwhile", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const other = JSON.stringify({ pid: 200, host: "here", startedAt: "t" })
+      yield* withLock(
+        root,
+        identity(100),
+        Effect.scoped(Effect.tap(acquire("001-01_a"), () => Effect.sync(() => fs.writeFileSync(lockFile(root, "001-01_a"), other))))
+      )
+      assert.strictEqual(fs.readFileSync(lockFile(root, "001-01_a"), "utf8"), other)
+    }))
+
+  it.effect("in memory: one loop per change, listed while it runs, free again on release", () =>
+    Effect.gen(function*() {
+      const seen = yield* Effect.gen(function*() {
+        const lock = yield* LoopLock
+        const a = ChangeId.make("001-01_a")
+        const b = ChangeId.make("001-02_b")
+        const scopeA = yield* Scope.make()
+        const first = yield* Scope.extend(lock.acquire(a), scopeA)
+        yield* Effect.scoped(lock.acquire(b))
+        yield* Scope.extend(lock.acquire(b), scopeA)
+        const refused = yield* Effect.flip(Effect.scoped(lock.acquire(a)))
+        const whileHeld = yield* lock.liveLoops
+        const scopeB = yield* Scope.make()
+        yield* Scope.extend(lock.acquire(ChangeId.make("001-03_c")), scopeB)
+        yield* Scope.close(scopeA, Exit.void)
+        const afterRelease = yield* lock.liveLoops
+        const again = yield* Effect.scoped(lock.acquire(a))
+        return { first, refused, whileHeld, afterRelease, again }
+      }).pipe(Effect.provide(LoopLock.layerMemory))
+      assert.isTrue(Option.isNone(seen.first))
+      assert.strictEqual(seen.refused._tag, "LockError")
+      assert.strictEqual(
+        seen.refused.message,
+        "a loop is already running on 001-01_a (pid 0 on memory, since unknown); see spool ralph --status --change 001-01_a (if no loop runs, delete memory:001-01_a/lock)"
+      )
+      const owner = { pid: 0, host: "memory", startedAt: "unknown" }
+      assert.deepStrictEqual(seen.whileHeld, [{ changeId: ChangeId.make("001-01_a"), owner }, { changeId: ChangeId.make("001-02_b"), owner }])
+      assert.deepStrictEqual(seen.afterRelease, [{ changeId: ChangeId.make("001-03_c"), owner }])
+      assert.isTrue(Option.isNone(seen.again))
     }))
 })
