@@ -115,6 +115,9 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
               if (moved) {
                 // Stryker disable next-line ArrowFunction: undefined differs from the lock's text as null does: the loop goes on to its next try either way
                 const movedText = yield* readFileOrNull(fs, aside).pipe(Effect.orElseSucceed(() => null))
+                // Another loop's lock, taken over since it was read: put back where it was (unless yet another
+                // loop holds the change by now), so that the next try finds that loop.
+                if (movedText !== text) yield* fs.link(aside, lock).pipe(Effect.ignore)
                 yield* fs.remove(aside).pipe(Effect.ignore)
                 if (movedText !== text) continue
                 takenOver = Option.orElse(owner, () => Option.some({ pid: 0, host: "unknown", startedAt: "unknown" }))

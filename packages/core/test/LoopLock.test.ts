@@ -177,31 +177,45 @@ describe("LoopLock", () => {
       assert.strictEqual(seen.owner.pid, 100)
     }))
 
-  it.effect("does not name as taken over a stale lock that changed before it was moved aside", () =>
+  /** 001-01_a holds the lock of a dead loop, which `pid` takes over just before this loop (pid 100) moves it aside. */
+  const takenOverMeanwhile = <A, E>(root: string, pid: number, body: Effect.Effect<A, E, LoopLock>) => {
+    writeLock(root, "001-01_a", { pid: 300, host: "here", startedAt: "t" })
+    let replaced = false
+    return withFileSystem(
+      root,
+      identity(100),
+      (real) => ({
+        rename: (from, to) =>
+          Effect.zipRight(
+            Effect.sync(() => {
+              if (!replaced && from === lockFile(root, "001-01_a")) {
+                replaced = true
+                fs.writeFileSync(from, JSON.stringify({ pid, host: "here", startedAt: "t2" }))
+              }
+            }),
+            real.rename(from, to)
+          )
+      }),
+      body
+    ).pipe(Effect.tap(() => assert.isTrue(replaced)))
+  }
+
+  it.effect("refuses a stale lock another loop took over just before this one moved it aside, leaving that loop's lock in place", () =>
     Effect.gen(function*() {
       const root = workspace()
-      writeLock(root, "001-01_a", { pid: 300, host: "here", startedAt: "t" })
-      let replaced = false
-      const seen = yield* withFileSystem(
-        root,
-        identity(100),
-        (real) => ({
-          // another loop takes the stale lock over and ends at once, just before this one moves it aside
-          rename: (from, to) =>
-            Effect.zipRight(
-              Effect.sync(() => {
-                if (!replaced && from === lockFile(root, "001-01_a")) {
-                  replaced = true
-                  fs.writeFileSync(from, JSON.stringify({ pid: 400, host: "here", startedAt: "t2" }))
-                }
-              }),
-              real.rename(from, to)
-            )
-        }),
-        takeA(root)
-      )
-      assert.isTrue(replaced)
-      assert.isNull(seen.takenOver)
+      const error = yield* takenOverMeanwhile(root, 200, refusedA)
+      assert.strictEqual(error._tag, "LockError")
+      if (error._tag !== "LockError") return
+      assert.strictEqual(error.owner.pid, 200)
+      assert.deepStrictEqual(readLock(root, "001-01_a"), { pid: 200, host: "here", startedAt: "t2" })
+      assert.deepStrictEqual(fs.readdirSync(stateDir(root, "001-01_a")), ["lock"])
+    }))
+
+  it.effect("names the loop whose lock it took over when the loop that took the stale lock meanwhile has ended too", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const seen = yield* takenOverMeanwhile(root, 400, takeA(root))
+      assert.strictEqual(seen.takenOver?.pid, 400)
       assert.strictEqual(seen.owner.pid, 100)
       assert.deepStrictEqual(seen.files, ["lock"])
     }))
