@@ -125,7 +125,7 @@ const report = (results, done, left) => {
     `- date: ${new Date().toISOString()}`,
     `- commit: ${commit}`,
     `- time taken: ${minutes.toFixed(1)} minutes (incremental: mutants whose code and tests did not change kept their earlier results)`,
-    `- groups run: ${done.join(", ")}`,
+    `- groups run (minutes each): ${minutesByGroup.join(", ")}`,
     ...(left.length === 0 ? [] : [`- **groups not run yet** (the run was stopped): ${left.join(", ")}`]),
     "",
     ...table,
@@ -148,7 +148,9 @@ const report = (results, done, left) => {
 // One run a group, each against its own tests; the incremental file keeps every group's results.
 // A run of the whole scope rewrites MUTATION.md after each group, so a stopped run leaves what it did.
 const results = []
+const minutesByGroup = []
 for (const [index, group] of runs.entries()) {
+  const groupStarted = Date.now()
   console.log(`\n== ${group.name}: ${group.files.join(" ")}\n`)
   const own = new Set(group.files)
   // The group's tests are chosen in vitest.mutate.config.ts, not with Stryker's `testFiles`: with
@@ -165,5 +167,6 @@ for (const [index, group] of runs.entries()) {
     jsonReporter: { fileName: `reports/mutation/${group.name}.json` }
   }).runMutationTest()
   results.push(...run.filter((mutant) => own.has(relative(process.cwd(), mutant.fileName))))
+  minutesByGroup.push(`${group.name} ${((Date.now() - groupStarted) / 60_000).toFixed(1)}`)
   report(results, runs.slice(0, index + 1).map((g) => g.name), runs.slice(index + 1).map((g) => g.name))
 }
