@@ -72,12 +72,14 @@ export interface WorktreeEntry {
 /** Parses `git worktree list --porcelain`: blocks of `key value` lines separated by a blank line. */
 export const parseWorktreeList = (output: string): ReadonlyArray<WorktreeEntry> =>
   output
-    .split(/\n\n+/)
-    .map((block) => block.split("\n").filter((line) => line !== ""))
-    .filter((lines) => lines[0]?.startsWith("worktree ") === true)
+    // Git ends every block, the last one too, with one blank line.
+    .split("\n\n")
+    .map((block) => block.split("\n"))
+    .filter((lines) => lines[0]!.startsWith("worktree "))
     .map((lines) => {
+      // Only keys git always writes with a value (`prunable` with its reason) are read.
       const value = (key: string) => {
-        const line = lines.find((l) => l === key || l.startsWith(`${key} `))
+        const line = lines.find((l) => l.startsWith(`${key} `))
         return line === undefined ? null : line.slice(key.length + 1)
       }
       return { path: value("worktree")!, branch: value("branch"), prunable: value("prunable") !== null }

@@ -24,9 +24,9 @@ interface Repository {
 const findRepository = (cwd: string): Effect.Effect<Repository | null> =>
   Effect.gen(function*() {
     const git = yield* GitCommand.make(cwd)
-    const output = yield* git.run("rev-parse", ["rev-parse", "--is-inside-work-tree", "--show-toplevel", "--git-path", "index"])
-    const [inside, root, indexPath] = output.split("\n")
-    if (inside !== "true" || root === undefined || root === "" || indexPath === undefined || indexPath === "") return null
+    // `--show-toplevel` fails outside a work tree (in `.git/`, in a bare repository), so on success both lines are there.
+    const output = yield* git.run("rev-parse", ["rev-parse", "--show-toplevel", "--git-path", "index"])
+    const [root, indexPath] = output.split("\n") as [string, string]
     return { git, top: yield* GitCommand.make(root), indexFile: Path.resolve(cwd, indexPath) }
   }).pipe(Effect.orElseSucceed(() => null))
 
