@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { GitSummary } from "@spool/core"
+import { GitError, GitSummary } from "@spool/core"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -166,7 +166,8 @@ describe("GitSummaryLive change summary", () => {
     const dir = repository()
     // Without ctime checks only git's racy-entry rule (entry not older than the index file) forces a re-read.
     git(dir, "config", "core.trustctime", "false")
-    const tick = new Date("2020-01-01T00:00:00Z")
+    // The last millisecond of a second: the copied index must stay in the edit's second, not move past it.
+    const tick = new Date("2020-01-01T00:00:00.999Z")
     write(dir, "same.txt", "hello\n")
     Fs.utimesSync(Path.join(dir, "same.txt"), tick, tick)
     git(dir, "add", "same.txt")
@@ -207,6 +208,64 @@ describe("GitSummaryLive change summary", () => {
       write(dir, "c.txt", "c\n")
       const third = yield* summary.changesSince(second!.after)
       assert.deepStrictEqual(third?.summary.files, ["c.txt"])
+    }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
+  })
+
+  it.effect("fails with a GitError naming the temporary directory it could not make, and still commits no paths as nothing", () => {
+    const dir = repository()
+    const missing = Path.join(temporaryDirectory("spool-git-tmpdir-"), "missing")
+    const previousTmpdir = process.env.TMPDIR
+    process.env.TMPDIR = missing
+    return Effect.gen(function*() {
+      const summary = yield* GitSummary
+      const error = yield* Effect.flip(summary.snapshot)
+      assert.instanceOf(error, GitError)
+      assert.strictEqual(
+        // The last six characters of the name are random.
+        error.message.replace(/.{6}'$/, "XXXXXX'"),
+        `git snapshot failed: could not create a temporary index directory: ENOENT: no such file or directory, mkdtemp '${missing}/spool-git-XXXXXX'`
+      )
+      assert.isNull(yield* summary.commit("nothing", []))
+    }).pipe(
+      Effect.provide(GitSummaryLive.layer(dir)),
+      Effect.ensuring(Effect.sync(() => {
+        if (previousTmpdir === undefined) delete process.env.TMPDIR
+        else process.env.TMPDIR = previousTmpdir
+      }))
+    )
+  })
+
+  it.effect("fails with a GitError naming the index when it cannot be read", () => {
+    const dir = repository()
+    const index = Path.join(dir, ".git", "index")
+    Fs.rmSync(index)
+    Fs.symlinkSync("index", index)
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* GitSummary).snapshot)
+      assert.strictEqual(error.operation, "snapshot")
+      assert.strictEqual(
+        error.detail,
+        `could not copy the index ${index}: ELOOP: too many symbolic links encountered, stat '${index}'`
+      )
+    }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
+  })
+
+  it.effect("fails with git's words when the index is corrupt", () => {
+    const dir = repository()
+    Fs.writeFileSync(Path.join(dir, ".git", "index"), "garbage")
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* GitSummary).snapshot)
+      assert.strictEqual(error.operation, "snapshot")
+      assert.match(error.detail, /^`git add` exited with code 128: fatal: .*index file smaller than expected$/)
+    }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
+  })
+
+  it.effect("fails with a GitError when the snapshot to count from is not in the repository", () => {
+    const dir = repository()
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* GitSummary).changesSince({ tree: "1".repeat(40) }))
+      assert.strictEqual(error.operation, "diff")
+      assert.match(error.detail, /^`git diff-tree` exited with code 128: fatal: /)
     }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
   })
 })
