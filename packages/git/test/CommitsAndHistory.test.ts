@@ -160,6 +160,19 @@ describe("GitSummaryLive auto-commit", () => {
     }))
   })
 
+  it.effect("fails with a GitError when the snapshot is not in the repository", () => {
+    const born = repository()
+    const unborn = emptyRepository()
+    const bogus = { tree: "1".repeat(40) }
+    return Effect.gen(function*() {
+      for (const dir of [born, unborn]) {
+        const error = yield* inRepository(dir, Effect.flip(Effect.flatMap(GitSummary, (summary) => summary.dirtyPaths(bogus))))
+        assert.strictEqual(error.operation, "status")
+        assert.match(error.detail, /^`git (diff-tree|ls-tree)` exited with code 128: fatal: /)
+      }
+    })
+  })
+
   it.effect("names every file as uncommitted on an unborn branch", () => {
     const dir = emptyRepository()
     write(dir, "a.txt", "a\n")
@@ -241,6 +254,59 @@ describe("GitSummaryLive auto-commit", () => {
     }))
   })
 
+  it.effect("commits the iteration's paths while the real index holds a conflict, which stays", () => {
+    const dir = repository({ "a.txt": "base\n" })
+    write(dir, "a.txt", "stashed\n")
+    git(dir, "stash", "-q")
+    write(dir, "a.txt", "committed\n")
+    commit(dir, "edit a")
+    const before = head(dir)
+    // A stash that no longer applies cleanly leaves a.txt unmerged in the real index.
+    assert.throws(() => git(dir, "stash", "pop", "-q"))
+    assert.strictEqual(git(dir, "diff", "--name-only", "--diff-filter=U"), "a.txt\n")
+    return inRepository(dir, Effect.gen(function*() {
+      write(dir, "c.txt", "c\n")
+      const hash = yield* (yield* GitSummary).commit("auto", ["c.txt"])
+      assert.strictEqual(hash, head(dir))
+      assert.strictEqual(git(dir, "rev-parse", "HEAD~1").trim(), before)
+      assert.deepStrictEqual(committedFiles(dir), ["c.txt"])
+      assert.strictEqual(git(dir, "show", "HEAD:a.txt"), "committed\n")
+      assert.strictEqual(git(dir, "diff", "--name-only", "--diff-filter=U"), "a.txt\n")
+    }))
+  })
+
+  it.effect("fails with git's words when the last commit's tree is missing", () => {
+    const dir = repository({ "a.txt": "a\n" })
+    const tree = git(dir, "rev-parse", "HEAD^{tree}").trim()
+    Fs.rmSync(Path.join(dir, ".git", "objects", tree.slice(0, 2), tree.slice(2)))
+    write(dir, "a.txt", "b\n")
+    return inRepository(dir, Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* GitSummary).commit("auto", ["a.txt"]))
+      assert.strictEqual(error.operation, "commit")
+      assert.match(error.detail, /^`git read-tree` exited with code 128: fatal: /)
+    }))
+  })
+
+  it.effect("makes no first commit of paths that are not there", () => {
+    const dir = emptyRepository()
+    write(dir, "other.txt", "x\n")
+    return inRepository(dir, Effect.gen(function*() {
+      assert.isNull(yield* (yield* GitSummary).commit("auto", ["gone.txt"]))
+      assert.throws(() => git(dir, "rev-parse", "--verify", "-q", "HEAD"))
+    }))
+  })
+
+  it.effect("fails with a GitError when the real index is locked after the commit, which stays made", () => {
+    const dir = repository()
+    installHook(dir, "post-commit", "touch .git/index.lock")
+    return inRepository(dir, Effect.gen(function*() {
+      const error = yield* Effect.flip(iterate("auto", () => write(dir, "b.txt", "b\n")))
+      assert.strictEqual(error.operation, "commit")
+      assert.match(error.detail, /^`git reset` exited with code 128: fatal: Unable to create '.*index\.lock': File exists\./)
+      assert.strictEqual(git(dir, "log", "-1", "--format=%s").trim(), "auto")
+    }))
+  })
+
   it.effect("fails with a GitError naming the fix when no identity is configured", () => {
     const dir = temporaryDirectory()
     git(dir, "init", "-q", "-b", "main")
@@ -248,8 +314,11 @@ describe("GitSummaryLive auto-commit", () => {
     git(dir, "config", "user.useConfigOnly", "true")
     return inRepository(dir, Effect.gen(function*() {
       const error = yield* Effect.flip(iterate("anonymous", () => write(dir, "a.txt", "a\n")))
-      assert.strictEqual(error.operation, "commit")
-      assert.include(error.message, "git config user.email")
+      assert.strictEqual(
+        error.message,
+        "git commit failed: no author identity is configured; set one with `git config user.name \"Your Name\"` and " +
+          "`git config user.email you@example.com` in this repository, or globally with --global"
+      )
     }))
   })
 })
@@ -286,6 +355,26 @@ describe("GitSummaryLive history", () => {
     }))
   })
 
+  it.effect("lists nothing for a count below one", () => {
+    const dir = withHistory()
+    return inRepository(dir, Effect.gen(function*() {
+      const summary = yield* GitSummary
+      assert.deepStrictEqual(yield* summary.recentCommits({ count: -1, includeMerges: true }), [])
+      assert.deepStrictEqual(yield* summary.recentCommits({ count: 0.5, includeMerges: true }), [])
+    }))
+  })
+
+  it.effect("fails with git's words when a commit of the history is missing", () => {
+    const dir = withHistory()
+    const parent = git(dir, "rev-parse", "HEAD~1").trim()
+    Fs.rmSync(Path.join(dir, ".git", "objects", parent.slice(0, 2), parent.slice(2)))
+    return inRepository(dir, Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* GitSummary).recentCommits({ count: 5, includeMerges: true }))
+      assert.strictEqual(error.operation, "log")
+      assert.match(error.detail, /^`git log` exited with code 128: /)
+    }))
+  })
+
   it.effect("excludes merge commits unless asked for them", () => {
     const dir = withHistory()
     return inRepository(dir, Effect.gen(function*() {
@@ -318,6 +407,17 @@ describe("GitSummaryLive outside a repository and in a linked worktree", () => {
       assert.deepStrictEqual(yield* summary.recentCommits({ count: 10, includeMerges: true }), [])
       assert.isFalse(Fs.existsSync(Path.join(dir, ".git")))
     }))
+  })
+
+  it.effect("treats a .git directory and a bare repository as outside a work tree", () => {
+    const dir = repository()
+    const bare = temporaryDirectory()
+    git(bare, "init", "-q", "--bare")
+    return Effect.gen(function*() {
+      for (const where of [Path.join(dir, ".git"), bare]) {
+        assert.isFalse(yield* inRepository(where, Effect.map(GitSummary, (summary) => summary.repository)))
+      }
+    })
   })
 
   it.effect("treats a directory that does not exist as outside a repository", () =>
