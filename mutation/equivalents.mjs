@@ -91,4 +91,20 @@ export const equivalents = [
     reason: "a failed rename creates no file: the random aside name then reads as null, which differs from the lock's text, so the loop goes on to its next try as it does when not moved" },
   { file: "packages/core/src/LoopLock.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (moved) {",
     reason: "a failed rename creates no file: the random aside name then reads as null, which differs from the lock's text, so the loop goes on to its next try as it does when not moved" },
+  // GitOutput
+  { file: "packages/git/src/GitOutput.ts", mutator: "Regex", replacement: "/(\\d+|-)\\t(\\d+|-)\\t([\\s\\S]*)$/", line: "const NUMSTAT = /^(\\d+|-)",
+    reason: "every token read is the start of a record, which begins with its count, so the first match starts at the beginning anyway" },
+  { file: "packages/git/src/GitOutput.ts", mutator: "Regex", replacement: "/^(\\d+|-)\\t(\\d+|-)\\t([\\s\\S]*)/", line: "const NUMSTAT = /^(\\d+|-)",
+    reason: "`[\\s\\S]*` takes the rest of the token whatever comes after it, so the end is reached anyway" },
+  { file: "packages/git/src/GitOutput.ts", mutator: "EqualityOperator", replacement: "i <= tokens.length", line: "for (let i = 0; i < tokens.length; i++)",
+    reason: "past the end the token is undefined, which exec reads as the text \"undefined\": no record, skipped" },
+  { file: "packages/git/src/GitOutput.ts", mutator: "StringLiteral", replacement: "\"Stryker was here!\"", line: "const [hash = \"\", subject = \"\"",
+    reason: "a record is not empty (empty ones are filtered out before), so split gives it at least one field: the hash is never missing" },
+  // GitSummaryLive
+  { file: "packages/git/src/GitSummaryLive.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (after.tree === before.tree) return",
+    reason: "diff-tree of a tree with itself prints nothing, which parses to the same empty summary (one git process saved)" },
+  { file: "packages/git/src/GitSummaryLive.ts", mutator: "StringLiteral", replacement: "\"\"", line: "next.runQuiet(\"commit\", [\"commit\", \"-q\", \"-m\", message])",
+    reason: "explainCommitFailure makes every failure of this command a new GitError whose operation is \"commit\"" },
+  { file: "packages/git/src/GitSummaryLive.ts", mutator: "EqualityOperator", replacement: "limit < 0", line: "if (limit <= 0) return []",
+    reason: "a count of 0 asks git for `--max-count=0`, which lists nothing too, and on an unborn branch the failing log gives nothing as well" },
 ]

@@ -260,6 +260,25 @@ describe("GitSummaryLive change summary", () => {
     }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
   })
 
+  it.effect("fails with git's words when a file the index holds unchanged has lost its content", () => {
+    const dir = emptyRepository()
+    write(dir, "a.txt", "a\n")
+    // Old enough that git trusts the index's record of it and does not read it again.
+    Fs.utimesSync(Path.join(dir, "a.txt"), new Date("2020-01-01T00:00:00Z"), new Date("2020-01-01T00:00:00Z"))
+    commit(dir, "initial")
+    const blob = git(dir, "rev-parse", "HEAD:a.txt").trim()
+    Fs.rmSync(Path.join(dir, ".git", "objects", blob.slice(0, 2), blob.slice(2)))
+    write(dir, "b.txt", "b\n")
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* GitSummary).snapshot)
+      assert.strictEqual(error.operation, "snapshot")
+      assert.strictEqual(
+        error.detail,
+        `\`git write-tree\` exited with code 128: error: invalid object 100644 ${blob} for 'a.txt' / fatal: git-write-tree: error building trees`
+      )
+    }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
+  })
+
   it.effect("fails with a GitError when the snapshot to count from is not in the repository", () => {
     const dir = repository()
     return Effect.gen(function*() {
