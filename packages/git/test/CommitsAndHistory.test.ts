@@ -287,6 +287,32 @@ describe("GitSummaryLive auto-commit", () => {
     }))
   })
 
+  it.effect("fails with git's words when a required clean filter refuses an iteration's file", () => {
+    const dir = repository({ ".gitattributes": "*.dat filter=broken\n" })
+    git(dir, "config", "filter.broken.clean", "false")
+    git(dir, "config", "filter.broken.required", "true")
+    const before = head(dir)
+    write(dir, "x.dat", "data\n")
+    return inRepository(dir, Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* GitSummary).commit("auto", ["x.dat"]))
+      assert.strictEqual(error.operation, "commit")
+      assert.match(error.detail, /^`git update-index` exited with code 128: .*clean filter 'broken' failed/)
+      assert.strictEqual(head(dir), before)
+    }))
+  })
+
+  it.effect("fails with a GitError when a hook removes the directory it runs from, the commit made", () => {
+    const dir = repository({ "README.md": "hello\n", "pkg/.spool/changes/001_x/proposal.md": "# x\n" })
+    installHook(dir, "post-commit", "rm -rf pkg")
+    write(dir, "b.txt", "b\n")
+    return inRepository(Path.join(dir, "pkg"), Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* GitSummary).commit("auto", ["b.txt"]))
+      assert.strictEqual(error.operation, "commit")
+      assert.match(error.detail, /^`git rev-parse` exited with code /)
+      assert.strictEqual(git(dir, "log", "-1", "--format=%s").trim(), "auto")
+    }))
+  })
+
   it.effect("makes no first commit of paths that are not there", () => {
     const dir = emptyRepository()
     write(dir, "other.txt", "x\n")
