@@ -10,13 +10,20 @@ const only: ReadonlyArray<string> | undefined = process.env.SPOOL_MUTATE_TESTS =
   ? undefined
   : JSON.parse(process.env.SPOOL_MUTATE_TESTS)
 
+/** The globs of `only` in package `dir` (`packages/<dir or a pattern of it>/<rest>`), as globs from the package's root. */
+const globsOf = (dir: string): ReadonlyArray<string> =>
+  (only ?? []).flatMap((glob) => {
+    const [, pkg, rest] = /^packages\/([^/]+)\/(.+)$/.exec(glob) ?? []
+    if (pkg === undefined || rest === undefined) return []
+    const pattern = new RegExp(`^${pkg.replace(/[.+^$()|[\]\\{}]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]")}$`)
+    return pattern.test(dir) ? [rest] : []
+  })
+
 const unit = (dir: string) => ({
   test: {
     name: dir,
     root: `packages/${dir}`,
-    include: only === undefined
-      ? ["test/**/*.test.ts"]
-      : only.filter((glob) => glob.startsWith(`packages/${dir}/`)).map((glob) => glob.slice(`packages/${dir}/`.length)),
+    include: only === undefined ? ["test/**/*.test.ts"] : globsOf(dir),
     exclude: ["**/node_modules/**", "test/**/*.e2e.test.ts", "test/**/*Harness.test.ts"],
     testTimeout: 30_000
   }
@@ -24,7 +31,7 @@ const unit = (dir: string) => ({
 
 const packages = readdirSync("packages")
   .filter((dir) => dir === "core" || dir === "git" || dir.startsWith("harness-"))
-  .filter((dir) => only === undefined || only.some((glob) => glob.startsWith(`packages/${dir}/`)))
+  .filter((dir) => only === undefined || globsOf(dir).length > 0)
 
 export default defineConfig({
   test: { projects: packages.map(unit) }
