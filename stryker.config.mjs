@@ -24,7 +24,7 @@ export const groups = [
   {
     name: "loop",
     mutate: [core("Iteration"), core("Loop"), core("LimitWait"), core("PromptBuilder"), core("Verification")],
-    tests: coreTests("Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
+    tests: coreTests("Iteration", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
   { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
   {
