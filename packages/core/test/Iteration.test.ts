@@ -1,0 +1,382 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer, Ref, Stream, TestClock } from "effect"
+import { CompletionCheck } from "../src/CompletionCheck.js"
+import { ContextStore } from "../src/ContextStore.js"
+import type { LoopOptions } from "../src/Domain.js"
+import { ErrorJournal } from "../src/ErrorJournal.js"
+import { type GitSnapshot, GitError, GitSummary } from "../src/GitSummary.js"
+import { HarnessEvent, type HarnessRequest, HarnessService, outputOf, scriptedRun } from "../src/HarnessService.js"
+import { HistoryStore } from "../src/HistoryStore.js"
+import { isSpoolPath, type IterationContext, listPaths, runIteration } from "../src/Iteration.js"
+import type { JournalEntry } from "../src/JournalEntry.js"
+import { LoopReporter } from "../src/LoopReporter.js"
+import { PromptBuilder } from "../src/PromptBuilder.js"
+import { parseTasks } from "../src/Tasks.js"
+import { changeId, done, options } from "./loopFixture.js"
+
+type Events = ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
+
+/** A GitSummary like `GitSummary.layerTest(test)`, with some of its operations replaced. */
+const gitWith = (
+  test: Parameters<typeof GitSummary.layerTest>[0],
+  replace: (git: GitSummary["Type"]) => Partial<GitSummary["Type"]>
+) => Layer.effect(GitSummary, Effect.map(GitSummary, (git) => ({ ...git, ...replace(git) }))).pipe(Layer.provide(GitSummary.layerTest(test)))
+
+/**
+ * Runs one iteration (number `iteration`, default 1) against in-memory stores, a harness that
+ * plays `events` and fake inputs: `tasks` are what tasks.md holds at each read (the last one stays).
+ */
+const iterate = (
+  events: (request: HarnessRequest) => Events,
+  setup: {
+    readonly options?: Partial<LoopOptions>
+    readonly git?: Layer.Layer<GitSummary>
+    readonly tasks?: ReadonlyArray<string>
+    readonly documents?: ReadonlyArray<string>
+    readonly notes?: ReadonlyArray<string>
+    readonly journaled?: ReadonlyArray<JournalEntry>
+    readonly lastSnapshot?: GitSnapshot | null
+    readonly ownerWork?: ReadonlyArray<string>
+    readonly uncommitted?: ReadonlyArray<string>
+    readonly loopStartedAt?: number
+    readonly iteration?: number
+    readonly checks?: Layer.Layer<CompletionCheck>
+  } = {}
+) =>
+  Effect.gen(function*() {
+    const prompts: Array<string> = []
+    const output: Array<string> = []
+    const logged: Array<string> = []
+    const harness = Layer.succeed(HarnessService, {
+      name: "test",
+      reports: { cost: true, tokens: true },
+      preflight: Effect.void,
+      run: (request) =>
+        Stream.suspend(() => {
+          prompts.push(request.prompt)
+          const answer = events(request)
+          return Array.isArray(answer) ? Stream.fromIterable(answer) : (answer as Stream.Stream<HarnessEvent>)
+        })
+    })
+    const history = Layer.effect(
+      HistoryStore,
+      Effect.map(HistoryStore, (store) => ({
+        ...store,
+        openLog: (id: typeof changeId, run: string, iteration: number) =>
+          Effect.map(store.openLog(id, run, iteration), (log) => ({ ...log, write: (text: string | Uint8Array) => Effect.sync(() => void logged.push(String(text))) }))
+      }))
+    ).pipe(Layer.provideMerge(HistoryStore.layerMemory))
+    const layer = Layer.mergeAll(
+      harness,
+      setup.git ?? GitSummary.layerTest(),
+      PromptBuilder.layer,
+      LoopReporter.layerTest(output),
+      setup.checks ?? CompletionCheck.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
+      ContextStore.layerMemory,
+      ErrorJournal.layerMemory,
+      history
+    )
+    const tasksRead = yield* Ref.make(0)
+    const taskTexts = setup.tasks ?? []
+    const ctx: IterationContext = {
+      input: {
+        change: { id: changeId, moduleId: null, dir: "/repo/.spool/changes/x", proposalPath: "proposal.md", tasksPath: "tasks.md", modulePath: null },
+        userPrompt: "Build it.",
+        options: options(setup.options),
+        cwd: "/repo",
+        pid: 42,
+        redact: (text) => text
+      },
+      run: "run-1",
+      loopStartedAt: setup.loopStartedAt ?? 0,
+      inputs: {
+        readDocument: (path) => Effect.succeed(`# ${path}\n`),
+        readTasks: Effect.map(Ref.getAndUpdate(tasksRead, (n) => n + 1), (n) =>
+          parseTasks(taskTexts.length === 0 ? null : taskTexts[Math.min(n, taskTexts.length - 1)]!)),
+        otherDocuments: Effect.succeed(setup.documents ?? []),
+        gitOrWarn: (effect, fallback) => Effect.catchAll(effect, () => Effect.succeed(fallback))
+      },
+      lastSnapshot: yield* Ref.make(setup.lastSnapshot ?? null),
+      journaled: yield* Ref.make(setup.journaled ?? []),
+      ownerWork: yield* Ref.make<ReadonlySet<string>>(new Set(setup.ownerWork ?? [])),
+      uncommitted: yield* Ref.make(setup.uncommitted ?? []),
+      setIteration: () => Effect.void
+    }
+    const watch = { onStart: Effect.void, onUsage: () => Effect.void, stopWhen: Effect.never }
+    return yield* Effect.gen(function*() {
+      const result = yield* runIteration(ctx, setup.iteration ?? 1, setup.notes ?? [], watch)
+      const journal = yield* (yield* ErrorJournal).read(changeId)
+      return {
+        result,
+        record: result.record,
+        prompt: prompts[0]!,
+        output: output.join(""),
+        logged: logged.join(""),
+        journal,
+        lastSnapshot: yield* Ref.get(ctx.lastSnapshot),
+        ownerWork: [...(yield* Ref.get(ctx.ownerWork))],
+        uncommitted: yield* Ref.get(ctx.uncommitted)
+      }
+    }).pipe(Effect.provide(layer))
+  })
+
+const change = (files: ReadonlyArray<string>) => ({ changedFiles: files.length, files, insertions: 1, deletions: 0 })
+const agentSays = (text: string, exitCode: number | null = 0, signal: string | null = null) => [
+  HarnessEvent.AgentText({ text }),
+  HarnessEvent.Exited({ exitCode, signal })
+]
+
+describe("listPaths and isSpoolPath", () => {
+  it("lists up to five paths, then says how many more", () => {
+    assert.strictEqual(listPaths(["a", "b", "c", "d", "e"]), "a, b, c, d, e")
+    assert.strictEqual(listPaths(["a", "b", "c", "d", "e", "f", "g"]), "a, b, c, d, e and 2 more")
+    assert.strictEqual(listPaths(["a", "b", "c"], 2), "a, b and 1 more")
+  })
+
+  it("takes .spool and what is under it as the loop's own", () => {
+    assert.isTrue(isSpoolPath(".spool"))
+    assert.isTrue(isSpoolPath(".spool/changes/x/tasks.md"))
+    assert.isFalse(isSpoolPath(".spoolrc"))
+    assert.isFalse(isSpoolPath("src/.spool"))
+  })
+})
+
+describe("one iteration", () => {
+  it.effect("tells the next prompt why a claim was set aside: the signal, the exit code, or what the agent reported", () =>
+    Effect.gen(function*() {
+      const tail = "so the claim was set aside. Fix the failure, check that everything passes, and only then claim completion again."
+      const killed = yield* iterate(() => agentSays(done, null, "SIGTERM"))
+      assert.deepStrictEqual(killed.result.notes, [
+        `In iteration 1 you printed the completion promise, but the run failed (it was killed by SIGTERM), ${tail}`
+      ])
+      const exited = yield* iterate(() => agentSays(done, 3), { iteration: 4 })
+      assert.deepStrictEqual(exited.result.notes, [`In iteration 4 you printed the completion promise, but the run failed (exit code 3), ${tail}`])
+      const reported = yield* iterate(() => [
+        HarnessEvent.AgentText({ text: done }),
+        HarnessEvent.Failed({ message: "quota gone" }),
+        HarnessEvent.Exited({ exitCode: 0, signal: null })
+      ])
+      assert.deepStrictEqual(reported.result.notes, [
+        `In iteration 1 you printed the completion promise, but the run failed (the agent reported: quota gone), ${tail}`
+      ])
+      assert.strictEqual(reported.record.outcome, "failed")
+      assert.strictEqual(reported.result.facts.failure, "quota gone")
+      // A failed run without a claim has nothing to set aside.
+      const plain = yield* iterate(() => agentSays("broken\n", 1))
+      assert.deepStrictEqual(plain.result.notes, [])
+    }))
+
+  it.effect("sets aside the claim of an agent that went silent past the inactivity timeout", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(
+        iterate(() => Stream.concat(Stream.make(HarnessEvent.AgentText({ text: done })), Stream.never), { options: { inactivityTimeoutMs: 60_000 } })
+      )
+      yield* TestClock.adjust("2 minutes")
+      const { record, result } = yield* Fiber.join(fiber)
+      assert.strictEqual(record.outcome, "timeout")
+      assert.deepStrictEqual(result.notes, [
+        "In iteration 1 you printed the completion promise, but the run failed (it timed out), so the claim was set aside. " +
+        "Fix the failure, check that everything passes, and only then claim completion again."
+      ])
+    }))
+
+  it.effect("tells the agent exactly how a claim looks when its promise was not taken", () =>
+    Effect.gen(function*() {
+      const { result } = yield* iterate(() => agentSays("done <promise>COMPLETE</promise> I think\n"), { iteration: 2 })
+      assert.strictEqual(result.notes.length, 1)
+      assert.match(
+        result.notes[0]!,
+        /^In iteration 2 your completion promise was not accepted: "done <promise>COMPLETE<\/promise> I think" \(.+\)\. When, and only when, everything is done, print <promise>COMPLETE<\/promise> alone on its own line, after a sentence that says the work is complete; a promise inside a sentence, deferred, quoted or in code is not a claim\.$/
+      )
+    }))
+
+  it.effect("names at most 30 other documents of the change, then how many more there are", () =>
+    Effect.gen(function*() {
+      const paths = (n: number) => Array.from({ length: n }, (_, i) => `.spool/changes/x/d${String(i + 1).padStart(2, "0")}.md`)
+      const header = "## Other documents of the change\n\nRead these as well: a change's design and acceptance criteria (its spec deltas) are in them.\n"
+      const thirty = yield* iterate(() => scriptedRun(done), { documents: paths(30) })
+      assert.include(thirty.prompt, `${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n`)
+      assert.notInclude(thirty.prompt, "more under")
+      const more = yield* iterate(() => scriptedRun(done), { documents: paths(32) })
+      assert.include(more.prompt, `${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n- and 2 more under .spool/changes/\n`)
+      assert.notInclude(more.prompt, "d31.md")
+      const none = yield* iterate(() => scriptedRun(done))
+      assert.notInclude(none.prompt, "Other documents")
+    }))
+
+  it.effect("shows each note from the loop on its own line, and the checks only when there are some", () =>
+    Effect.gen(function*() {
+      const { prompt } = yield* iterate(() => scriptedRun(done), { notes: ["first note", "second note"] })
+      assert.include(prompt, "## Notes from the loop\n\n- first note\n- second note\n")
+      assert.notInclude(prompt, "How your claim is checked")
+      const checked = yield* iterate(() => scriptedRun(done), { options: { verify: ["pnpm test"] } })
+      assert.include(checked.prompt, "## How your claim is checked")
+    }))
+
+  it.effect("asks git for recent commits only when --history-count is above 0 and there is a repository", () =>
+    Effect.gen(function*() {
+      const commits = [{ hash: "h0", subject: "first", author: "Ada", date: "2026-11-01T10:00:00Z" }]
+      const calls: Array<unknown> = []
+      const none = yield* iterate(() => scriptedRun(done), { options: { historyCount: 0 }, git: GitSummary.layerTest({ commits, historyCalls: calls }) })
+      assert.deepStrictEqual(calls, [])
+      assert.notInclude(none.prompt, "Recent commits")
+      const noRepo = yield* iterate(() => scriptedRun(done), {
+        git: gitWith({ commits, historyCalls: calls }, () => ({ repository: false }))
+      })
+      assert.deepStrictEqual(calls, [])
+      assert.notInclude(noRepo.prompt, "Recent commits")
+      const some = yield* iterate(() => scriptedRun(done), { options: { historyCount: 1 }, git: GitSummary.layerTest({ commits, historyCalls: calls }) })
+      assert.deepStrictEqual(calls, [{ count: 1, includeMerges: false }])
+      assert.include(some.prompt, "## Recent commits")
+    }))
+
+  it.effect("takes a promise the agent repeats from the previous errors as a claim, and an echo of the notes as an echo", () =>
+    Effect.gen(function*() {
+      const entry: JournalEntry = {
+        timestamp: "2026-11-01T10:00:00.000Z",
+        run: "run-0",
+        iteration: 1,
+        exitCode: 1,
+        signal: null,
+        timedOut: false,
+        error: null,
+        taskId: null,
+        taskDescription: null,
+        stderr: "",
+        stdout: done,
+        check: null
+      }
+      const repeated = yield* iterate(() => scriptedRun(done), { journaled: [entry], options: { historyCount: 0 }, iteration: 2 })
+      assert.include(repeated.prompt, "## Previous errors")
+      assert.strictEqual(repeated.record.outcome, "complete")
+      const echo = "Everything is finished.\n<promise>COMPLETE</promise>"
+      const echoed = yield* iterate(() => scriptedRun(`${echo}\n`), { journaled: [entry], notes: [`A note quoting a claim:\n${echo}`], iteration: 2 })
+      assert.deepStrictEqual(echoed.record.promises.map((p) => [p.accepted, p.reason]), [[false, "echo of the prompt"]])
+      assert.strictEqual(echoed.record.outcome, "continue")
+    }))
+
+  it.effect("shows the elapsed time of the loop in the banner, and records how long the iteration took", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(100_000)
+      const { output, record } = yield* iterate(
+        () => Stream.concat(Stream.fromEffect(Effect.as(TestClock.adjust("5 seconds"), outputOf("stdout", "working\n", true))), Stream.make(HarnessEvent.Exited({ exitCode: 0, signal: null }))),
+        { loopStartedAt: 35_000, iteration: 3 }
+      )
+      assert.include(output, "=== spool ralph: iteration 3/5 (elapsed 1m05s) ===")
+      assert.strictEqual(record.durationMs, 5_000)
+      assert.strictEqual(record.startedAt, "1970-01-01T00:01:40.000Z")
+    }))
+
+  it.effect("commits with a message naming the change and iteration, only when there is something to commit", () =>
+    Effect.gen(function*() {
+      const messages: Array<string> = []
+      const git = gitWith({ changes: [change(["a.ts"])] }, (g) => ({
+        commit: (message, paths) => Effect.zipRight(Effect.sync(() => void messages.push(message)), g.commit(message, paths))
+      }))
+      const made = yield* iterate(() => scriptedRun("working\n"), { git, iteration: 2 })
+      assert.deepStrictEqual(messages, [`spool ralph: ${changeId} iteration 2`])
+      assert.strictEqual(made.record.commit, "c0ffee1")
+      const idle = yield* iterate(() => scriptedRun("working\n"), {
+        git: gitWith({}, (g) => ({ commit: (message, paths) => Effect.zipRight(Effect.sync(() => void messages.push(message)), g.commit(message, paths)) }))
+      })
+      assert.deepStrictEqual(messages.length, 1)
+      assert.strictEqual(idle.record.commit, null)
+    }))
+
+  it.effect("warns of the owner's files an iteration committed, by name and number, but not of the loop's own files", () =>
+    Effect.gen(function*() {
+      const one = yield* iterate(() => scriptedRun("working\n"), {
+        git: GitSummary.layerTest({ changes: [change(["README.md", "src/a.ts"])] }),
+        ownerWork: ["README.md", "notes.txt"],
+        iteration: 2
+      })
+      assert.deepStrictEqual(one.record.warnings, [
+        "committed README.md with iteration 2: the agent edited a file that already held uncommitted changes from before the loop started, so those changes are in this commit too"
+      ])
+      assert.deepStrictEqual(one.ownerWork, ["notes.txt"])
+      const two = yield* iterate(() => scriptedRun("working\n"), {
+        git: GitSummary.layerTest({ changes: [change(["README.md", "b.ts", ".spool/changes/x/tasks.md"])] }),
+        ownerWork: ["README.md", "b.ts", ".spool/changes/x/tasks.md"]
+      })
+      assert.deepStrictEqual(two.record.warnings, [
+        "committed README.md, b.ts with iteration 1: the agent edited files that already held uncommitted changes from before the loop started, so those changes are in this commit too"
+      ])
+      assert.deepStrictEqual(two.ownerWork, [])
+      const own = yield* iterate(() => scriptedRun("working\n"), {
+        git: GitSummary.layerTest({ changes: [change([".spool/changes/x/tasks.md"])] }),
+        ownerWork: [".spool/changes/x/tasks.md", "README.md"]
+      })
+      assert.deepStrictEqual(own.record.warnings, [])
+      assert.deepStrictEqual(own.ownerWork, ["README.md"])
+    }))
+
+  it.effect("keeps the owner's files as theirs when git had nothing to commit", () =>
+    Effect.gen(function*() {
+      const { record, ownerWork } = yield* iterate(() => scriptedRun("working\n"), {
+        git: gitWith({ changes: [change(["README.md"])] }, () => ({ commit: () => Effect.succeed(null) })),
+        ownerWork: ["README.md"]
+      })
+      assert.deepStrictEqual(record.warnings, [])
+      assert.strictEqual(record.commit, null)
+      assert.deepStrictEqual(ownerWork, ["README.md"])
+    }))
+
+  it.effect("counts ticked tasks, a claim and a commit as progress, and no change as none", () =>
+    Effect.gen(function*() {
+      const ticked = yield* iterate(() => scriptedRun("working\n"), { tasks: ["- [ ] 1.1 a\n- [ ] 1.2 b\n", "- [x] 1.1 a\n- [ ] 1.2 b\n"] })
+      assert.strictEqual(ticked.result.facts.progress, true)
+      const same = yield* iterate(() => scriptedRun("working\n"), { tasks: ["- [x] 1.1 a\n- [ ] 1.2 b\n"] })
+      assert.strictEqual(same.result.facts.progress, false)
+      const claimed = yield* iterate(() => scriptedRun(done, 1))
+      assert.strictEqual(claimed.result.facts.progress, true)
+      // A commit of what an earlier iteration left uncommitted is progress, though nothing changed now.
+      const committed = yield* iterate(() => scriptedRun("working\n"), { uncommitted: ["a.ts"] })
+      assert.strictEqual(committed.record.commit, "c0ffee1")
+      assert.deepStrictEqual(committed.uncommitted, [])
+      assert.strictEqual(committed.result.facts.progress, true)
+      const changed = yield* iterate(() => scriptedRun("working\n"), { options: { commit: false }, git: GitSummary.layerTest({ changes: [change(["a.ts"])] }) })
+      assert.strictEqual(changed.result.facts.progress, true)
+      const unknown = yield* iterate(() => scriptedRun("working\n"), {
+        git: gitWith({}, () => ({ changesSince: () => Effect.fail(new GitError({ operation: "diff", detail: "broken" })) }))
+      })
+      assert.strictEqual(unknown.result.facts.progress, null)
+      assert.strictEqual(unknown.record.git, null)
+      assert.strictEqual(unknown.lastSnapshot, null)
+    }))
+
+  it.effect("names a failed run's failure by the last line it printed on stderr", () =>
+    Effect.gen(function*() {
+      const { result } = yield* iterate(() => [
+        outputOf("stderr", "first line\n  Error: the last one  \n\n"),
+        HarnessEvent.Exited({ exitCode: 1, signal: null })
+      ])
+      assert.strictEqual(result.facts.failure, "Error: the last one")
+      const silent = yield* iterate(() => scriptedRun("", 1))
+      assert.strictEqual(silent.result.facts.failure, null)
+    }))
+
+  it.effect("does not count an agent cut short by a usage limit or a spend cap as failed, and sets its claim aside as cut short", () =>
+    Effect.gen(function*() {
+      const limited = yield* iterate(() => [
+        HarnessEvent.AgentText({ text: done }),
+        HarnessEvent.Limited({ message: "429 rate limited", resetAt: null, retryAfterMs: 1000, resets: true }),
+        HarnessEvent.Exited({ exitCode: 1, signal: null })
+      ])
+      assert.strictEqual(limited.record.outcome, "limited")
+      assert.strictEqual(limited.record.error, "429 rate limited")
+      assert.deepStrictEqual(limited.record.promises.map((p) => [p.accepted, p.reason]), [[false, "the run was cut short"]])
+      assert.isFalse(limited.record.completionDetected)
+      assert.strictEqual(limited.result.facts.failure, null)
+      assert.deepStrictEqual(limited.result.notes, [])
+      assert.deepStrictEqual(limited.journal, [])
+    }))
+
+  it.effect("journals a failed run with its output and the task it was on", () =>
+    Effect.gen(function*() {
+      const { journal } = yield* iterate(() => [outputOf("stdout", "out\n", true), outputOf("stderr", "err\n"), HarnessEvent.Exited({ exitCode: 2, signal: null })], {
+        tasks: ["- [x] 1.1 a\n- [ ] 1.2 Write docs\n"]
+      })
+      assert.strictEqual(journal.length, 1)
+      assert.deepInclude(journal[0]!, { exitCode: 2, taskId: "1.2", taskDescription: "Write docs", stdout: "out\n", stderr: "err\n" })
+    }))
+})
