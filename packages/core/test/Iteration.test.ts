@@ -1,14 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Ref, Stream, TestClock } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
 import { CompletionCheck } from "../src/CompletionCheck.js"
 import { ContextStore } from "../src/ContextStore.js"
-import type { LoopOptions } from "../src/Domain.js"
+import type { IterationRecord, LoopOptions } from "../src/Domain.js"
 import { ErrorJournal } from "../src/ErrorJournal.js"
 import { type GitSnapshot, GitError, GitSummary } from "../src/GitSummary.js"
 import { HarnessEvent, type HarnessRequest, HarnessService, outputOf, scriptedRun } from "../src/HarnessService.js"
 import { HistoryStore } from "../src/HistoryStore.js"
+import type { SpendGuard } from "../src/Guards.js"
 import { isSpoolPath, type IterationContext, listPaths, runIteration } from "../src/Iteration.js"
 import type { JournalEntry } from "../src/JournalEntry.js"
+import { formatBanner, formatSummary } from "../src/LoopFormat.js"
 import { LoopReporter } from "../src/LoopReporter.js"
 import { PromptBuilder } from "../src/PromptBuilder.js"
 import { parseTasks } from "../src/Tasks.js"
@@ -41,6 +43,10 @@ const iterate = (
     readonly loopStartedAt?: number
     readonly iteration?: number
     readonly checks?: Layer.Layer<CompletionCheck>
+    /** Stops the agent with a spend cap once it succeeds. */
+    readonly stopWhen?: Effect.Effect<SpendGuard>
+    /** Receives every record the iteration appends to the history. */
+    readonly appended?: Array<IterationRecord>
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -63,7 +69,8 @@ const iterate = (
       Effect.map(HistoryStore, (store) => ({
         ...store,
         openLog: (id: typeof changeId, run: string, iteration: number) =>
-          Effect.map(store.openLog(id, run, iteration), (log) => ({ ...log, write: (text: string | Uint8Array) => Effect.sync(() => void logged.push(String(text))) }))
+          Effect.map(store.openLog(id, run, iteration), (log) => ({ ...log, write: (text: string | Uint8Array) => Effect.sync(() => void logged.push(String(text))) })),
+        append: (id: typeof changeId, record: IterationRecord) => Effect.zipRight(Effect.sync(() => void setup.appended?.push(record)), store.append(id, record))
       }))
     ).pipe(Layer.provideMerge(HistoryStore.layerMemory))
     const layer = Layer.mergeAll(
@@ -102,7 +109,7 @@ const iterate = (
       uncommitted: yield* Ref.make(setup.uncommitted ?? []),
       setIteration: () => Effect.void
     }
-    const watch = { onStart: Effect.void, onUsage: () => Effect.void, stopWhen: Effect.never }
+    const watch = { onStart: Effect.void, onUsage: () => Effect.void, stopWhen: setup.stopWhen ?? Effect.never }
     return yield* Effect.gen(function*() {
       const result = yield* runIteration(ctx, setup.iteration ?? 1, setup.notes ?? [], watch)
       const journal = yield* (yield* ErrorJournal).read(changeId)
@@ -378,5 +385,141 @@ describe("one iteration", () => {
       })
       assert.strictEqual(journal.length, 1)
       assert.deepInclude(journal[0]!, { exitCode: 2, taskId: "1.2", taskDescription: "Write docs", stdout: "out\n", stderr: "err\n" })
+    }))
+
+  it.effect("prints the banner, the agent's output ended on a new line, and the summary, and nothing else for a plain run", () =>
+    Effect.gen(function*() {
+      const { output, record } = yield* iterate(() => [outputOf("stdout", "working", true), HarnessEvent.Exited({ exitCode: 0, signal: null })])
+      assert.strictEqual(output, `${formatBanner(1, 5, 0)}\nworking\n${formatSummary(record)}\n`)
+      const ended = yield* iterate(() => [outputOf("stdout", "working\n", true), HarnessEvent.Exited({ exitCode: 0, signal: null })])
+      assert.strictEqual(ended.output, `${formatBanner(1, 5, 0)}\nworking\n${formatSummary(ended.record)}\n`)
+    }))
+
+  it.effect("writes the prompt to the iteration's log before the agent's output", () =>
+    Effect.gen(function*() {
+      const { logged, prompt } = yield* iterate(() => scriptedRun("working\n"), { iteration: 2 })
+      assert.isTrue(logged.startsWith(`=== prompt (iteration 2) ===\n${prompt}\n=== output ===\n`))
+    }))
+
+  it.effect("says how many tasks are open when --require-tasks refuses a claim, and warns of them otherwise", () =>
+    Effect.gen(function*() {
+      const refused = yield* iterate(() => scriptedRun(done), { options: { requireTasks: true }, tasks: ["- [ ] 1.1 Write code\n- [ ] 1.2 Write docs\n"] })
+      assert.strictEqual(refused.record.outcome, "continue")
+      assert.include(refused.output, "completion refused: tasks.md still has 2 open tasks (--require-tasks)\n")
+      assert.deepStrictEqual(refused.result.notes, [
+        "In iteration 1 your completion claim was refused: tasks.md still has 2 open tasks (the first: 1.1 Write code). " +
+        "Finish them, or mark them done or shelved in tasks.md, before you claim completion."
+      ])
+      const one = yield* iterate(() => scriptedRun(done), { tasks: ["- [x] 1.1 a\n- [ ] 1.2 b\n"] })
+      assert.strictEqual(one.record.outcome, "complete")
+      assert.deepStrictEqual(one.record.warnings, ["the agent claims completion, but tasks.md still has 1 open task"])
+      const two = yield* iterate(() => scriptedRun(done), { tasks: ["- [ ] 1.1 a\n- [ ] 1.2 b\n"] })
+      assert.deepStrictEqual(two.record.warnings, ["the agent claims completion, but tasks.md still has 2 open tasks"])
+      // The tasks read after the agent ran count, not those it started with.
+      const closed = yield* iterate(() => scriptedRun(done), { options: { requireTasks: true }, tasks: ["- [ ] 1.1 a\n", "- [x] 1.1 a\n"] })
+      assert.strictEqual(closed.record.outcome, "complete")
+      assert.deepStrictEqual(closed.record.warnings, [])
+    }))
+
+  it.effect("runs no checks and records none for a claim without --verify", () =>
+    Effect.gen(function*() {
+      const requests: Array<unknown> = []
+      const { output, record } = yield* iterate(() => scriptedRun(done), {
+        checks: CompletionCheck.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" }), requests as never)
+      })
+      assert.strictEqual(record.outcome, "complete")
+      assert.deepStrictEqual(requests, [])
+      assert.isFalse("verify" in record)
+      assert.notInclude(output, "checking the claim")
+    }))
+
+  it.effect("starts the checks on a new line, once, and takes the work tree after them as the next iteration's start", () =>
+    Effect.gen(function*() {
+      const git = gitWith({ changes: [change(["a.ts"])] }, () => ({ snapshot: Effect.succeed({ tree: "after-checks" }) }))
+      const { lastSnapshot, output, record } = yield* iterate(
+        () => [outputOf("stdout", "All done.\n<promise>COMPLETE</promise>", true), HarnessEvent.Exited({ exitCode: 0, signal: null })],
+        { options: { verify: ["pnpm test"] }, git, lastSnapshot: { tree: "before" } }
+      )
+      assert.strictEqual(record.outcome, "complete")
+      assert.deepStrictEqual(record.verify?.map((c) => [c.command, c.passed]), [["pnpm test", true]])
+      assert.strictEqual(output, `${formatBanner(1, 5, 0)}\nAll done.\n<promise>COMPLETE</promise>\nchecking the claim: pnpm test\n${formatSummary(record)}\n`)
+      assert.deepStrictEqual(lastSnapshot, { tree: "after-checks" })
+      // Without checks, the work tree the agent left is the next start.
+      const unchecked = yield* iterate(() => scriptedRun(done), { git, lastSnapshot: { tree: "before" } })
+      assert.deepStrictEqual(unchecked.lastSnapshot, { tree: "test-tree" })
+      // When git could not say what changed, the next iteration takes its own snapshot.
+      const blind = yield* iterate(() => scriptedRun(done), {
+        options: { verify: ["pnpm test"] },
+        git: gitWith({}, () => ({ changesSince: () => Effect.fail(new GitError({ operation: "diff", detail: "broken" })) }))
+      })
+      assert.strictEqual(blind.lastSnapshot, null)
+    }))
+
+  it.effect("measures the agent's work from where the last iteration left the work tree, or from a snapshot when there is none", () =>
+    Effect.gen(function*() {
+      const seen: Array<GitSnapshot | null> = []
+      const git = gitWith({}, (g) => ({
+        snapshot: Effect.succeed({ tree: "now" }),
+        changesSince: (before) => Effect.zipRight(Effect.sync(() => void seen.push(before)), g.changesSince(before))
+      }))
+      yield* iterate(() => scriptedRun("working\n"), { git, lastSnapshot: { tree: "left" } })
+      yield* iterate(() => scriptedRun("working\n"), { git })
+      assert.deepStrictEqual(seen, [{ tree: "left" }, { tree: "now" }])
+    }))
+
+  it.effect("journals a claim the checks rejected with the check's output, not the agent's", () =>
+    Effect.gen(function*() {
+      const checks = CompletionCheck.layerTest(() => ({ exitCode: 1, signal: null, timedOut: false, durationMs: 0, output: "1 test failed\n" }))
+      const { journal, record, result } = yield* iterate(
+        () => [outputOf("stderr", "agent noise\n"), outputOf("stdout", done, true), HarnessEvent.Exited({ exitCode: 0, signal: null })],
+        { options: { verify: ["pnpm test"] }, checks }
+      )
+      assert.strictEqual(record.outcome, "failed")
+      assert.strictEqual(result.facts.failure, "verify failed: pnpm test (exit 1)")
+      assert.strictEqual(journal.length, 1)
+      assert.strictEqual(journal[0]!.stderr, "")
+      assert.strictEqual(journal[0]!.stdout, "")
+      assert.deepStrictEqual(journal[0]!.check, { command: "pnpm test", result: "exit 1, 0ms", output: "1 test failed\n" })
+    }))
+
+  it.effect("records an iteration whose check was interrupted as interrupted, keeping its commit, and passes the interruption on", () =>
+    Effect.gen(function*() {
+      const appended: Array<IterationRecord> = []
+      const exit = yield* Effect.exit(iterate(() => scriptedRun(done), {
+        options: { verify: ["pnpm test"] },
+        git: GitSummary.layerTest({ changes: [change(["a.ts"])] }),
+        checks: CompletionCheck.layerTest(() => Effect.interrupt),
+        appended
+      }))
+      assert.isTrue(Exit.isInterrupted(exit))
+      assert.deepStrictEqual(appended.map((r) => [r.outcome, r.commit]), [["interrupted", "c0ffee1"]])
+    }))
+
+  it.effect("records an agent interrupted while it works as interrupted, with nothing journaled", () =>
+    Effect.gen(function*() {
+      const appended: Array<IterationRecord> = []
+      const started = yield* Deferred.make<void>()
+      const fiber = yield* Effect.fork(iterate(
+        () => Stream.concat(Stream.fromEffect(Effect.as(Deferred.succeed(started, undefined), HarnessEvent.AgentText({ text: done }))), Stream.never),
+        { appended }
+      ))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(appended.map((r) => [r.outcome, r.completionDetected]), [["interrupted", false]])
+    }))
+
+  it.effect("records an agent a spend cap stopped as stopped, not failed, setting its claim aside", () =>
+    Effect.gen(function*() {
+      const reached = yield* Deferred.make<void>()
+      const { journal, record, result } = yield* iterate(
+        () => Stream.concat(Stream.make(HarnessEvent.AgentText({ text: done })), Stream.concat(Stream.fromEffect(Deferred.succeed(reached, undefined)).pipe(Stream.drain), Stream.never)),
+        { stopWhen: Effect.as(Deferred.await(reached), "max-cost" as const) }
+      )
+      assert.strictEqual(record.outcome, "stopped")
+      assert.strictEqual(result.stoppedBy, "max-cost")
+      assert.deepStrictEqual(record.promises.map((p) => [p.accepted, p.reason]), [[false, "the run was cut short"]])
+      assert.strictEqual(result.facts.failure, null)
+      assert.deepStrictEqual(result.notes, [])
+      assert.deepStrictEqual(journal, [])
     }))
 })
