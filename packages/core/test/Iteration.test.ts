@@ -202,7 +202,7 @@ describe("one iteration", () => {
       const paths = (n: number) => Array.from({ length: n }, (_, i) => `.spool/changes/x/d${String(i + 1).padStart(2, "0")}.md`)
       const header = "## Other documents of the change\n\nRead these as well: a change's design and acceptance criteria (its spec deltas) are in them.\n"
       const thirty = yield* iterate(() => scriptedRun(done), { documents: paths(30) })
-      assert.include(thirty.prompt, `${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n`)
+      assert.isTrue(thirty.prompt.endsWith(`${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n`))
       assert.notInclude(thirty.prompt, "more under")
       const more = yield* iterate(() => scriptedRun(done), { documents: paths(32) })
       assert.include(more.prompt, `${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n- and 2 more under .spool/changes/\n`)
@@ -354,7 +354,7 @@ describe("one iteration", () => {
   it.effect("names a failed run's failure by the last line it printed on stderr", () =>
     Effect.gen(function*() {
       const { result } = yield* iterate(() => [
-        outputOf("stderr", "first line\n  Error: the last one  \n\n"),
+        outputOf("stderr", "first line\nsecond line\n  Error: the last one  \n\n"),
         HarnessEvent.Exited({ exitCode: 1, signal: null })
       ])
       assert.strictEqual(result.facts.failure, "Error: the last one")
@@ -521,5 +521,18 @@ describe("one iteration", () => {
       assert.strictEqual(result.facts.failure, null)
       assert.deepStrictEqual(result.notes, [])
       assert.deepStrictEqual(journal, [])
+    }))
+
+  it.effect("counts a run that timed out or was killed by a signal as failed, whatever exit code was reported", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(iterate(
+        () => Stream.concat(Stream.fromIterable(agentSays(done, 0)), Stream.never),
+        { options: { inactivityTimeoutMs: 60_000 } }
+      ))
+      yield* TestClock.adjust("2 minutes")
+      const timedOut = yield* Fiber.join(fiber)
+      assert.deepStrictEqual([timedOut.record.outcome, timedOut.record.completionDetected], ["timeout", false])
+      const killed = yield* iterate(() => agentSays(done, 0, "SIGTERM"))
+      assert.deepStrictEqual([killed.record.outcome, killed.record.completionDetected], ["failed", false])
     }))
 })
