@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
-import { CompletionCheck } from "../src/CompletionCheck.js"
+import { type CheckRequest, CompletionCheck } from "../src/CompletionCheck.js"
 import { ContextStore } from "../src/ContextStore.js"
 import type { IterationRecord, LoopOptions } from "../src/Domain.js"
 import { ErrorJournal } from "../src/ErrorJournal.js"
@@ -223,7 +223,7 @@ describe("one iteration", () => {
   it.effect("asks git for recent commits only when --history-count is above 0 and there is a repository", () =>
     Effect.gen(function*() {
       const commits = [{ hash: "h0", subject: "first", author: "Ada", date: "2026-11-01T10:00:00Z" }]
-      const calls: Array<unknown> = []
+      const calls: Array<{ count: number; includeMerges: boolean }> = []
       const none = yield* iterate(() => scriptedRun(done), { options: { historyCount: 0 }, git: GitSummary.layerTest({ commits, historyCalls: calls }) })
       assert.deepStrictEqual(calls, [])
       assert.notInclude(none.prompt, "Recent commits")
@@ -423,9 +423,9 @@ describe("one iteration", () => {
 
   it.effect("runs no checks and records none for a claim without --verify", () =>
     Effect.gen(function*() {
-      const requests: Array<unknown> = []
+      const requests: Array<CheckRequest> = []
       const { output, record } = yield* iterate(() => scriptedRun(done), {
-        checks: CompletionCheck.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" }), requests as never)
+        checks: CompletionCheck.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" }), requests)
       })
       assert.strictEqual(record.outcome, "complete")
       assert.deepStrictEqual(requests, [])
