@@ -446,6 +446,11 @@ describe("one iteration", () => {
       assert.deepStrictEqual(record.verify?.map((c) => [c.command, c.passed]), [["pnpm test", true]])
       assert.strictEqual(output, `${formatBanner(1, 5, 0)}\nAll done.\n<promise>COMPLETE</promise>\nchecking the claim: pnpm test\n${formatSummary(record)}\n`)
       assert.deepStrictEqual(lastSnapshot, { tree: "after-checks" })
+      const atLineStart = yield* iterate(() => scriptedRun("All done.\n<promise>COMPLETE</promise>\n"), { options: { verify: ["pnpm test"] } })
+      assert.strictEqual(
+        atLineStart.output,
+        `${formatBanner(1, 5, 0)}\nAll done.\n<promise>COMPLETE</promise>\nchecking the claim: pnpm test\n${formatSummary(atLineStart.record)}\n`
+      )
       // Without checks, the work tree the agent left is the next start.
       const unchecked = yield* iterate(() => scriptedRun(done), { git, lastSnapshot: { tree: "before" } })
       assert.deepStrictEqual(unchecked.lastSnapshot, { tree: "test-tree" })
