@@ -53,7 +53,7 @@ export const renderPrompt = (input: PromptInput): string => {
     parts.push(`${CONTEXT_HEADING}\n\n${input.context.trim()}\n\n---`)
   }
   const task = [TASK_HEADING, "", input.userPrompt.trim()]
-  task.push("", `### Change proposal (\`${input.changeId}\`)`, "", input.proposal.trim())
+  task.push("", ``, "", input.proposal.trim())
   if (input.module !== null && input.module.trim() !== "") {
     task.push("", `### Module${input.moduleId === null ? "" : ` (\`${input.moduleId}\`)`}`, "", input.module.trim())
   }
