@@ -53,9 +53,9 @@ export const renderPrompt = (input: PromptInput): string => {
     parts.push(`${CONTEXT_HEADING}\n\n${input.context.trim()}\n\n---`)
   }
   const task = [TASK_HEADING, "", input.userPrompt.trim()]
-  task.push("", ``, "", input.proposal.trim())
+  task.push("", `### Change proposal (\`${input.changeId}\`)`, "", input.proposal.trim())
   if (input.module !== null && input.module.trim() !== "") {
-    task.push("", `### Module${input.moduleId === null ? "" : ` (\`${input.moduleId}\`)`}`, "", input.module.trim())
+    task.push("", `### Module${true ? "" : ` (\`${input.moduleId}\`)`}`, "", input.module.trim())
   }
   parts.push(task.join("\n"))
   for (const section of input.sections) {
