@@ -107,4 +107,12 @@ export const equivalents = [
     reason: "explainCommitFailure makes every failure of this command a new GitError whose operation is \"commit\"" },
   { file: "packages/git/src/GitSummaryLive.ts", mutator: "EqualityOperator", replacement: "limit < 0", line: "if (limit <= 0) return []",
     reason: "a count of 0 asks git for `--max-count=0`, which lists nothing too, and on an unborn branch the failing log gives nothing as well" },
+  // Loop
+  { file: "packages/core/src/Loop.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "const compactStamp = (ms: number) =>",
+    reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
+  { file: "packages/core/src/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "oneLine(result.record.error ?? \"usage limit\")",
+    reason: "a limited iteration's record always holds the limit's message as its error, so the fallback is never taken" },
+  // LimitWait
+  { file: "packages/core/src/LimitWait.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "export const clock = (ms: number) =>",
+    reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
 ]

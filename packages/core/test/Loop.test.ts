@@ -545,6 +545,13 @@ describe("how a run starts and ends", () => {
       })
     }))
 
+  it.effect("records the run as interrupted when it is interrupted mid-iteration", () =>
+    Effect.gen(function*() {
+      const { exit, state } = yield* runWith(() => Stream.concat(Stream.make(HarnessEvent.AgentText({ text: "working\n" })), Stream.fromEffect(Effect.interrupt)))
+      assert.isTrue(Exit.isInterrupted(exit))
+      assert.deepInclude(state, { status: "interrupted", stopReason: "interrupted", resumeAt: null })
+    }))
+
   it.effect("warns once outside a git repository", () =>
     Effect.gen(function*() {
       const { exit, output } = yield* runWith((r) => scriptedRun(r.iteration === 2 ? done : "x\n"), {}, GitSummary.layerNone)
@@ -565,12 +572,18 @@ describe("how a run starts and ends", () => {
       }
     }))
 
-  it.effect("names the one uncommitted change outside .spool/ it leaves out", () =>
+  it.effect("names the uncommitted changes outside .spool/ it leaves out, one as it, more as them", () =>
     Effect.gen(function*() {
-      const { output } = yield* runWith(() => scriptedRun(done), {}, GitSummary.layerTest({ dirty: ["README.md"] }))
+      const one = yield* runWith(() => scriptedRun(done), {}, GitSummary.layerTest({ dirty: ["README.md"] }))
       assert.include(
-        output,
+        one.output,
         "warning: the work tree holds 1 uncommitted change outside .spool/ (README.md): spool commits only what each iteration changes and leaves it out " +
+          "(to keep the loop apart from them, run it with --worktree)\n"
+      )
+      const two = yield* runWith(() => scriptedRun(done), {}, GitSummary.layerTest({ dirty: ["README.md", "notes.txt"] }))
+      assert.include(
+        two.output,
+        "warning: the work tree holds 2 uncommitted changes outside .spool/ (README.md, notes.txt): spool commits only what each iteration changes and leaves them out " +
           "(to keep the loop apart from them, run it with --worktree)\n"
       )
     }))
