@@ -8,10 +8,7 @@ import { HarnessEvent, outputOf, scriptedRun } from "../src/HarnessService.js"
 import { LoopLock } from "../src/LoopLock.js"
 import { CONTEXT_HEADING } from "../src/PromptBuilder.js"
 import { StateError } from "../src/StateError.js"
-import { changeId, done, runWith, SECRET, untilPrinted } from "./loopFixture.js"
-
-/** An agent that reports `events` and then works on, silent, until it is stopped. */
-const hangsAfter = (...events: ReadonlyArray<HarnessEvent>) => Stream.concat(Stream.fromIterable(events), Stream.never)
+import { changeId, done, hangsAfter, runWith, SECRET, untilPrinted } from "./loopFixture.js"
 
 describe("the loop", () => {
   it.effect("stops at the first iteration whose agent prints the promise", () =>

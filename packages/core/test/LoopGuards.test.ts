@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, type Context, Deferred, Effect, Exit, Option, Stream, TestClock } from "effect"
+import { Cause, type Context, Deferred, Effect, Exit, Option, TestClock } from "effect"
+import { CompletionCheck } from "../src/CompletionCheck.js"
 import { GitSummary } from "../src/GitSummary.js"
 import { HarnessEvent, scriptedRun } from "../src/HarnessService.js"
 import { HistoryStore } from "../src/HistoryStore.js"
-import { changeId, done, runWith, untilPrinted } from "./loopFixture.js"
+import { changeId, done, hangsAfter, runWith, untilPrinted } from "./loopFixture.js"
 
 const usage = (tokens: number, cost: number | null) =>
   HarnessEvent.Usage({ usage: { inputTokens: tokens, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost } })
@@ -12,9 +13,6 @@ const limited = (overrides: Partial<Omit<Extract<HarnessEvent, { _tag: "Limited"
   HarnessEvent.Limited({ message: "429 rate limited", resetAt: null, retryAfterMs: 120_000, resets: true, ...overrides }),
   HarnessEvent.Exited({ exitCode: 1, signal: null })
 ]
-
-/** An agent that reports `events` and then works on, silent, until it is stopped. */
-const hangsAfter = (...events: ReadonlyArray<HarnessEvent>) => Stream.concat(Stream.fromIterable(events), Stream.never)
 
 const failureOf = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? Option.getOrNull(Cause.failureOption(exit.cause)) : null)
 
@@ -209,5 +207,26 @@ describe("how guards end a run", () => {
       const tokens = yield* runWith(() => [usage(1200, null), ...scriptedRun("working\n")], { maxTokens: 1000, maxIterations: 1 })
       assert.deepStrictEqual(Exit.map(tokens.exit, (r) => [r.status, r.reason, r.iterations] as const), Exit.succeed(["stopped", "max-tokens", 1] as const))
       assert.include(tokens.output, "stopped: --max-tokens 1000 reached (cost unknown, 1200 tokens,")
+    }))
+
+  it.effect("stops on --max-duration when time runs out after the agent ended, while its claim is checked", () =>
+    Effect.gen(function*() {
+      const checks = CompletionCheck.layerTest(() =>
+        Effect.as(Effect.sleep("2 minutes"), { exitCode: 1, signal: null, timedOut: false, durationMs: 120_000, output: "1 failing\n" })
+      )
+      const { exit, records } = yield* runWith(() => scriptedRun(done), { maxDurationMs: 60_000, maxIterations: 1, verify: ["pnpm test"] }, undefined, {
+        checks,
+        during: (out) =>
+          Effect.gen(function*() {
+            yield* untilPrinted(out, "checking the claim: pnpm test")
+            // Until the check has ended: its sleep may not have begun when the clock first moves.
+            for (let i = 0; i < 50 && !out().includes("--- iteration 1:"); i++) {
+              yield* TestClock.adjust("1 minute")
+              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+            }
+          })
+      })
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.reason, r.iterations] as const), Exit.succeed(["stopped", "max-duration", 1] as const))
+      assert.deepStrictEqual(records.map((r) => [r.outcome, r.verify?.[0]?.passed]), [["failed", false]])
     }))
 })

@@ -64,6 +64,9 @@ export const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
 
 export const done = "all good\n<promise>COMPLETE</promise>\n"
 
+/** An agent that reports `events` and then works on, silent, until it is stopped. */
+export const hangsAfter = (...events: ReadonlyArray<HarnessEvent>) => Stream.concat(Stream.fromIterable(events), Stream.never)
+
 /** What the fixture's redactor hides, as a secret in the environment would be. */
 export const SECRET = "SECRET-VALUE-42"
 
