@@ -128,4 +128,14 @@ export const equivalents = [
     reason: "without a Previous errors section the filter keeps every section, and rendering the same input gives the prompt itself" },
   { file: "packages/core/src/Iteration.ts", mutator: "StringLiteral", replacement: "\"Stryker was here!\"", line: "${first === null ? \"\" :",
     reason: "tasks.md has open tasks here, so its current (first open) task is never null" },
+  // Loop
+  { file: "packages/core/src/Loop.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "const compactStamp = (ms: number) =>",
+    reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
+  { file: "packages/core/src/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "oneLine(result.record.error ?? \"usage limit\")",
+    reason: "a limited iteration's record always holds the limit's message as its error, so the fallback is never taken" },
+  { file: "packages/core/src/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "Effect.dieMessage(\"the loop ended without a result\")",
+    reason: "Effect.iterate only returns once the state is no longer Next, so the check only narrows the type and never dies" },
+  // LimitWait
+  { file: "packages/core/src/LimitWait.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "export const clock = (ms: number) =>",
+    reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
 ]

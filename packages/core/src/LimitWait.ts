@@ -123,4 +123,5 @@ export const sleepPieces = (ms: number): Array<number> => {
 }
 
 /** Sleeps `ms`, however long, in pieces no timer overflows on. */
+// Stryker disable next-line ObjectLiteral,BooleanLiteral: without discard the sleeps' results are gathered in an array that the one caller drops (it maps the sleep to its own value)
 export const sleepLong = (ms: number) => Effect.forEach(sleepPieces(ms), (piece) => Effect.sleep(Duration.millis(piece)), { discard: true })

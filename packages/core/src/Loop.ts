@@ -32,7 +32,7 @@ import { rejectingCheck } from "./Verification.js"
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
 type Next = { readonly _tag: "Next"; readonly iteration: number; readonly notes: ReadonlyArray<string> }
-type End = { readonly _tag: "End"; readonly result: LoopResult; readonly last: IterationResult | null }
+type End = { readonly _tag: "End"; readonly result: LoopResult }
 type Attempt =
   | { readonly _tag: "Ran"; readonly result: IterationResult }
   | { readonly _tag: "GaveUp"; readonly result: IterationResult; readonly plan: Extract<LimitPlan, { _tag: "GiveUp" }> }
@@ -192,31 +192,31 @@ export const runLoop = (input: LoopRun) =>
         }
       })
 
-    const end = (result: Omit<LoopResult, "run">, last: IterationResult | null): End => ({ _tag: "End", result: { run, ...result }, last })
+    const end = (result: Omit<LoopResult, "run">): End => ({ _tag: "End", result: { run, ...result } })
 
     /** One iteration and what the guards make of it: the next iteration, or the end of the run. */
     const step = ({ iteration, notes }: Next) =>
       Effect.gen(function*() {
         const attempt = yield* attemptIteration(iteration, notes)
         if (attempt._tag === "Capped") {
-          return end({ status: "stopped", reason: attempt.stop.reason, iterations: iteration - 1, message: attempt.stop.message, resumeAt: null }, null)
+          return end({ status: "stopped", reason: attempt.stop.reason, iterations: iteration - 1, message: attempt.stop.message, resumeAt: null })
         }
         const { result } = attempt
         if (attempt._tag === "GaveUp") {
           const { plan } = attempt
           const when = plan.resumeAt === null ? "run spool again once it is lifted" : `run spool again after ${clock(plan.resumeAt)}`
           const message = `stopped: ${plan.why} (${oneLine(result.record.error ?? "usage limit")}); ${when}`
-          return end({ status: "usage-limit", reason: "usage-limit", iterations: iteration, message, resumeAt: plan.resumeAt }, result)
+          return end({ status: "usage-limit", reason: "usage-limit", iterations: iteration, message, resumeAt: plan.resumeAt })
         }
         if (result.record.outcome === "complete") {
-          return end({ status: "complete", reason: "complete", iterations: iteration, message: `complete: the promise was accepted at iteration ${iteration}`, resumeAt: null }, result)
+          return end({ status: "complete", reason: "complete", iterations: iteration, message: `complete: the promise was accepted at iteration ${iteration}`, resumeAt: null })
         }
         const ms = yield* elapsed
         const counted = yield* Ref.updateAndGet(counters, (c) => countIteration(c, result.facts))
         const cap = spendStop(options, counted.spend, ms)
-        if (cap !== null || result.stoppedBy !== null) {
-          const stop = cap ?? { reason: result.stoppedBy ?? "max-duration", message: `stopped: --${result.stoppedBy} reached` }
-          return end({ status: "stopped", reason: stop.reason, iterations: iteration, message: stop.message, resumeAt: null }, result)
+        if (cap !== null) {
+          // A guard that stopped the agent mid-run finds its cap reached here too: spend and time only grow.
+          return end({ status: "stopped", reason: cap.reason, iterations: iteration, message: cap.message, resumeAt: null })
         }
         const verdict = judgeCounters(options, counted, result.facts.failure, ms)
         if (verdict._tag === "Fail") {
@@ -234,13 +234,13 @@ export const runLoop = (input: LoopRun) =>
           })
         }
         if (verdict._tag === "Stop") {
-          return end({ status: "stopped", reason: verdict.stop.reason, iterations: iteration, message: verdict.stop.message, resumeAt: null }, result)
+          return end({ status: "stopped", reason: verdict.stop.reason, iterations: iteration, message: verdict.stop.message, resumeAt: null })
         }
         if (verdict.warning !== null) yield* reporter.warn(verdict.warning)
         if (iteration >= options.maxIterations) {
           const missing = options.verify.length > 0 ? "a claim of completion that passed --verify" : "the completion promise"
           const message = `stopped: --max-iterations (${options.maxIterations}) reached without ${missing}`
-          return end({ status: "max-iterations", reason: "max-iterations", iterations: iteration, message, resumeAt: null }, result)
+          return end({ status: "max-iterations", reason: "max-iterations", iterations: iteration, message, resumeAt: null })
         }
         const next: Next = { _tag: "Next", iteration: iteration + 1, notes: verdict.note === null ? result.notes : [...result.notes, verdict.note] }
         return next
@@ -259,11 +259,11 @@ export const runLoop = (input: LoopRun) =>
       Effect.onInterrupt(() => saveState({ status: "interrupted", stopReason: "interrupted", resumeAt: null }).pipe(Effect.ignore))
     )
     if (ending._tag !== "End") return yield* Effect.dieMessage("the loop ended without a result")
-    const { result, last } = ending
+    const { result } = ending
     const resumeAt = result.resumeAt === null ? null : new Date(result.resumeAt).toISOString()
     yield* saveState({ status: result.status, stopReason: result.reason, stopMessage: result.message, resumeAt })
     yield* reporter.line(result.message)
-    if (result.status === "complete" && last !== null) {
+    if (result.status === "complete") {
       const open = openTaskCount(yield* inputs.readTasks)
       if (!options.keepErrors && open === 0) {
         const archived = yield* journal.archive(change.id, compactStamp(yield* Clock.currentTimeMillis))

@@ -154,3 +154,48 @@ describe("usage-limit waits (fake clock)", () => {
       yield* Fiber.join(fiber)
     }))
 })
+
+describe("planning one usage-limit wait", () => {
+  const now = Date.UTC(2026, 10, 23, 14, 0)
+
+  it("waits from now until the reset the agent gave, plus a minute", () => {
+    assert.deepStrictEqual(planLimitWait(limit({ resetAt: now + 5 * MINUTE }), now, { waitedMs: 0, backoffs: 0 }, { maxLimitWaitMs: 6 * HOUR, deadline: null }), {
+      _tag: "Wait",
+      delayMs: 6 * MINUTE,
+      resumeAt: now + 6 * MINUTE,
+      basis: "reset time"
+    })
+  })
+
+  it("waits exactly as long as --max-limit-wait allows, and names that cap when the wait would be longer", () => {
+    const settings = { maxLimitWaitMs: 10 * MINUTE, deadline: now + 10 * MINUTE }
+    assert.deepStrictEqual(planLimitWait(limit({ retryAfterMs: 10 * MINUTE }), now, { waitedMs: 0, backoffs: 0 }, settings), {
+      _tag: "Wait",
+      delayMs: 10 * MINUTE,
+      resumeAt: now + 10 * MINUTE,
+      basis: "retry-after"
+    })
+    // The cap and the deadline fall together: the cap is named.
+    assert.deepStrictEqual(planLimitWait(limit({ retryAfterMs: 11 * MINUTE }), now, { waitedMs: 0, backoffs: 0 }, settings), {
+      _tag: "GiveUp",
+      resumeAt: now + 11 * MINUTE,
+      why: "the limit lifts at 2026-11-23T14:11:00Z, past --max-limit-wait (10m00s)"
+    })
+  })
+
+  it("backs off from now when the agent gives no time", () => {
+    assert.deepStrictEqual(planLimitWait(limit(), now, { waitedMs: 0, backoffs: 1 }, { maxLimitWaitMs: 6 * HOUR, deadline: null }), {
+      _tag: "Wait",
+      delayMs: 2 * MINUTE,
+      resumeAt: now + 2 * MINUTE,
+      basis: "backoff"
+    })
+  })
+
+  it.effect("does not count a wait for a known reset as a backoff", () =>
+    Effect.gen(function*() {
+      const start = yield* Clock.currentTimeMillis
+      const { waits } = yield* drive({ maxLimitWaitMs: 6 * HOUR, deadline: null }, [limit({ resetAt: start + 4 * MINUTE }), limit()])
+      assert.deepStrictEqual(waits, [5 * MINUTE, MINUTE])
+    }))
+})

@@ -1,11 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Layer, Option, Ref, Stream, TestClock } from "effect"
 import { ContextStore } from "../src/ContextStore.js"
+import type { ChangeId } from "../src/Domain.js"
 import { ErrorJournal } from "../src/ErrorJournal.js"
-import { GitSummary } from "../src/GitSummary.js"
+import { GitError, GitSummary } from "../src/GitSummary.js"
 import { HarnessEvent, outputOf, scriptedRun } from "../src/HarnessService.js"
+import { LoopLock } from "../src/LoopLock.js"
 import { CONTEXT_HEADING } from "../src/PromptBuilder.js"
-import { changeId, done, runWith, SECRET } from "./loopFixture.js"
+import { StateError } from "../src/StateError.js"
+import { changeId, done, hangsAfter, runWith, SECRET, untilPrinted } from "./loopFixture.js"
 
 describe("the loop", () => {
   it.effect("stops at the first iteration whose agent prints the promise", () =>
@@ -435,5 +438,180 @@ describe("what the loop tells the agent and records", () => {
       assert.deepStrictEqual(commitCalls, [["a.ts"], ["a.ts", "b.ts"]])
       assert.deepStrictEqual(records.map((r) => r.commit), [null, "c0ffee2"])
       assert.include(records[0]!.warnings[0]!, "auto-commit failed: the pre-commit hook said no")
+    }))
+})
+
+describe("how a run starts and ends", () => {
+  const failingGit = (fail: "snapshot" | "dirtyPaths") =>
+    Layer.effect(
+      GitSummary,
+      Effect.map(GitSummary, (git) => {
+        const error = new GitError({ operation: fail, detail: "index.lock exists" })
+        return fail === "snapshot" ? { ...git, snapshot: Effect.fail(error) } : { ...git, dirtyPaths: () => Effect.fail(error) }
+      })
+    ).pipe(Layer.provide(GitSummary.layerTest({ dirty: ["README.md"] })))
+
+  it.effect("warns when it takes over the lock of a loop that no longer runs", () =>
+    Effect.gen(function*() {
+      const lock = Layer.succeed(LoopLock, {
+        liveLoops: Effect.succeed([]),
+        acquire: () => Effect.succeed(Option.some({ pid: 4242, host: "here", startedAt: "2026-11-01T09:00:00.000Z" }))
+      })
+      const { exit, output } = yield* runWith(() => scriptedRun(done), {}, undefined, { lock })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
+      assert.include(output, "warning: took over the lock of a loop that is no longer running (pid 4242, started 2026-11-01T09:00:00.000Z)\n")
+    }))
+
+  it.effect("names the run by its start time and a short random tag, and measures --max-duration from its start", () =>
+    Effect.gen(function*() {
+      const start = Date.UTC(2026, 10, 1, 10, 0, 0, 123)
+      const { exit, records, state } = yield* runWith(() => scriptedRun(done), { maxDurationMs: 60_000 }, undefined, {
+        setup: TestClock.setTime(start)
+      })
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 1] as const))
+      assert.match(records[0]!.run, /^20261101T100000Z-[0-9a-z]{4}$/)
+      assert.strictEqual(state?.run, records[0]!.run)
+      assert.strictEqual(state?.startedAt, "2026-11-01T10:00:00.123Z")
+    }))
+
+  it.effect("stops a run that started late on the clock once --max-duration is up, not before", () =>
+    Effect.gen(function*() {
+      const { exit, records } = yield* runWith(() => hangsAfter(HarnessEvent.AgentText({ text: "thinking\n" })), { maxDurationMs: 60_000, inactivityTimeoutMs: 3_600_000 }, undefined, {
+        setup: TestClock.setTime(Date.UTC(2026, 10, 1, 10)),
+        during: (out) => Effect.zipRight(untilPrinted(out, "=== spool ralph: iteration 1/5"), TestClock.adjust("1 minute"))
+      })
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.reason, r.iterations] as const), Exit.succeed(["stopped", "max-duration", 1] as const))
+      assert.deepStrictEqual(records.map((r) => r.outcome), ["stopped"])
+    }))
+
+  it.effect("records where the options came from in the state file, and nothing when that is not known", () =>
+    Effect.gen(function*() {
+      const settings = { file: ".spool/ralph.json", fromFile: ["maxIterations"], fromCommandLine: ["verify"] }
+      const known = yield* runWith(() => scriptedRun(done), {}, undefined, { settings })
+      assert.deepStrictEqual(known.state?.settings, settings)
+      const unknown = yield* runWith(() => scriptedRun(done))
+      assert.isNotNull(unknown.state)
+      assert.notProperty(unknown.state, "settings")
+    }))
+
+  it.effect("leaves earlier runs' failures out of the prompt with --error-history 0", () =>
+    Effect.gen(function*() {
+      const old = { timestamp: "2026-11-01T00:00:00.000Z", run: "old-run", iteration: 1, exitCode: 1, signal: null, timedOut: false, error: null, taskId: null, taskDescription: null, stderr: "OLD-FAILURE\n", stdout: "" }
+      const setup = Effect.flatMap(ErrorJournal, (j) => j.append(changeId, old)).pipe(Effect.orDie)
+      const { prompts } = yield* runWith((r) => r.iteration === 1 ? scriptedRun("x\n", 1) : scriptedRun(done), { errorHistory: 0 }, undefined, { setup })
+      assert.notInclude(prompts[0]!.prompt, "## Previous errors")
+      assert.notInclude(prompts[1]!.prompt, "OLD-FAILURE")
+      assert.include(prompts[1]!.prompt, "iteration 1: code 1")
+    }))
+
+  it.effect("warns and goes on without earlier errors when the journal cannot be read", () =>
+    Effect.gen(function*() {
+      const journal = Layer.effect(
+        ErrorJournal,
+        Effect.gen(function*() {
+          const memory = yield* ErrorJournal
+          const reads = yield* Ref.make(0)
+          return {
+            ...memory,
+            read: (id: ChangeId) =>
+              Effect.flatMap(Ref.getAndUpdate(reads, (n) => n + 1), (n) =>
+                n === 0 ? Effect.fail(new StateError({ reason: "Decode", path: "errors.md", detail: "bad entry" })) : memory.read(id))
+          }
+        })
+      ).pipe(Layer.provide(ErrorJournal.layerMemory))
+      const { exit, output } = yield* runWith(() => scriptedRun(done), {}, undefined, { journal })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
+      assert.include(output, "warning: errors.md is damaged: bad entry (fix or delete the file); earlier errors are left out of the prompt\n")
+    }))
+
+  it.effect("records the loop as failed with an error when the journal cannot be written", () =>
+    Effect.gen(function*() {
+      const journal = Layer.effect(
+        ErrorJournal,
+        Effect.map(ErrorJournal, (memory) => ({
+          ...memory,
+          append: () => Effect.fail(new StateError({ reason: "Write", path: "errors.md", detail: "disk full" }))
+        }))
+      ).pipe(Layer.provide(ErrorJournal.layerMemory))
+      const { exit, state } = yield* runWith(() => scriptedRun("boom\n", 1), {}, undefined, { journal })
+      assert.isTrue(Exit.isFailure(exit))
+      assert.deepInclude(state, {
+        status: "failed",
+        stopReason: "error",
+        stopMessage: "cannot write errors.md: disk full (check permissions and free disk space)"
+      })
+    }))
+
+  it.effect("records the run as interrupted when it is interrupted mid-iteration", () =>
+    Effect.gen(function*() {
+      const { exit, state } = yield* runWith(() => Stream.concat(Stream.make(HarnessEvent.AgentText({ text: "working\n" })), Stream.fromEffect(Effect.interrupt)))
+      assert.isTrue(Exit.isInterrupted(exit))
+      assert.deepInclude(state, { status: "interrupted", stopReason: "interrupted", resumeAt: null })
+    }))
+
+  it.effect("warns once outside a git repository", () =>
+    Effect.gen(function*() {
+      const { exit, output } = yield* runWith((r) => scriptedRun(r.iteration === 2 ? done : "x\n"), {}, GitSummary.layerNone)
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.iterations), Exit.succeed(2))
+      assert.include(
+        output,
+        "warning: not inside a git repository: iterations will not be summarized or committed, and the stall breaker cannot see file changes\n"
+      )
+      assert.strictEqual(output.split("not inside a git repository").length - 1, 1)
+    }))
+
+  it.effect("says nothing of uncommitted work in a clean work tree, or when git cannot tell", () =>
+    Effect.gen(function*() {
+      for (const git of [GitSummary.layerTest(), GitSummary.layerTest({ dirty: [".spool/changes/x/tasks.md"] }), failingGit("snapshot"), failingGit("dirtyPaths")]) {
+        const { exit, output } = yield* runWith(() => scriptedRun(done), {}, git)
+        assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("complete" as const))
+        assert.notInclude(output, "uncommitted")
+      }
+    }))
+
+  it.effect("names the uncommitted changes outside .spool/ it leaves out, one as it, more as them", () =>
+    Effect.gen(function*() {
+      const one = yield* runWith(() => scriptedRun(done), {}, GitSummary.layerTest({ dirty: ["README.md"] }))
+      assert.include(
+        one.output,
+        "warning: the work tree holds 1 uncommitted change outside .spool/ (README.md): spool commits only what each iteration changes and leaves it out " +
+          "(to keep the loop apart from them, run it with --worktree)\n"
+      )
+      const two = yield* runWith(() => scriptedRun(done), {}, GitSummary.layerTest({ dirty: ["README.md", "notes.txt"] }))
+      assert.include(
+        two.output,
+        "warning: the work tree holds 2 uncommitted changes outside .spool/ (README.md, notes.txt): spool commits only what each iteration changes and leaves them out " +
+          "(to keep the loop apart from them, run it with --worktree)\n"
+      )
+    }))
+
+  it.effect("says at which iteration the promise was accepted", () =>
+    Effect.gen(function*() {
+      const { exit, output, state } = yield* runWith((r) => scriptedRun(r.iteration === 2 ? done : "x\n"))
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.message), Exit.succeed("complete: the promise was accepted at iteration 2"))
+      assert.include(output, "complete: the promise was accepted at iteration 2\n")
+      assert.strictEqual(state?.stopMessage, "complete: the promise was accepted at iteration 2")
+    }))
+
+  it.effect("says what --max-iterations ran out without: the promise, or a claim that passed --verify", () =>
+    Effect.gen(function*() {
+      const plain = yield* runWith(() => scriptedRun("x\n"), { maxIterations: 2 })
+      assert.deepStrictEqual(Exit.map(plain.exit, (r) => r.message), Exit.succeed("stopped: --max-iterations (2) reached without the completion promise"))
+      const verified = yield* runWith(() => scriptedRun("x\n"), { maxIterations: 1, verify: ["npm test"] })
+      assert.deepStrictEqual(
+        Exit.map(verified.exit, (r) => r.message),
+        Exit.succeed("stopped: --max-iterations (1) reached without a claim of completion that passed --verify")
+      )
+    }))
+
+  it.effect("archives nothing when the run ends without completing, and says nothing when the journal is empty", () =>
+    Effect.gen(function*() {
+      const unfinished = yield* runWith(() => scriptedRun("x\n", 1), { maxIterations: 2 }, undefined, { tasks: "- [x] 1.1 a\n" })
+      assert.deepStrictEqual(Exit.map(unfinished.exit, (r) => r.status), Exit.succeed("max-iterations" as const))
+      assert.strictEqual(unfinished.journal.length, 2)
+      assert.notInclude(unfinished.output, "archived")
+      const clean = yield* runWith(() => scriptedRun(done), {}, undefined, { tasks: "- [x] 1.1 a\n" })
+      assert.deepStrictEqual(Exit.map(clean.exit, (r) => r.status), Exit.succeed("complete" as const))
+      assert.notInclude(clean.output, "archived")
     }))
 })

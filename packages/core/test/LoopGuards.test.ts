@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Option, Stream, TestClock } from "effect"
+import { Cause, type Context, Deferred, Effect, Exit, Option, TestClock } from "effect"
+import { CompletionCheck } from "../src/CompletionCheck.js"
 import { GitSummary } from "../src/GitSummary.js"
 import { HarnessEvent, scriptedRun } from "../src/HarnessService.js"
 import { HistoryStore } from "../src/HistoryStore.js"
-import { changeId, done, runWith, untilPrinted } from "./loopFixture.js"
+import { changeId, done, hangsAfter, runWith, untilPrinted } from "./loopFixture.js"
 
 const usage = (tokens: number, cost: number | null) =>
   HarnessEvent.Usage({ usage: { inputTokens: tokens, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost } })
@@ -12,9 +13,6 @@ const limited = (overrides: Partial<Omit<Extract<HarnessEvent, { _tag: "Limited"
   HarnessEvent.Limited({ message: "429 rate limited", resetAt: null, retryAfterMs: 120_000, resets: true, ...overrides }),
   HarnessEvent.Exited({ exitCode: 1, signal: null })
 ]
-
-/** An agent that reports `events` and then works on, silent, until it is stopped. */
-const hangsAfter = (...events: ReadonlyArray<HarnessEvent>) => Stream.concat(Stream.fromIterable(events), Stream.never)
 
 const failureOf = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? Option.getOrNull(Cause.failureOption(exit.cause)) : null)
 
@@ -147,5 +145,88 @@ describe("the loop's guards", () => {
     Effect.gen(function*() {
       const { exit } = yield* runWith((r) => scriptedRun("x\n", r.iteration), { maxConsecutiveFailures: 2 })
       assert.strictEqual(failureOf(exit)?.message, "2 iterations failed in a row (--max-consecutive-failures 2); the last one: the harness exited with code 2; see spool ralph --status")
+    }))
+})
+
+describe("how guards end a run", () => {
+  it.effect("marks the state running again, with no resume time, once a usage limit has been waited out", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const seen: Array<unknown> = []
+      const store = yield* Deferred.make<Context.Tag.Service<HistoryStore>>()
+      const { exit } = yield* runWith(
+        () =>
+          ++calls === 1 ? limited() : Effect.gen(function*() {
+            // What the state file says as the same iteration runs again.
+            const state = Option.getOrNull(yield* Effect.orDie((yield* Deferred.await(store)).readState(changeId)))
+            seen.push(state?.status, state?.resumeAt)
+            return scriptedRun(done)
+          }),
+        {},
+        undefined,
+        {
+          during: (out) =>
+            Effect.gen(function*() {
+              yield* Deferred.succeed(store, yield* HistoryStore)
+              yield* untilPrinted(out, "waiting for the usage limit until")
+              yield* TestClock.adjust("2 minutes")
+            })
+        }
+      )
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 1] as const))
+      assert.deepStrictEqual(seen, ["running", null])
+    }))
+
+  it.effect("stops before running an iteration again when its spend reached a cap before the usage limit was waited out", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const { exit, prompts, state } = yield* runWith(
+        () => (++calls === 1 ? scriptedRun("step one\n") : [usage(1200, null), ...limited()]),
+        { maxTokens: 1000 },
+        undefined,
+        { during: (out) => Effect.zipRight(untilPrinted(out, "waiting for the usage limit until"), TestClock.adjust("2 minutes")) }
+      )
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.reason, r.iterations] as const), Exit.succeed(["stopped", "max-tokens", 1] as const))
+      assert.deepStrictEqual(prompts.map((p) => p.iteration), [1, 2])
+      assert.deepInclude(state, { status: "stopped", stopReason: "max-tokens", iteration: 2 })
+    }))
+
+  it.effect("says to run again once a limit that does not reset, and gave no time, is lifted", () =>
+    Effect.gen(function*() {
+      const { exit, state, output } = yield* runWith(() => limited({ resets: false, resetAt: null, retryAfterMs: null, message: "Quota exceeded" }))
+      const message = "stopped: the usage limit does not reset by waiting (Quota exceeded); run spool again once it is lifted"
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.message, r.resumeAt] as const), Exit.succeed(["usage-limit", message, null] as const))
+      assert.deepInclude(state, { status: "usage-limit", resumeAt: null, stopMessage: message })
+      assert.include(output, `${message}\n`)
+    }))
+
+  it.effect("stops on a cap reached in the last iteration as the cap, not as --max-iterations", () =>
+    Effect.gen(function*() {
+      const cost = yield* runWith(() => hangsAfter(usage(200, 1.5)), { maxCostUsd: 1, maxIterations: 1 })
+      assert.deepStrictEqual(Exit.map(cost.exit, (r) => [r.status, r.reason, r.iterations] as const), Exit.succeed(["stopped", "max-cost", 1] as const))
+      const tokens = yield* runWith(() => [usage(1200, null), ...scriptedRun("working\n")], { maxTokens: 1000, maxIterations: 1 })
+      assert.deepStrictEqual(Exit.map(tokens.exit, (r) => [r.status, r.reason, r.iterations] as const), Exit.succeed(["stopped", "max-tokens", 1] as const))
+      assert.include(tokens.output, "stopped: --max-tokens 1000 reached (cost unknown, 1200 tokens,")
+    }))
+
+  it.effect("stops on --max-duration when time runs out after the agent ended, while its claim is checked", () =>
+    Effect.gen(function*() {
+      const checks = CompletionCheck.layerTest(() =>
+        Effect.as(Effect.sleep("2 minutes"), { exitCode: 1, signal: null, timedOut: false, durationMs: 120_000, output: "1 failing\n" })
+      )
+      const { exit, records } = yield* runWith(() => scriptedRun(done), { maxDurationMs: 60_000, maxIterations: 1, verify: ["pnpm test"] }, undefined, {
+        checks,
+        during: (out) =>
+          Effect.gen(function*() {
+            yield* untilPrinted(out, "checking the claim: pnpm test")
+            // Until the check has ended: its sleep may not have begun when the clock first moves.
+            for (let i = 0; i < 50 && !out().includes("--- iteration 1:"); i++) {
+              yield* TestClock.adjust("1 minute")
+              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+            }
+          })
+      })
+      assert.deepStrictEqual(Exit.map(exit, (r) => [r.status, r.reason, r.iterations] as const), Exit.succeed(["stopped", "max-duration", 1] as const))
+      assert.deepStrictEqual(records.map((r) => [r.outcome, r.verify?.[0]?.passed]), [["failed", false]])
     }))
 })

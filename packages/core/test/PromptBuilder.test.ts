@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { CONTEXT_HEADING, type PromptInput, renderPrompt, TASK_HEADING } from "../src/PromptBuilder.js"
+import { Effect } from "effect"
+import { CONTEXT_HEADING, PromptBuilder, type PromptInput, renderPrompt, TASK_HEADING } from "../src/PromptBuilder.js"
 import { judgeCompletion } from "../src/CompletionJudge.js"
 
 const input = (overrides: Partial<PromptInput> = {}): PromptInput => ({
@@ -80,4 +81,124 @@ describe("iteration prompt", () => {
       expect(judgeCompletion(rule, options).verdicts[0]?.reason).toMatch(/^deferred: "When, and only when/)
     }
   })
+})
+
+describe("exact iteration prompt", () => {
+  const preamble = (iteration: number, max: number, changeId: string, minimum: string, token: string) => [
+    `# Ralph loop: iteration ${iteration} of at most ${max}`,
+    "",
+    `You are working autonomously in an iterative development loop on change \`${changeId}\`.`,
+    "The same task is given to you again every iteration. Your earlier work is in the repository and its git history:",
+    `read it first, continue from where it stands, and do not redo finished work.${minimum}`,
+    "",
+    "Rules:",
+    "- Work without asking questions: nobody will answer. Make reasonable decisions and note them in your changes.",
+    "- Make real progress this iteration: implement, then verify with the project's tests and checks, and fix what fails.",
+    "- Keep the change's task list up to date as you finish tasks.",
+    "- Only claim completion when it is true: every requirement is implemented and the tests pass.",
+    `- When, and only when, the task is completely done, print the completion promise on a line of its own: <promise>${token}</promise>`,
+    "- If it is not done, do not print the promise; end the iteration by saying what remains."
+  ].join("\n")
+
+  it("renders every part, trimmed, in order: preamble, context, task with proposal and module, further sections", () => {
+    const prompt = renderPrompt(input({
+      iteration: 4,
+      minIterations: 2,
+      maxIterations: 9,
+      completionPromise: "ALL DONE",
+      context: "\n  Use the staging database.  \n",
+      changeId: "007-02_fix-login",
+      moduleId: "007",
+      userPrompt: "  Fix the login.\n\n",
+      proposal: "\n# Proposal\nFix it.\n  ",
+      module: "\n\n# Module 007\nAuth.\n\n",
+      sections: [
+        { title: "Tasks", body: "\n- [ ] 1.1 Do it\n" },
+        { title: "Blank", body: " \n\t" },
+        { title: "Recent commits", body: "  - abc fix  " }
+      ]
+    }))
+    expect(prompt).toBe([
+      preamble(4, 9, "007-02_fix-login", " The loop runs at least 2 iterations, so keep improving and verifying even after the work looks finished.", "ALL DONE"),
+      "",
+      "## Additional Context (added by user mid-loop)",
+      "",
+      "Use the staging database.",
+      "",
+      "---",
+      "",
+      "## Your Task",
+      "",
+      "Fix the login.",
+      "",
+      "### Change proposal (`007-02_fix-login`)",
+      "",
+      "# Proposal\nFix it.",
+      "",
+      "### Module (`007`)",
+      "",
+      "# Module 007\nAuth.",
+      "",
+      "## Tasks",
+      "",
+      "- [ ] 1.1 Do it",
+      "",
+      "## Recent commits",
+      "",
+      "- abc fix",
+      ""
+    ].join("\n"))
+  })
+
+  it("renders the task alone after the preamble when there is no context, module or further section", () => {
+    const prompt = renderPrompt(input({ iteration: 1, maxIterations: 5, moduleId: null, module: null, context: "  \n" }))
+    expect(prompt).toBe([
+      preamble(1, 5, "002-01_add-ralph-loop", "", "COMPLETE"),
+      "",
+      "## Your Task",
+      "",
+      "Implement the loop.",
+      "",
+      "### Change proposal (`002-01_add-ralph-loop`)",
+      "",
+      "# Proposal\nAdd the loop.",
+      ""
+    ].join("\n"))
+  })
+
+  it("names the module section without an id when the module has none", () => {
+    const prompt = renderPrompt(input({ moduleId: null, module: "Module text" }))
+    expect(prompt.endsWith("\n\n### Module\n\nModule text\n")).toBe(true)
+  })
+
+  it("leaves out a module section whose text is blank", () => {
+    const prompt = renderPrompt(input({ module: " \n\t" }))
+    expect(prompt).not.toContain("### Module")
+    expect(prompt.endsWith("# Proposal\nAdd the loop.\n")).toBe(true)
+  })
+
+  it("asks to keep improving only when the loop has a minimum of more than one iteration", () => {
+    const minimumLine = (minIterations: number) =>
+      renderPrompt(input({ minIterations })).split("\n").find((line) => line.startsWith("read it first"))
+    expect(minimumLine(0)).toBe("read it first, continue from where it stands, and do not redo finished work.")
+    expect(minimumLine(1)).toBe("read it first, continue from where it stands, and do not redo finished work.")
+    expect(minimumLine(2)).toBe(
+      "read it first, continue from where it stands, and do not redo finished work. The loop runs at least 2 iterations, so keep improving and verifying even after the work looks finished."
+    )
+  })
+
+  it.effect("the test builder records each input and renders it as the real builder does", () =>
+    Effect.gen(function*() {
+      const inputs: Array<PromptInput> = []
+      const first = input({ iteration: 1 })
+      const second = input({ iteration: 2, context: "ctx" })
+      const built = yield* Effect.gen(function*() {
+        const builder = yield* PromptBuilder
+        return [builder.build(first), builder.build(second)]
+      }).pipe(Effect.provide(PromptBuilder.layerTest(inputs)))
+      expect(built).toEqual([renderPrompt(first), renderPrompt(second)])
+      expect(inputs).toEqual([first, second])
+      const real = yield* Effect.map(PromptBuilder, (builder) => builder.build(second)).pipe(Effect.provide(PromptBuilder.layer))
+      expect(real).toBe(renderPrompt(second))
+    }))
 })

@@ -3,6 +3,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { type CheckRequest, type CheckRun, CompletionCheck } from "../src/CompletionCheck.js"
 import { scriptedRun } from "../src/HarnessService.js"
 import { PROMPT_ENTRY_BUDGET } from "../src/JournalEntry.js"
+import { checkFailure, checksSection, describeCheck, rejectionNote } from "../src/Verification.js"
 import { done, runWith, SECRET } from "./loopFixture.js"
 
 type Answer = Omit<CheckRun, "command" | "passed">
@@ -142,5 +143,57 @@ describe("verified completion (--verify)", () => {
       const next = prompts[1]!.prompt
       assert.include(next, "THE LAST LINE")
       assert.isBelow(next.length, prompts[0]!.prompt.length + 2 * PROMPT_ENTRY_BUDGET + 2_000)
+    }))
+})
+
+describe("what the loop says of checks", () => {
+  const run = (overrides: Partial<CheckRun> = {}): CheckRun => ({
+    command: "pnpm test",
+    exitCode: 1,
+    signal: null,
+    timedOut: false,
+    durationMs: 4_200,
+    passed: false,
+    output: "1 failing\n",
+    ...overrides
+  })
+
+  it("describes how a check ended: by its exit code, a signal, or the timeout", () => {
+    assert.strictEqual(describeCheck(run()), "exit 1, 4.2s")
+    assert.strictEqual(describeCheck(run({ exitCode: null, signal: "SIGSEGV", durationMs: 1_000 })), "killed by SIGSEGV, 1.0s")
+    assert.strictEqual(describeCheck(run({ exitCode: null, signal: "SIGTERM", timedOut: true, durationMs: 600_000 })), "timed out after 10m00s")
+  })
+
+  it("names a failed check the same way each time it fails the same way", () => {
+    assert.strictEqual(checkFailure(run()), "verify failed: pnpm test (exit 1)")
+    assert.strictEqual(checkFailure(run({ exitCode: null, signal: "SIGKILL" })), "verify failed: pnpm test (SIGKILL)")
+    assert.strictEqual(checkFailure(run({ exitCode: null, signal: "SIGTERM", timedOut: true })), "verify failed: pnpm test (timed out)")
+  })
+
+  it("tells the agent which check rejected its claim, among all the checks, and what to do", () => {
+    assert.strictEqual(
+      rejectionNote(3, ["pnpm test", "pnpm lint"], run({ command: "pnpm lint" })),
+      "In iteration 3 you claimed completion, and the loop checked the claim by running the project's checks " +
+        "(`pnpm test`, `pnpm lint`, in that order; all must pass). " +
+        "`pnpm lint` failed (exit 1, 4.2s), so the claim was rejected; its output is under \"Previous errors\" below. " +
+        "Fix what it reports, run `pnpm lint` yourself until it passes, and only then claim completion again."
+    )
+  })
+
+  it("tells the agent in every prompt which commands decide a claim", () => {
+    assert.deepStrictEqual(checksSection(["pnpm test", "pnpm lint"]), {
+      title: "How your claim is checked",
+      body: "When you claim completion, the loop runs these commands in the repository, in this order, and believes the claim only if every one exits 0:\n" +
+        "- `pnpm test`\n- `pnpm lint`\n" +
+        "Run them yourself before you claim completion."
+    })
+  })
+
+  it.effect("prints each check as it starts it", () =>
+    Effect.gen(function*() {
+      const { output } = yield* runWith(() => scriptedRun(done), { verify: ["pnpm test", "pnpm lint"] })
+      assert.include(output, "checking the claim: pnpm test\n")
+      assert.include(output, "checking the claim: pnpm lint\n")
+      assert.isBelow(output.indexOf("checking the claim: pnpm test"), output.indexOf("checking the claim: pnpm lint"))
     }))
 })

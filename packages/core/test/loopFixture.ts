@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { CompletionCheck } from "../src/CompletionCheck.js"
 import { ContextStore } from "../src/ContextStore.js"
-import { ChangeId, type LoopOptions } from "../src/Domain.js"
+import { ChangeId, type LoopOptions, type SettingsSource } from "../src/Domain.js"
 import { ErrorJournal } from "../src/ErrorJournal.js"
 import { GitSummary } from "../src/GitSummary.js"
 import type { HarnessEvent, HarnessRequest } from "../src/HarnessService.js"
@@ -64,6 +64,9 @@ export const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
 
 export const done = "all good\n<promise>COMPLETE</promise>\n"
 
+/** An agent that reports `events` and then works on, silent, until it is stopped. */
+export const hangsAfter = (...events: ReadonlyArray<HarnessEvent>) => Stream.concat(Stream.fromIterable(events), Stream.never)
+
 /** What the fixture's redactor hides, as a secret in the environment would be. */
 export const SECRET = "SECRET-VALUE-42"
 
@@ -85,6 +88,12 @@ export const runWith = (
     readonly during?: (output: () => string) => Effect.Effect<void, never, HistoryStore>
     /** The runner of `--verify` checks (default: every check passes at once, printing nothing). */
     readonly checks?: Layer.Layer<CompletionCheck>
+    /** The journal of failures (default: one in memory). */
+    readonly journal?: Layer.Layer<ErrorJournal>
+    /** The change's lock (default: one in memory, free). */
+    readonly lock?: Layer.Layer<LoopLock>
+    /** Where the options came from, as the run is given it. */
+    readonly settings?: SettingsSource
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -108,7 +117,12 @@ export const runWith = (
           }))
       }))
     )
-    const stores = Layer.mergeAll(ContextStore.layerMemory, HistoryStore.layerMemory, ErrorJournal.layerMemory, LoopLock.layerMemory)
+    const stores = Layer.mergeAll(
+      ContextStore.layerMemory,
+      HistoryStore.layerMemory,
+      extras.journal ?? ErrorJournal.layerMemory,
+      extras.lock ?? LoopLock.layerMemory
+    )
     const layer = Layer.mergeAll(
       harness,
       git,
@@ -121,7 +135,15 @@ export const runWith = (
     return yield* Effect.gen(function*() {
       if (extras.setup) yield* extras.setup
       const loop = Effect.exit(
-        runLoop({ change, userPrompt: "Build it.", options: options(loopOptions), cwd: "/tmp", pid: 42, redact: (text) => text.replaceAll(SECRET, "[REDACTED]") })
+        runLoop({
+          change,
+          userPrompt: "Build it.",
+          options: options(loopOptions),
+          cwd: "/tmp",
+          pid: 42,
+          redact: (text) => text.replaceAll(SECRET, "[REDACTED]"),
+          ...(extras.settings === undefined ? {} : { settings: extras.settings })
+        })
       )
       const [exit] = yield* Effect.all([loop, extras.during?.(() => output.join("")) ?? Effect.void], { concurrency: 2 })
       const history = yield* HistoryStore
