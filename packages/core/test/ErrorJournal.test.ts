@@ -6,8 +6,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ChangeId } from "../src/Domain.js"
 import { ErrorJournal } from "../src/ErrorJournal.js"
-import { formatEntry, type JournalEntry } from "../src/JournalEntry.js"
+import { formatEntry } from "../src/JournalEntry.js"
 import { Workspace } from "../src/Workspace.js"
+import { sampleEntry } from "./journalFixture.js"
 
 const workspace = () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "spool-journal-")))
@@ -16,19 +17,7 @@ const workspace = () => {
   return root
 }
 
-const entry = (iteration: number): JournalEntry => ({
-  timestamp: "2026-11-22T02:30:00.000Z",
-  run: "20261122T023000Z-abcd",
-  iteration,
-  exitCode: 1,
-  signal: null,
-  timedOut: false,
-  error: null,
-  taskId: "1.2",
-  taskDescription: "Add the entry point",
-  stderr: "TypeError: boom\n",
-  stdout: ""
-})
+const entry = (iteration: number) => sampleEntry({ iteration })
 
 const onDisk = <A, E>(root: string, body: Effect.Effect<A, E, ErrorJournal>) =>
   body.pipe(

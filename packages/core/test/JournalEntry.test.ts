@@ -2,29 +2,16 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   ENTRY_DELIMITER,
   formatEntry,
-  type JournalEntry,
   parseEntries,
   previousErrorsSection,
   trimEntryForPrompt
 } from "../src/JournalEntry.js"
 import { makeByteHeadTail } from "../src/OutputLog.js"
+import { sampleEntry } from "./journalFixture.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 
-const entry = (overrides: Partial<JournalEntry> = {}): JournalEntry => ({
-  timestamp: "2026-11-22T02:30:00.000Z",
-  run: "20261122T023000Z-abcd",
-  iteration: 2,
-  exitCode: 1,
-  signal: null,
-  timedOut: false,
-  error: null,
-  taskId: "1.2",
-  taskDescription: "Add the entry point",
-  stderr: "TypeError: boom\n",
-  stdout: "running tests\n1 failed\n",
-  ...overrides
-})
+const entry = sampleEntry
 
 describe("error journal entries", () => {
   it("writes a delimiter, a header with every field, then labelled stderr and stdout blocks", () => {
