@@ -120,11 +120,121 @@ describe("ClaudeOutput: the agent's text", () => {
   })
 })
 
+describe("ClaudeOutput: what is shown", () => {
+  it("a message already ending with a newline gets no second one; a blank one is skipped", () => {
+    const r = run(assistant([text("Line.\n"), text("  \n"), text("Next.")]) + result())
+    assert.strictEqual(r.agentText, "Line.\nNext.\n")
+    assert.strictEqual(r.display, "Line.\nNext.\n")
+  })
+
+  it("a tool call is named by the first non-empty path, command, pattern, url or description of its input", () => {
+    const shown = (input: unknown) => run(assistant([{ type: "tool_use", id: "t", name: "Tool", input }]) + result()).display
+    assert.strictEqual(shown({ description: "d", file_path: "/repo/a.ts" }), "→ Tool a.ts\n")
+    assert.strictEqual(shown({ notebook_path: "/repo/n.ipynb" }), "→ Tool n.ipynb\n")
+    assert.strictEqual(shown({ path: "/repository/src" }), "→ Tool /repository/src\n")
+    assert.strictEqual(shown({ url: "https://example.com", description: "" }), "→ Tool https://example.com\n")
+    assert.strictEqual(shown({ file_path: "", description: "look around" }), "→ Tool look around\n")
+    assert.strictEqual(shown({ command: "npm test\necho more" }), "→ Tool npm test\n")
+    assert.strictEqual(shown({ command: "x".repeat(200) }), `→ Tool ${"x".repeat(119)}…\n`)
+    assert.strictEqual(shown({ limit: 3 }), "→ Tool\n")
+    assert.strictEqual(shown(undefined), "→ Tool\n")
+  })
+
+  it("a failed tool call is shown with the first line of its result, or `failed`; a successful one is not", () => {
+    const r = run(
+      assistant([toolUse("t1", "Bash", { command: "make" }), toolUse("t2", "Read", { file_path: "/repo/x" })]) +
+        line({
+          type: "user",
+          message: {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "make: *** no rule\nmore" }], is_error: true },
+              { type: "tool_result", tool_use_id: "t2", content: "", is_error: true },
+              { type: "tool_result", tool_use_id: "t9", content: "gone", is_error: true },
+              { type: "tool_result", tool_use_id: "t2", content: "fine" }
+            ]
+          },
+          parent_tool_use_id: null
+        }) + result()
+    )
+    assert.strictEqual(r.display, "→ Bash make\n→ Read x\n✗ Bash make: make: *** no rule\n✗ Read x: failed\n✗ tool call: gone\n")
+  })
+
+  it("claude's own report of an API error is shown, a sub-agent's indented, and is never AgentText", () => {
+    const r = run(
+      assistant([text("API Error: 500 sub-agent\ndetails")], "task1", { is_api_error_message: true }) +
+        assistant([text(" ")], null, { is_api_error_message: true }) +
+        result({ is_error: true, result: "" })
+    )
+    assert.strictEqual(r.agentText, "")
+    assert.strictEqual(r.display, "  ✗ API Error: 500 sub-agent\n✗ claude reported an error (success)\n")
+    assert.deepStrictEqual(r.failed, ["claude reported an error (success)"])
+  })
+
+  it("an API error's text is cut at 500 characters", () => {
+    const long = `API Error: ${"e".repeat(600)}`
+    const r = run(apiError(long, 500) + result({ is_error: true, result: "" }))
+    assert.strictEqual(r.display, `✗ ${long.slice(0, 499)}…\n`)
+    assert.deepStrictEqual(r.failed, [`${long.slice(0, 499)}…`])
+    const errors = run(result({ is_error: true, result: undefined, errors: ["a".repeat(300), "b".repeat(300)] }))
+    assert.deepStrictEqual(errors.failed, [`${"a".repeat(300)}; ${"b".repeat(197)}…`])
+    assert.deepStrictEqual(run(result({ is_error: true, result: long })).failed, [`${long.slice(0, 499)}…`])
+  })
+
+  it("a retry is shown with what claude knows of it", () => {
+    const retry = (fields: object) => run(line({ type: "system", subtype: "api_retry", ...fields }) + result()).display
+    assert.strictEqual(retry({ error_status: null, error: "overloaded_error", attempt: 2 }), "… claude retries a failed model request (overloaded_error, attempt 2)\n")
+    assert.strictEqual(retry({}), "… claude retries a failed model request (error)\n")
+  })
+
+  it("a denied permission names the tool call, or the tool, or `a tool`; a later denial is not warned about again", () => {
+    const r = run(
+      line({ type: "system", subtype: "permission_denied", tool_name: "Write" }) +
+        line({ type: "system", subtype: "permission_denied" }) +
+        result({ permission_denials: [{ tool_name: "Bash", tool_input: { command: "ls" } }] })
+    )
+    assert.strictEqual(r.display, "✗ Write: permission denied\n✗ a tool: permission denied\n")
+    assert.deepStrictEqual(r.warnings, [ClaudeOutput.permissionWarning("Write")])
+    assert.strictEqual(
+      r.warnings[0],
+      "claude denied a tool call that needs permission (Write), so the agent could not do it; rerun with --allow-all to approve the agent's tool calls without asking"
+    )
+  })
+
+  it("stderr is shown without its colour codes; blank stderr lines are not", () => {
+    const r = run(result(), { stderr: "\u001b[31mwarning: slow\u001b[0m  \n \u001b[0m \n" })
+    assert.strictEqual(r.display, "warning: slow\n")
+  })
+
+  it("a run without a result names its last non-blank stderr line, without a hint unless root was refused", () => {
+    const r = run(assistant([text("Half")]), { stderr: "first\nError: out of memory\n\u001b[0m\n", exitCode: 1 })
+    assert.deepStrictEqual(r.failed, [`${ClaudeOutput.NO_RESULT}: Error: out of memory`])
+    assert.strictEqual(ClaudeOutput.NO_RESULT, "claude ended without a result")
+    assert.strictEqual(
+      ClaudeOutput.rootHint,
+      "claude refuses --dangerously-skip-permissions as root; set IS_SANDBOX=1 if this machine is a sandbox, or run as a non-root user"
+    )
+  })
+
+  it("a long assistant line is read whole, even with spaces around its type", () => {
+    const long = `${"x".repeat(70_000)} ${PROMISE}`
+    const spaced = `{"type" : "assistant", "message": {"content": [{"type": "text", "text": ${JSON.stringify(long)}}]}, "parent_tool_use_id": null}\n`
+    const r = run(spaced + assistant([text(long)]) + result(), { chunk: 8192 })
+    assert.strictEqual(r.agentText, `${long}\n${long}\n`)
+  })
+})
+
 describe("ClaudeOutput: usage, permissions and failures", () => {
   it("reports the run's totals from the result once, thinking apart from the other output tokens", () => {
     const r = run(init + assistant([text("Hi.")]) + result())
     assert.deepStrictEqual(r.usage, [{ inputTokens: 200, outputTokens: 25, reasoningTokens: 15, cacheReadTokens: 60, cacheWriteTokens: 20, cost: 0.0125 }])
     assert.deepStrictEqual(r.failed, [])
+  })
+
+  it("thinking never makes the other output tokens negative; a null thinking detail counts 0", () => {
+    const usage = (u: object) => run(result({ usage: u })).usage[0]
+    assert.deepInclude(usage({ output_tokens: 10, output_tokens_details: { thinking_tokens: 12 } }), { outputTokens: 0, reasoningTokens: 12 })
+    assert.deepInclude(usage({ output_tokens: 10, output_tokens_details: null }), { outputTokens: 10, reasoningTokens: 0 })
   })
 
   it("cost is null when the result does not report it", () => {
@@ -219,6 +329,30 @@ describe("ClaudeOutput: usage limits, from claude's error channels only", () => 
     )
     assert.strictEqual(r.limited.at(-1)?.resetAt, 1768500000000)
     assert.strictEqual(r.limited.at(-1)?.message, "You've hit your weekly limit")
+  })
+
+  it("a rejected rate_limit_event is shown; a later one without a time keeps the earlier reset time for the run's error", () => {
+    const r = run(
+      line({ type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt: 1768500000, rateLimitType: "five_hour" } }) +
+        line({ type: "rate_limit_event", rate_limit_info: { status: "rejected" } }) +
+        result({ is_error: true, result: "You've hit your limit", api_error_status: null }),
+      { exitCode: 1 }
+    )
+    assert.include(r.display, "✗ claude hit a usage limit (five_hour); it resets at 2026-01-15T18:00:00.000Z\n✗ claude hit a usage limit\n")
+    assert.deepStrictEqual(r.limited.map(({ _tag, ...limit }) => limit), [
+      { message: "claude hit a usage limit (five_hour); it resets at 2026-01-15T18:00:00.000Z", resetAt: 1768500000000, retryAfterMs: null, resets: true },
+      { message: "claude hit a usage limit", resetAt: null, retryAfterMs: null, resets: true },
+      { message: "You've hit your limit", resetAt: 1768500000000, retryAfterMs: null, resets: true }
+    ])
+  })
+
+  it("a limit with its own reset time keeps it over an earlier rate_limit_event's", () => {
+    const r = run(
+      line({ type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt: 1768500000 } }) +
+        result({ is_error: true, result: "Claude AI usage limit reached|1768600000" }),
+      { exitCode: 1 }
+    )
+    assert.strictEqual(r.limited.at(-1)?.resetAt, 1768600000000)
   })
 
   it("`Claude AI usage limit reached|<epoch seconds>` is Limited at that time", () => {

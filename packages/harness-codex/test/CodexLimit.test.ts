@@ -65,4 +65,70 @@ describe("codex usage limits", () => {
     assert.isNull(parseLimit("We’re currently experiencing high demand, which may cause temporary errors.", now))
     assert.isNull(parseLimit("exceeded retry limit, last status: 500 Internal Server Error", now))
   })
+
+  it("reads each unit of a duration, in words or short, singular or plural, in any case", () => {
+    assert.strictEqual(parseDuration("30 seconds"), 30_000)
+    assert.strictEqual(parseDuration("1 second"), 1000)
+    assert.strictEqual(parseDuration("45 sec"), 45_000)
+    assert.strictEqual(parseDuration("10 mins"), 600_000)
+    assert.strictEqual(parseDuration("3 Minutes"), 180_000)
+    assert.strictEqual(parseDuration("2 hr"), 2 * HOUR)
+    assert.strictEqual(parseDuration("2 HOURS"), 2 * HOUR)
+    assert.strictEqual(parseDuration("1 day"), 24 * HOUR)
+    assert.strictEqual(parseDuration("2 weeks"), 14 * 24 * HOUR)
+    assert.strictEqual(parseDuration("3 fortnights and 5minutes"), 5 * 60_000)
+    assert.strictEqual(parseDuration("3 ms"), null)
+  })
+
+  it("a duration in several parts adds them up, and stops at the sentence's end", () => {
+    const limit = parseLimit("You've hit your usage limit. Try again in 1 day, 2 hours and 3 minutes. Or buy 100 credits.", now)
+    assert.strictEqual(limit?.retryAfterMs, 24 * HOUR + 2 * HOUR + 3 * 60_000)
+    assert.strictEqual(limit?.resetAt, now + 24 * HOUR + 2 * HOUR + 3 * 60_000)
+    assert.deepStrictEqual(parseLimit("You've hit your usage limit. Try again in a bit.", now), {
+      message: "You've hit your usage limit. Try again in a bit.",
+      resetAt: null,
+      retryAfterMs: null,
+      resets: true
+    })
+    assert.strictEqual(parseLimit("YOU'VE HIT YOUR USAGE LIMIT. TRY AGAIN IN 2 HOURS.", now)?.retryAfterMs, 2 * HOUR)
+  })
+
+  it("reads 12 AM and 12 PM, lower case, and times without a space before the meridiem", () => {
+    assert.strictEqual(parseResetTime("12:00 pm", now), new Date(2026, 10, 24, 12, 0).getTime())
+    assert.strictEqual(parseResetTime(" 9:15pm ", now), new Date(2026, 10, 23, 21, 15).getTime())
+    assert.strictEqual(parseResetTime("20:09", now), new Date(2026, 10, 24, 20, 9).getTime())
+    assert.strictEqual(parseResetTime("20:10", now), new Date(2026, 10, 23, 20, 10).getTime())
+    assert.strictEqual(parseResetTime("at 20:10", now), null)
+    assert.strictEqual(parseResetTime("20:10 tonight", now), null)
+    assert.strictEqual(parseResetTime("120:10", now), null)
+  })
+
+  it("reads dates with the month in full or short, with or without a dot, ordinal or commas", () => {
+    assert.strictEqual(parseResetTime("November 27, 2026 7:29 AM", now), new Date(2026, 10, 27, 7, 29).getTime())
+    assert.strictEqual(parseResetTime("sep. 2nd 2027, 19:05", now), new Date(2027, 8, 2, 19, 5).getTime())
+    assert.strictEqual(parseResetTime("Jan 3rd, 2027 12:30 am", now), new Date(2027, 0, 3, 0, 30).getTime())
+    assert.strictEqual(parseResetTime("Foo 3, 2027 7:29 AM", now), null)
+    assert.strictEqual(parseResetTime("on Nov 27, 2026 7:29 AM", now), null)
+    assert.strictEqual(parseResetTime("Nov 27, 2026 7:29 AM UTC", now), null)
+  })
+
+  it("knows the usage limit with a straight or curly apostrophe, in any case; the quota in any case", () => {
+    assert.strictEqual(parseLimit("You’ve hit your usage limit.", now)?.resets, true)
+    assert.strictEqual(parseLimit("you've HIT your usage limit.", now)?.resets, true)
+    assert.isNull(parseLimit("You have hit your usage limit.", now))
+    assert.strictEqual(parseLimit("quota EXCEEDED. check your plan and billing details.", now)?.resets, false)
+    assert.isNull(parseLimit("Quota exceeded", now))
+  })
+
+  it("a quota exceeded wins over the usage limit's wording; a rate limit needs status 429 itself", () => {
+    assert.strictEqual(parseLimit("You've hit your usage limit. Quota exceeded. Check your plan and billing details.", now)?.resets, false)
+    assert.isNull(parseLimit("exceeded retry limit, last status: 4290", now))
+    assert.isNull(parseLimit("exceeded retry limit, Last Status: 429", now))
+    assert.isNull(parseLimit("HTTP 429", now))
+  })
+
+  it("a reset time runs up to the sentence's end", () => {
+    assert.strictEqual(parseLimit("You've hit your usage limit. Try again at 10:09 PM. Or upgrade.", now)?.resetAt, new Date(2026, 10, 23, 22, 9).getTime())
+    assert.strictEqual(parseLimit("You've hit your usage limit. TRY AGAIN AT 10:09 PM", now)?.resetAt, new Date(2026, 10, 23, 22, 9).getTime())
+  })
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
-import { sortEvents } from "../../core/test/fixtures/harnessEvents.js"
+import { inBatches, sortEvents } from "../../core/test/fixtures/harnessEvents.js"
 import { decodeLine, errorMessage } from "../src/CodexEvent.js"
 import { incompleteTurn, makeCodexOutput, shownCommand } from "../src/CodexOutput.js"
 
@@ -149,12 +149,104 @@ describe("codex JSON output", () => {
   })
 })
 
+describe("codex JSON output: details", () => {
+  it("an empty agent message is nothing; one ending with a newline gets no second one", () => {
+    const result = translate([stdout(message("") + message("Done.\n") + turnCompleted)])
+    assert.strictEqual(result.agentText, "Done.\n")
+    assert.strictEqual(result.display, "Done.\n")
+  })
+
+  it("a command still running, declined or killed shows its status; its line is cut at 120 characters", () => {
+    const result = translate([
+      stdout(command("ls", null, "completed")),
+      stdout(command("rm -rf /", null, "declined")),
+      stdout(command(`echo ${"y".repeat(200)}`, 0)),
+      stdout(completed({ type: "command_execution", command: "make" })),
+      stdout(turnCompleted)
+    ])
+    assert.strictEqual(
+      result.display,
+      `→ $ ls (completed)\n✗ $ rm -rf / (declined)\n→ $ echo ${"y".repeat(114)}… (exit 0)\n→ $ make (completed)\n`
+    )
+  })
+
+  it("a command that exits 0 but did not complete is marked failed", () => {
+    const result = translate([stdout(command("npm test", 0, "failed")), stdout(turnCompleted)])
+    assert.strictEqual(result.display, "✗ $ npm test (exit 0)\n")
+  })
+
+  it("a patch without a status counts as completed; a path merely starting like the working directory stays whole", () => {
+    const result = translate([stdout(completed({ type: "file_change", changes: [{ path: "/repository/a.ts", kind: "add" }] })), stdout(turnCompleted)])
+    assert.strictEqual(result.display, "→ add /repository/a.ts\n")
+  })
+
+  it("error items and errors show their first line, cut at 500 characters", () => {
+    const long = "e".repeat(600)
+    const result = translate([
+      stdout(completed({ type: "error", message: `${long}\nmore` })),
+      stdout(streamError(`${long}\nmore`)),
+      stdout(turnFailed("other\nbody")),
+      stdout(turnCompleted)
+    ], exited(1))
+    const cut = `${"e".repeat(499)}…`
+    assert.strictEqual(result.display, `! codex: ${cut}\n✗ codex error: ${cut}\n✗ codex error: other\n`)
+    assert.deepStrictEqual(result.failed, ["other\nbody"])
+  })
+
+  it("a turn.failed repeating an earlier error is not shown again, one with another message is", () => {
+    const result = translate([stdout(streamError("first")), stdout(streamError("second")), stdout(turnFailed("first"))], exited(1))
+    assert.strictEqual(result.display, "✗ codex error: first\n✗ codex error: second\n✗ codex error: first\n")
+  })
+
+  it("takes cached and reasoning tokens out without going below zero", () => {
+    const result = translate([stdout(line({ type: "turn.completed", usage: { input_tokens: 5, cached_input_tokens: 9, output_tokens: 1, reasoning_output_tokens: 4 } }))])
+    assert.deepStrictEqual(result.usage, [{ inputTokens: 0, outputTokens: 0, reasoningTokens: 4, cacheReadTokens: 9, cacheWriteTokens: 0, cost: null }])
+  })
+
+  it("a usage limit in an error event alone is Limited, once, with its time read against the clock", () => {
+    const now = new Date(2026, 10, 23, 20, 9).getTime()
+    const text = "You've hit your usage limit. Try again at 10:09 PM."
+    const result = translate([stdout(streamError(text)), stdout(streamError("exceeded retry limit, last status: 429 Too Many Requests")), stdout(turnCompleted)], exited(), now)
+    assert.deepStrictEqual(result.limited, [HarnessEvent.Limited({ message: text, resetAt: new Date(2026, 10, 23, 22, 9).getTime(), retryAfterMs: null, resets: true })])
+    assert.deepStrictEqual(result.failed, [])
+  })
+
+  it("the run's failure names the first stderr line starting with Error:, and shows every non-blank stderr line", () => {
+    const result = translate([stderr("note: Error: not at the start\n"), stderr("Error: first\n"), stderr("   \n"), stderr("Error: second\n")], exited(null))
+    assert.deepStrictEqual(result.failed, [`${incompleteTurn}: Error: first`])
+    assert.strictEqual(result.display, "note: Error: not at the start\nError: first\nError: second\n")
+  })
+
+  it("a completed or failed turn leaves no failure at exit, whatever the exit code", () => {
+    assert.deepStrictEqual(translate([stdout(turnCompleted)], exited(1)).failed, [])
+    assert.deepStrictEqual(translate([stdout(turnFailed("boom"))], exited(1)).failed, ["boom"])
+  })
+
+  it("a long agent message is read whole, even past the first strings of its line", () => {
+    const long = `${"x".repeat(70_000)} <promise>COMPLETE</promise>`
+    const output = makeCodexOutput({ cwd })
+    const text = message(long)
+    const events = [...inBatches(text, 8192), exited()].flatMap(output.feed)
+    assert.strictEqual(events.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join(""), `${long}\n`)
+  })
+})
+
 describe("codex command display", () => {
   it("unwraps the shell codex runs a command in", () => {
     assert.strictEqual(shownCommand(`/bin/bash -c "echo \\"a\\" \\$HOME"`), `echo "a" $HOME`)
     assert.strictEqual(shownCommand("/bin/zsh -lc 'ls -la'"), "ls -la")
     assert.strictEqual(shownCommand("bash -c ls"), "ls")
     assert.strictEqual(shownCommand("git status"), "git status")
+    assert.strictEqual(shownCommand("/usr/local/bin/sh -c 'a; b'"), "a; b")
+    assert.strictEqual(shownCommand("sh -lc \"echo \\`date\\` \\\\ x\""), "echo `date` \\ x")
+  })
+
+  it("leaves a command alone when it is no shell wrapper, or its quoting is not one whole string", () => {
+    assert.strictEqual(shownCommand("fish -c ls"), "fish -c ls")
+    assert.strictEqual(shownCommand("mybash -c ls"), "mybash -c ls")
+    assert.strictEqual(shownCommand("bash -c ls; echo"), "ls; echo")
+    assert.strictEqual(shownCommand("bash -lc 'it'\\''s'"), "'it'\\''s'")
+    assert.strictEqual(shownCommand(`bash -c "a" "b"`), `"a" "b"`)
   })
 })
 
