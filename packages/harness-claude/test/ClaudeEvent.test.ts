@@ -160,6 +160,7 @@ describe("ClaudeEvent: content blocks", () => {
   it("a tool result's text is its string, or its text blocks joined", () => {
     assert.strictEqual(ClaudeEvent.textOf("exit 1"), "exit 1")
     assert.strictEqual(ClaudeEvent.textOf([{ type: "text", text: "a" }, { type: "image" }, null, { type: "text", text: "b" }]), "ab")
+    assert.strictEqual(ClaudeEvent.textOf([{ type: "json", text: 42 }, { type: "text", text: "c" }]), "c")
     assert.strictEqual(ClaudeEvent.textOf({ text: "not a list" }), "")
     assert.strictEqual(ClaudeEvent.textOf(undefined), "")
   })

@@ -96,6 +96,7 @@ describe("ClaudeLimit", () => {
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 11:60 (UTC)", now), null)
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 24:00 (UTC)", now), null)
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 0am (UTC)", now), null)
+    assert.strictEqual(ClaudeLimit.clockResetAt("resets 1am (UTC)", now), Date.UTC(2026, 0, 16, 1, 0))
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 3pm UTC", now), null)
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 123pm (UTC)", now), null)
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 3pm ()", now), null)

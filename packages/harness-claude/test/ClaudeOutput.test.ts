@@ -187,6 +187,11 @@ describe("ClaudeOutput: what is shown", () => {
     assert.strictEqual(retry({}), "… claude retries a failed model request (error)\n")
   })
 
+  it("a denial in the result without a readable input names the tool alone", () => {
+    assert.deepStrictEqual(run(result({ permission_denials: [{ tool_name: "Bash", tool_input: null }] })).warnings, [ClaudeOutput.permissionWarning("Bash")])
+    assert.deepStrictEqual(run(result({ permission_denials: [{ tool_name: "Bash", tool_input: "ls" }] })).warnings, [ClaudeOutput.permissionWarning("Bash")])
+  })
+
   it("a denied permission names the tool call, or the tool, or `a tool`; a later denial is not warned about again", () => {
     const r = run(
       line({ type: "system", subtype: "permission_denied", tool_name: "Write" }) +
@@ -210,6 +215,8 @@ describe("ClaudeOutput: what is shown", () => {
     const r = run(assistant([text("Half")]), { stderr: "first\nError: out of memory\n\u001b[0m\n", exitCode: 1 })
     assert.deepStrictEqual(r.failed, [`${ClaudeOutput.NO_RESULT}: Error: out of memory`])
     assert.strictEqual(ClaudeOutput.NO_RESULT, "claude ended without a result")
+    const long = run("", { stderr: `${"s".repeat(400)}\n`, exitCode: 1 })
+    assert.deepStrictEqual(long.failed, [`${ClaudeOutput.NO_RESULT}: ${"s".repeat(299)}…`])
     assert.strictEqual(
       ClaudeOutput.rootHint,
       "claude refuses --dangerously-skip-permissions as root; set IS_SANDBOX=1 if this machine is a sandbox, or run as a non-root user"

@@ -91,6 +91,8 @@ describe("codex usage limits", () => {
       resets: true
     })
     assert.strictEqual(parseLimit("YOU'VE HIT YOUR USAGE LIMIT. TRY AGAIN IN 2 HOURS.", now)?.retryAfterMs, 2 * HOUR)
+    assert.strictEqual(parseLimit("You've hit your usage limit. Try again in 45minutes.", now)?.retryAfterMs, 45 * 60_000)
+    assert.strictEqual(parseLimit("You've hit your usage limit. Try again in 1 hour and  5 minutes.", now)?.retryAfterMs, HOUR + 5 * 60_000)
   })
 
   it("reads 12 AM and 12 PM, lower case, and times without a space before the meridiem", () => {
@@ -98,6 +100,8 @@ describe("codex usage limits", () => {
     assert.strictEqual(parseResetTime(" 9:15pm ", now), new Date(2026, 10, 23, 21, 15).getTime())
     assert.strictEqual(parseResetTime("20:09", now), new Date(2026, 10, 24, 20, 9).getTime())
     assert.strictEqual(parseResetTime("20:10", now), new Date(2026, 10, 23, 20, 10).getTime())
+    const onTheMinute = new Date(2026, 10, 23, 20, 9).getTime()
+    assert.strictEqual(parseResetTime("20:09", onTheMinute), new Date(2026, 10, 24, 20, 9).getTime())
     assert.strictEqual(parseResetTime("at 20:10", now), null)
     assert.strictEqual(parseResetTime("20:10 tonight", now), null)
     assert.strictEqual(parseResetTime("120:10", now), null)
@@ -107,6 +111,8 @@ describe("codex usage limits", () => {
     assert.strictEqual(parseResetTime("November 27, 2026 7:29 AM", now), new Date(2026, 10, 27, 7, 29).getTime())
     assert.strictEqual(parseResetTime("sep. 2nd 2027, 19:05", now), new Date(2027, 8, 2, 19, 5).getTime())
     assert.strictEqual(parseResetTime("Jan 3rd, 2027 12:30 am", now), new Date(2027, 0, 3, 0, 30).getTime())
+    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    months.forEach((month, index) => assert.strictEqual(parseResetTime(`${month} 5, 2027 8:00`, now), new Date(2027, index, 5, 8, 0).getTime(), month))
     assert.strictEqual(parseResetTime("Foo 3, 2027 7:29 AM", now), null)
     assert.strictEqual(parseResetTime("on Nov 27, 2026 7:29 AM", now), null)
     assert.strictEqual(parseResetTime("Nov 27, 2026 7:29 AM UTC", now), null)
