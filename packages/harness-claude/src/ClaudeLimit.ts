@@ -73,7 +73,7 @@ export const clockResetAt = (text: string, now: number): number | null => {
   const match = CLOCK.exec(text)
   if (match === null) return null
   let hour = Number(match[1])
-  const minute = Number(match[2] ?? "0")
+  const minute = Number(match[2] ?? 0)
   const meridiem = match[3]?.toLowerCase()
   if (minute > 59 || hour > 23 || (meridiem !== undefined && (hour < 1 || hour > 12))) return null
   if (meridiem === "pm" && hour !== 12) hour += 12

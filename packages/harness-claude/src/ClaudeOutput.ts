@@ -86,7 +86,7 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
       if (block.type === "text") {
         if (block.text.trim() === "") continue
         if (event.is_api_error_message) {
-          if (topLevel) apiError = block.text.trim()
+          if (topLevel) apiError = block.text
           show(out, `${indent}✗ ${firstLine(block.text, 500)}`)
         } else if (topLevel) {
           out.push(HarnessEvent.AgentText({ text: withNewline(block.text) }))

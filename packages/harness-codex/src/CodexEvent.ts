@@ -88,10 +88,6 @@ const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
 
 /** The message inside an API error body (`{"error":{"message":...}}`), or the text as it is. */
 export const errorMessage = (text: string): string => {
-  const json = parseJson(text)
-  if (Either.isRight(json)) {
-    const error = (json.right as { error?: { message?: unknown } } | null)?.error
-    if (typeof error?.message === "string" && error.message.trim() !== "") return error.message
-  }
-  return text
+  const error = (Either.getOrNull(parseJson(text)) as { error?: { message?: unknown } } | null)?.error
+  return typeof error?.message === "string" && error.message.trim() !== "" ? error.message : text
 }
