@@ -138,4 +138,15 @@ export const equivalents = [
   // LimitWait
   { file: "packages/core/src/LimitWait.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "export const clock = (ms: number) =>",
     reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
+  // ClaudeLimit
+  { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: "const firstLine = text.trim().split(\"\\n\", 1)[0] ?? \"\"",
+    reason: "split with a limit of 1 always returns one element (\"\" for an empty text), so the default is never taken" },
+  { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "OptionalChaining", replacement: "parts.find(part => part.type === type).value", line: "const get = (type: string) => Number(parts.find(",
+    reason: "get asks only for the year, month, day, hour, minute and second, which formatToParts always yields with the options given" },
+  // CodexLimit
+  { file: "packages/harness-codex/src/CodexLimit.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: "const ms = UNIT_MS[unit] ?? UNIT_MS[{ sec: \"second\", min: \"minute\", hr: \"hour\" }[unit] ?? \"\"]",
+    reason: "the default only names a unit that does not exist: UNIT_MS has no \"Stryker was here!\" as it has no \"\", both give undefined" },
+  // CodexOutput
+  { file: "packages/harness-codex/src/CodexOutput.ts", mutator: "Regex", replacement: "/^(?:\\/\\S*\\/)?(?:ba|z)?sh -l?c (.*)/s", line: "const wrapped = /^(?:\\/\\S*\\/)?(?:ba|z)?sh -l?c (.*)$/s",
+    reason: "with the s flag the greedy (.*) always reaches the end of the command, so $ adds nothing" },
 ]

@@ -35,6 +35,8 @@ describe("ClaudeLimit", () => {
     assert.strictEqual(ClaudeLimit.epochMs("1768500000x"), null)
     assert.strictEqual(ClaudeLimit.epochMs("x1768500000"), null)
     assert.strictEqual(ClaudeLimit.epochMs("1768500000."), null)
+    assert.strictEqual(ClaudeLimit.epochMs("1768500000e3"), null)
+    assert.strictEqual(ClaudeLimit.epochMs("+1768500000"), null)
     assert.strictEqual(ClaudeLimit.epochMs(" 1768500000.25 "), 1768500000250)
     assert.strictEqual(ClaudeLimit.epochMs("1768500000123.6"), 1768500000124)
     assert.strictEqual(ClaudeLimit.epochMs(99_999_999_999), 99_999_999_999_000)

@@ -136,6 +136,7 @@ describe("ClaudeOutput: what is shown", () => {
     assert.strictEqual(shown({ file_path: "", description: "look around" }), "→ Tool look around\n")
     assert.strictEqual(shown({ command: "npm test\necho more" }), "→ Tool npm test\n")
     assert.strictEqual(shown({ command: "x".repeat(200) }), `→ Tool ${"x".repeat(119)}…\n`)
+    assert.strictEqual(shown({ file_path: 42, command: "ls" }), "→ Tool ls\n")
     assert.strictEqual(shown({ limit: 3 }), "→ Tool\n")
     assert.strictEqual(shown(undefined), "→ Tool\n")
   })
@@ -224,7 +225,7 @@ describe("ClaudeOutput: what is shown", () => {
   })
 
   it("a long assistant line is read whole, even with spaces around its type", () => {
-    const long = `${"x".repeat(70_000)} ${PROMISE}`
+    const long = `${"x".repeat(100_000)} ${PROMISE}`
     const spaced = `{"type" : "assistant", "message": {"content": [{"type": "text", "text": ${JSON.stringify(long)}}]}, "parent_tool_use_id": null}\n`
     const r = run(spaced + assistant([text(long)]) + result(), { chunk: 8192 })
     assert.strictEqual(r.agentText, `${long}\n${long}\n`)

@@ -223,7 +223,7 @@ describe("codex JSON output: details", () => {
   })
 
   it("a long agent message is read whole, even past the first strings of its line", () => {
-    const long = `${"x".repeat(70_000)} <promise>COMPLETE</promise>`
+    const long = `${"x".repeat(100_000)} <promise>COMPLETE</promise>`
     const output = makeCodexOutput({ cwd })
     const text = message(long)
     const events = [...inBatches(text, 8192), exited()].flatMap(output.feed)
