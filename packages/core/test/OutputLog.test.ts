@@ -259,10 +259,20 @@ describe("what the byte log decodes around a secret", () => {
     }
   })
 
+  it("decodes the secret's whole line when it came in several batches before the secret", () => {
+    const bytes = withRaw(`¤ one\n¤ a key ${SECRETS[0]}\n`)
+    const expected = `¤ one\n${FFFD} a key ${REDACTED}\n`
+    for (let first = 1; first < bytes.length; first++) {
+      for (let second = first + 1; second < bytes.length; second++) {
+        expect(shownRaw(logged(cut(bytes, [first, second])))).toBe(expected)
+      }
+    }
+  })
+
   it("decodes a long line from at most ANCHOR_LEAD bytes before the secret's anchor", () => {
     // The anchor of `sk-...` is its `k-`, ANCHOR_LEAD + 1 bytes after the line's first byte.
-    const bytes = withRaw(`¤${"y".repeat(ANCHOR_LEAD - 3)}¤ ${SECRETS[0]} end\n`)
-    const expected = `¤${"y".repeat(ANCHOR_LEAD - 3)}${FFFD} ${REDACTED} end\n`
+    const bytes = withRaw(`¤¤${"y".repeat(ANCHOR_LEAD - 4)}¤ ${SECRETS[0]} end\n`)
+    const expected = `¤${FFFD}${"y".repeat(ANCHOR_LEAD - 4)}${FFFD} ${REDACTED} end\n`
     for (const cuts of everyCut(bytes)) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
   })
 
