@@ -293,6 +293,13 @@ describe("what the byte log decodes around a secret", () => {
     }
   })
 
+  it("decodes two secrets' lines apart, whichever kind of secret comes first", () => {
+    // An environment variable's value and a token of a known shape are looked for apart.
+    const bytes = withRaw(`a ${ENV.DEPLOY_TOKEN} ¤\n¤ between ¤\n¤ b ${SECRETS[0]}\n`)
+    const expected = `a ${REDACTED} ${FFFD}\n¤ between ¤\n${FFFD} b ${REDACTED}\n`
+    for (const cuts of everyCut(bytes)) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
+  })
+
   it("decodes no line that only begins like a secret's anchor, however near a secret", () => {
     // "Be" begins both "Because" and "Bearer", whose secret may reach over many lines.
     const bytes = withRaw(`¤ Because it is ¤\nkey ${SECRETS[0]}\n¤ after\n`)
