@@ -114,14 +114,13 @@ export const makeByteOutputLog = (
       : { start, floor: 0, lineFrom: offset + after, cap: offset + at + ANCHOR_REACH }
     // Finds come sorted by where they start; a region never reaches back past the one before it.
     const last = regions[regions.length - 1]
-    if (last === undefined || region.start > endOf(last)) return void regions.push(region)
+    if (last === undefined || region.start >= endOf(last)) return void regions.push(region)
     last.start = Math.min(last.start, region.start)
     last.floor = Math.max(last.floor, region.floor)
-    // Finds waiting for their line's end wait for the same line: the later one reaches further.
-    if (region.lineFrom !== -1) {
-      last.lineFrom = Math.max(last.lineFrom, region.lineFrom)
-      last.cap = Math.max(last.cap, region.cap)
-    }
+    // Finds waiting for their line's end wait for the same line: the later one reaches further (one
+    // whose end is known, with -1 and 0, changes neither).
+    last.lineFrom = Math.max(last.lineFrom, region.lineFrom)
+    last.cap = Math.max(last.cap, region.cap)
   }
 
   /** Regions waiting for their line's end: `bytes` (at stream offset `offset`) may hold it. */
@@ -229,8 +228,9 @@ export const makeByteOutputLog = (
       heldEnd += bytes.length
       // Anchors that start in the last batch and end in this one.
       if (seam.length > 0) search(concat([seam, bytes.subarray(0, longest - 1)]), offset - seam.length, seam.length)
-      search(bytes, offset, 0)
+      // The lines found so far end before this batch is searched: a find on a later line is a region of its own.
       endLines(bytes, offset)
+      search(bytes, offset, 0)
       const keep = Math.min(longest - 1, heldEnd)
       seam = concat(slices(heldEnd - keep, heldEnd))
       // A find in the next batch may reach back to its line's start, at most `ANCHOR_LEAD` bytes.
@@ -257,9 +257,12 @@ export const makeByteOutputLog = (
 
 const decoder = new TextDecoder()
 
-/** Whether `bytes` holds `needle` at `at`; bytes past its end may (they have not come yet). */
+/**
+ * Whether `bytes` holds all of `needle` at `at`. One cut by the end of `bytes` is found whole by the
+ * search of the seam once the rest has come.
+ */
 const holds = (bytes: Uint8Array, at: number, needle: Uint8Array) => {
-  for (let i = 0; i < needle.length && at + i < bytes.length; i++) if (bytes[at + i] !== needle[i]) return false
+  for (let i = 0; i < needle.length; i++) if (bytes[at + i] !== needle[i]) return false
   return true
 }
 

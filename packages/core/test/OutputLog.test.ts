@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { incompleteTail, makeByteHeadTail, makeByteOutputLog, makeOutputLog, MAX_REDACTED_LINE } from "../src/OutputLog.js"
-import { makeRedactor, REDACTED } from "../src/Redact.js"
+import { ANCHOR_LEAD, ANCHOR_REACH, makeRedactor, REDACTED } from "../src/Redact.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 const ENV = { DEPLOY_TOKEN: "zq-Deploy-7f3a9c2e1b", DB_PASSWORD: "-----BEGIN KEY-----\nline two of it\n-----END KEY-----" }
@@ -10,8 +10,7 @@ const redactor = () => makeRedactor(ENV)
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 
 /** What the log gets of `batches`, pushed one by one and flushed, as one buffer. */
-const logged = (batches: ReadonlyArray<Uint8Array>) => {
-  const redact = redactor()
+const logged = (batches: ReadonlyArray<Uint8Array>, redact = redactor()) => {
   const log = makeByteOutputLog(redact, redact.anchors!)
   const pieces = [...batches.flatMap((batch) => log.push(batch)), ...log.flush()]
   const parts = pieces.map((piece) => typeof piece === "string" ? utf8(piece) : piece)
@@ -65,6 +64,7 @@ describe("the iteration log in bytes", () => {
     const out = log.push(utf8("first line\nsecond, not ended"))
     expect(new TextDecoder().decode(out[0] as Uint8Array)).toBe("first line\n")
     expect(out).toHaveLength(1)
+    expect(log.push(new Uint8Array(0))).toEqual([])
     const rest = log.flush()
     expect(rest.map((piece) => typeof piece === "string" ? piece : new TextDecoder().decode(piece)).join("")).toBe("second, not ended")
   })
@@ -223,6 +223,109 @@ describe("the byte log's regions", () => {
         for (const cuts of [[], [utf8(text).length], [utf8(text).length + 1]]) expect(logged(cut(bytes, cuts))).toEqual(expected)
       }
     }
+  })
+})
+
+/** `text` as bytes, each `¤` a byte no UTF-8 text holds (0xff). */
+const withRaw = (text: string) => {
+  const parts = text.split("¤").map(utf8)
+  return Uint8Array.from(parts.flatMap((part, i) => i === 0 ? [...part] : [0xff, ...part]))
+}
+
+/**
+ * `bytes` as text, each 0xff byte shown as `¤`: one written as it came stays `¤`, one decoded with
+ * the text around a secret comes out as U+FFFD.
+ */
+const shownRaw = (bytes: Uint8Array) => {
+  const parts: Array<string> = []
+  let from = 0
+  for (let at = bytes.indexOf(0xff); at !== -1; at = bytes.indexOf(0xff, from)) {
+    parts.push(decode(bytes.subarray(from, at)))
+    from = at + 1
+  }
+  return [...parts, decode(bytes.subarray(from))].join("¤")
+}
+
+const FFFD = "\ufffd"
+
+/** Every way of cutting `bytes` in two, and not cutting it. */
+const everyCut = (bytes: Uint8Array) => [[], ...Array.from({ length: bytes.length - 1 }, (_, i) => [i + 1])]
+
+describe("what the byte log decodes around a secret", () => {
+  it("decodes the secret's line alone, however it is batched: the lines around it are written as they came", () => {
+    const bytes = withRaw(`¤ one\n¤ key ${SECRETS[0]} ¤\n¤ two\n`)
+    for (const cuts of everyCut(bytes)) {
+      expect(shownRaw(logged(cut(bytes, cuts)))).toBe(`¤ one\n${FFFD} key ${REDACTED} ${FFFD}\n¤ two\n`)
+    }
+  })
+
+  it("decodes the secret's whole line when it came in several batches before the secret", () => {
+    const bytes = withRaw(`¤ one\n¤ a key ${SECRETS[0]}\n`)
+    const expected = `¤ one\n${FFFD} a key ${REDACTED}\n`
+    for (let first = 1; first < bytes.length; first++) {
+      for (let second = first + 1; second < bytes.length; second++) {
+        expect(shownRaw(logged(cut(bytes, [first, second])))).toBe(expected)
+      }
+    }
+  })
+
+  it("decodes a long line from at most ANCHOR_LEAD bytes before the secret's anchor", () => {
+    // The anchor of `sk-...` is its `k-`, ANCHOR_LEAD + 1 bytes after the line's first byte.
+    const bytes = withRaw(`¤¤${"y".repeat(ANCHOR_LEAD - 4)}¤ ${SECRETS[0]} end\n`)
+    const expected = `¤${FFFD}${"y".repeat(ANCHOR_LEAD - 4)}${FFFD} ${REDACTED} end\n`
+    for (const cuts of everyCut(bytes)) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
+  })
+
+  it("decodes ANCHOR_REACH bytes on from a secret that may span lines, wherever it is in the batch", () => {
+    const before = "x\n".repeat(5000)
+    const bytes = withRaw(`${before}Bearer abcdefghijklmnop1234\n¤ next\n${"z".repeat(ANCHOR_REACH)}\n¤ far\n`)
+    const expected = `${before}Bearer ${REDACTED}\n${FFFD} next\n${"z".repeat(ANCHOR_REACH)}\n¤ far\n`
+    for (const cuts of [[], [before.length + 3], [before.length + 30], [before.length + 30, before.length + 40]]) {
+      expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
+    }
+  })
+
+  it("writes a line that only looks like it holds a secret as it came, right after a line that does", () => {
+    for (const between of ["", "plain ¤\n"]) {
+      const bytes = withRaw(`key ${SECRETS[0]} ¤\n${between}¤ sk- too short\nnext ¤\n`)
+      const expected = `key ${REDACTED} ${FFFD}\n${between}¤ sk- too short\nnext ¤\n`
+      for (const cuts of everyCut(bytes)) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
+    }
+  })
+
+  it("decodes two secrets' lines apart, whichever kind of secret comes first", () => {
+    // An environment variable's value and a token of a known shape are looked for apart.
+    const bytes = withRaw(`a ${ENV.DEPLOY_TOKEN} ¤\n¤ between ¤\n¤ b ${SECRETS[0]}\n`)
+    const expected = `a ${REDACTED} ${FFFD}\n¤ between ¤\n${FFFD} b ${REDACTED}\n`
+    for (const cuts of everyCut(bytes)) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
+  })
+
+  it("decodes no line that only begins like a secret's anchor, however near a secret", () => {
+    // "Be" begins both "Because" and "Bearer", whose secret may reach over many lines.
+    const bytes = withRaw(`¤ Because it is ¤\nkey ${SECRETS[0]}\n¤ after\n`)
+    const expected = `¤ Because it is ¤\nkey ${REDACTED}\n¤ after\n`
+    for (const cuts of everyCut(bytes)) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
+  })
+
+  it("decodes no further than the line's end for a second find on the secret's line", () => {
+    const bytes = withRaw(`key ${SECRETS[0]} and sk- too short ¤\n¤ next\n`)
+    const expected = `key ${REDACTED} and sk- too short ${FFFD}\n¤ next\n`
+    for (const cuts of everyCut(bytes)) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
+  })
+
+  it("redacts a value whose first line is a single character", () => {
+    const redact = () => makeRedactor({ SIGNING_KEY: "x\nyz-signing-4f8a" })
+    const bytes = utf8("done\nkey: x\nyz-signing-4f8a end\n")
+    for (const cuts of everyCut(bytes)) expect(decode(logged(cut(bytes, cuts), redact()))).toBe(`done\nkey: ${REDACTED} end\n`)
+  })
+
+  it("keeps what it holds back of a batch after the batch is reused", () => {
+    const redact = redactor()
+    const log = makeByteOutputLog(redact, redact.anchors!)
+    const batch = utf8(`done\nkey ${SECRETS[0]} and no end yet`)
+    const first = decode(joined(log.push(batch)))
+    batch.fill(0x21)
+    expect(first + decode(joined(log.flush()))).toBe(`done\nkey ${REDACTED} and no end yet`)
   })
 })
 
