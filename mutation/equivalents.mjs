@@ -138,4 +138,10 @@ export const equivalents = [
   // LimitWait
   { file: "packages/core/src/LimitWait.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "export const clock = (ms: number) =>",
     reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
+  // OpencodeLimit
+  { file: "packages/harness-opencode/src/OpencodeLimit.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: "resets: !NO_RESET.test(`${message}\\n${error.data?.responseBody ?? \"\"}`)",
+    reason: "with no response body the text stands in for it, and any text that names no used-up quota (this one names none) reads the same: the limit resets" },
+  // OpencodeOutput
+  { file: "packages/harness-opencode/src/OpencodeOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })",
+    reason: "passing maxLineLength: undefined is reading no maxLineLength: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH` either way" },
 ]
