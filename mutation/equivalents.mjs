@@ -209,4 +209,10 @@ export const equivalents = [
   // CodexOutput
   { file: "packages/harness-codex/src/CodexOutput.ts", mutator: "Regex", replacement: "/^(?:\\/\\S*\\/)?(?:ba|z)?sh -l?c (.*)/s", line: "const wrapped = /^(?:\\/\\S*\\/)?(?:ba|z)?sh -l?c (.*)$/s",
     reason: "with the s flag the greedy (.*) always reaches the end of the command, so $ adds nothing" },
+  // OpencodeLimit
+  { file: "packages/harness-opencode/src/OpencodeLimit.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: "resets: !NO_RESET.test(`${message}\\n${error.data?.responseBody ?? \"\"}`)",
+    reason: "with no response body the text stands in for it, and any text that names no used-up quota (this one names none) reads the same: the limit resets" },
+  // OpencodeOutput
+  { file: "packages/harness-opencode/src/OpencodeOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })",
+    reason: "passing maxLineLength: undefined is reading no maxLineLength: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH` either way" },
 ]

@@ -7,7 +7,7 @@ export type HarnessEvents = Array<HarnessEvent>
 
 /** The first line of `text`, trimmed, cut at `max` characters. */
 export const firstLine = (text: string, max = 160): string => {
-  const first = text.trim().split("\n", 1)[0] ?? ""
+  const first = text.trim().split("\n", 1)[0]!
   return first.length > max ? `${first.slice(0, max - 1)}…` : first
 }
 

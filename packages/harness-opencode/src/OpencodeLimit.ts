@@ -7,7 +7,7 @@ const LIMIT_STATUSES = new Set([429, 529])
 const NO_RESET = /insufficient_quota|exceeded your current quota|quota exceeded/i
 
 const header = (headers: Readonly<Record<string, string>> | undefined, name: string) =>
-  Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1]?.trim()
+  Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1].trim()
 
 /**
  * The usage limit an `error` event reports, if it is one: an API error with status 429 (or 529),

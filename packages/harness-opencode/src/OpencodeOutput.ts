@@ -21,14 +21,14 @@ const REJECTED_TOOL_CALL = /rejected permission/i
 /**
  * Text written into one column (the live view, or the agent's text) from several blocks: a new
  * block starts on a new line, so a promise opening a text part also opens a line; a block that
- * continues is appended as it is.
+ * continues is appended as it is. A block's text is never empty.
  */
 const makeColumn = () => {
   let atLineStart = true
   let lastBlock: unknown = null
   return (text: string, block: unknown): string => {
     const separated = !atLineStart && block !== lastBlock ? `\n${text}` : text
-    if (text !== "") atLineStart = text.endsWith("\n")
+    atLineStart = text.endsWith("\n")
     lastBlock = block
     return separated
   }
@@ -72,11 +72,7 @@ export const makeOpencodeOutput = (options: OpencodeOutputOptions): OpencodeOutp
 
   const onText = (out: HarnessEvents, id: string, text: string) => {
     const before = texts.get(id)
-    const added = before === undefined
-      ? text
-      : text.length > before.length && text.startsWith(before)
-      ? text.slice(before.length)
-      : ""
+    const added = before === undefined ? text : text.startsWith(before) ? text.slice(before.length) : ""
     if (added === "") return
     texts.set(id, text)
     out.push(HarnessEvent.AgentText({ text: agent(added, id) }))

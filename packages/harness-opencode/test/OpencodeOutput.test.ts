@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { compactJsonLine, makeLineBuffer } from "@spool/core"
-import { sortEvents } from "../../core/test/fixtures/harnessEvents.js"
+import { inBatches, sortEvents } from "../../core/test/fixtures/harnessEvents.js"
 import { decodeLine } from "../src/OpencodeEvent.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
@@ -55,6 +55,18 @@ describe("opencode JSON output", () => {
     assert.strictEqual(result.display, "Hello world")
   })
 
+  it("keeps what a part said when a later copy of it rewrites it instead of adding to it", () => {
+    const result = translate([stdout(text("p1", "Hello world")), stdout(text("p1", "Hello there, friend")), stdout(text("p1", "Hello"))])
+    assert.strictEqual(result.agentText, "Hello world")
+    assert.strictEqual(result.display, "Hello world")
+  })
+
+  it("reports nothing for an empty text part, so the next part goes on the same line", () => {
+    const result = translate([stdout(text("p1", "")), stdout(text("p2", "Hi"))])
+    assert.deepStrictEqual(result.events.filter((event) => event._tag === "AgentText"), [HarnessEvent.AgentText({ text: "Hi" })])
+    assert.strictEqual(result.display, "Hi")
+  })
+
   it("starts each text part on a new line, so a promise opening a later part is found once", () => {
     const result = translate([stdout(text("p1", "Writing the file.")), stdout(text("p2", "<promise>COMPLETE</promise>"))])
     assert.strictEqual(result.agentText, "Writing the file.\n<promise>COMPLETE</promise>")
@@ -75,6 +87,33 @@ describe("opencode JSON output", () => {
     ])
     assert.strictEqual(result.display, "Let me write it.\n→ write src/a.ts\n→ bash npm test\n✗ read /elsewhere/b.ts: File not found\n")
     assert.strictEqual(result.agentText, "Let me write it.")
+  })
+
+  it("names each tool call by its file, path, command, pattern, url or description, else by its title", () => {
+    const result = translate([
+      stdout(toolUse("list", { status: "completed", input: { path: "/repo/src" } })),
+      stdout(toolUse("glob", { status: "completed", input: { pattern: "**/*.ts", path: "" } })),
+      stdout(toolUse("grep", { status: "completed", input: { pattern: "TODO", include: "*.ts" } })),
+      stdout(toolUse("webfetch", { status: "completed", input: { url: "https://example.com/docs", format: "markdown" } })),
+      stdout(toolUse("task", { status: "completed", input: { description: "Find the tests", prompt: "Look for them", subagent_type: "general" } })),
+      stdout(toolUse("todowrite", { status: "completed", input: { todos: [{ content: "write a.ts" }] }, title: "1 todos" })),
+      stdout(toolUse("todoread", { status: "completed", input: {} })),
+      stdout(toolUse("bash", { status: "error", input: { command: "false" } }))
+    ])
+    assert.strictEqual(
+      result.display,
+      [
+        "→ list src",
+        "→ glob **/*.ts",
+        "→ grep TODO",
+        "→ webfetch https://example.com/docs",
+        "→ task Find the tests",
+        "→ todowrite 1 todos",
+        "→ todoread",
+        "✗ bash false: failed",
+        ""
+      ].join("\n")
+    )
   })
 
   it("reports each step's tokens and cost as one Usage", () => {
@@ -110,6 +149,12 @@ describe("opencode JSON output", () => {
       stdout(line({ type: "error", error: { name: "APIError", data: { message: "bad request", statusCode: 400 } } }))
     ])
     assert.strictEqual(result.display, "✗ opencode error: bad request\n")
+  })
+
+  it("shows an error event with neither message nor name as an unknown error, still a limit when its status is 429", () => {
+    const result = translate([stdout(line({ type: "error", error: { data: { statusCode: 429 } } }))])
+    assert.strictEqual(result.display, "✗ opencode error: unknown error\n")
+    assert.deepStrictEqual(result.limits, [{ message: "HTTP 429", resetAt: null, retryAfterMs: null, resets: true }])
   })
 
   it("reports a usage limit for an API error with status 429, waiting as its retry-after says", () => {
@@ -170,6 +215,31 @@ describe("opencode JSON output", () => {
       stderr("INFO something\n")
     ])
     assert.deepStrictEqual(result.warnings, [])
+  })
+
+  it("shows stderr lines without their colour codes, and skips blank ones", () => {
+    const result = translate([stderr("\x1b[2mINFO\x1b[0m starting\n   \n\x1b[0m \t\nINFO done\n")])
+    assert.strictEqual(result.display, "INFO starting\nINFO done\n")
+  })
+
+  it("reads a long text part whole, whether it comes at once or in pieces, written compactly or with spaces", () => {
+    const long = "x".repeat(100_000)
+    assert.strictEqual(translate([stdout(text("p1", long))]).agentText, long)
+    assert.strictEqual(translate(inBatches(text("p1", long), 30_000)).agentText, long)
+    const spaced = `{"type" : "text", "part" : {"id" : "p2", "type" : "text", "text" : "${long}<promise>COMPLETE</promise>"}}\n`
+    const result = translate(inBatches(spaced, 30_000))
+    assert.strictEqual(result.agentText, `${long}<promise>COMPLETE</promise>`)
+    assert.strictEqual(result.display, `${long}<promise>COMPLETE</promise>`)
+  })
+
+  it("cuts the long strings of a long tool call line, and still shows the call", () => {
+    const content = "y".repeat(100_000)
+    const line = toolUse("write", { status: "completed", input: { filePath: "/repo/big.txt", content }, output: content })
+    for (const chunks of [[stdout(line)], inBatches(line, 30_000)]) {
+      const result = translate(chunks)
+      assert.strictEqual(result.display, "→ write big.txt\n")
+      assert.strictEqual(result.agentText, "")
+    }
   })
 
   it("drops an over-long line, says so, and goes on with the next one", () => {
