@@ -30,7 +30,7 @@ export const groups = [
   {
     name: "agents",
     mutate: ["packages/harness-*/src/*{Event,Output,Limit}.ts", core("JsonOutput")],
-    tests: ["packages/harness-*/test/*{Output,Limit}.test.ts", ...coreTests("JsonOutput")]
+    tests: ["packages/harness-*/test/*{Event,Output,Limit}.test.ts", ...coreTests("JsonOutput")]
   }
 ]
 
