@@ -58,6 +58,7 @@ describe("gemini JSON output", () => {
   it("warns when gemini turns --yolo off in a folder it does not trust", () => {
     const result = translate([stderr("Approval mode overridden to \"default\" because the current folder is not trusted.\n")])
     assert.deepStrictEqual(result.warnings, [untrustedWarning])
+    assert.match(untrustedWarning, /^gemini does not trust this folder .*--allow-all.*; trust the folder in gemini, or set GEMINI_CLI_TRUST_WORKSPACE=true$/)
   })
 
   it("makes a failed result after an API error a failure carrying the API's message, its stack trace not shown", () => {
@@ -77,7 +78,7 @@ describe("gemini JSON output", () => {
     assert.strictEqual(result.failed.length, 1)
     assert.match(result.failed[0]!, new RegExp(`^${NO_RESULT}: Gemini CLI is not running in a trusted directory`))
     assert.notInclude(result.failed[0]!, "\x1b[")
-    assert.deepStrictEqual(translate([]).failed, [NO_RESULT])
+    assert.deepStrictEqual(translate([]).failed, ["gemini ended without a result"])
   })
 
   it("makes a failed result with a 429 a usage limit with the API's retry delay, or the one gemini printed while retrying", () => {
@@ -198,7 +199,12 @@ describe("gemini JSON output, event by event", () => {
     assert.deepStrictEqual(run(line({ type: "result", status: "error", error: { type: "invalid_stream", message: "" } })).failed, ["gemini reported an error (invalid_stream)"])
     assert.deepStrictEqual(run(line({ type: "result", status: "error", error: { message: "[API Error: boom]\n    at x" } })).failed, ["boom"])
     assert.deepStrictEqual(run(line({ type: "result", status: "error", error: { message: "[API Error: {\"error\":{\"message\":\"no code\"}}]" } })).failed, ["no code"])
-    assert.deepStrictEqual(run(line({ type: "result", status: "error", error: { message: "Error: [API Error: x] y" } })).failed, ["Error: [API Error: x] y"])
+    // Only gemini's own wrapping, around the whole first line, is taken off.
+    const failed = (message: string) => run(line({ type: "result", status: "error", error: { message } })).failed
+    assert.deepStrictEqual(failed("Error: [API Error: x]"), ["Error: [API Error: x]"])
+    assert.deepStrictEqual(failed("[API Error: x] y"), ["[API Error: x] y"])
+    assert.deepStrictEqual(failed("[API Error: a]\nb]"), ["a"])
+    assert.deepStrictEqual(failed("[API Error: a]\n\tb"), ["a"])
   })
 
   it("counts tokens apart and never below zero", () => {
@@ -213,7 +219,20 @@ describe("gemini JSON output, event by event", () => {
 
   it("hides stack frames, blank lines and the terminal notice on stderr, and shows the rest", () => {
     const hidden = ["    at throwErrorIfNotOK (file:///x.js:1:2)", "  }", "{", "    status: 429", "   ", "\x1b[33mWarning: 256-color support not detected.\x1b[0m"]
-    const shown = ["at the end of the road", "    at", "  } else", "x {", "    status: ok", "status: 429", "Note: Warning: 256-color support not detected"]
+    const shown = [
+      "at the end of the road",
+      "Looking at the logs",
+      "    at",
+      "  } else",
+      "x {",
+      "{sandbox}",
+      "    status: ok",
+      "status: 429",
+      "HTTP status: 429",
+      "  status: 429 Too Many Requests",
+      "    status: 429.",
+      "Note: Warning: 256-color support not detected"
+    ]
     const result = translate([stderr([...hidden, ...shown].map((text) => `${text}\n`).join(""))])
     assert.strictEqual(result.display, shown.map((text) => `${text}\n`).join(""))
     assert.deepStrictEqual(result.failed, [`${NO_RESULT}: Note: Warning: 256-color support not detected`])
@@ -229,11 +248,20 @@ describe("gemini JSON output, event by event", () => {
     assert.deepStrictEqual(limited().map((l) => [l.message, l.resetAt, l.retryAfterMs, l.resets]), [["Quota exceeded", null, null, true]])
   })
 
+  it("reads a multi-MiB error line in bounded form, its strings cut to their first KiB", () => {
+    const huge = line({ type: "error", message: "错".repeat(100_000) })
+    const result = run(huge, line({ type: "result", status: "error", stats: {} }))
+    assert.strictEqual(result.failed.length, 1)
+    assert.isAtMost(new TextEncoder().encode(result.failed[0]!).length, 1024)
+    assert.match(result.failed[0]!, /^错+$/)
+  })
+
   it("reads a long line of the model's text whole, and drops a line longer than it may keep", () => {
     const text = `${"word ".repeat(20_000)}<promise>COMPLETE</promise>`
     const spaced = `{ "type" : "message", "role": "assistant", "content": ${JSON.stringify(text)} }\n`
-    assert.strictEqual(run(spaced, success).agentText, `${text}\n`)
-    assert.strictEqual(run(message(text), success).agentText, `${text}\n`)
+    // In pieces, as a pipe gives it: its first bytes decide that it is kept whole.
+    assert.strictEqual(translate(inBatches(spaced + success, 4096)).agentText, `${text}\n`)
+    assert.strictEqual(translate(inBatches(message(text) + success, 4096)).agentText, `${text}\n`)
     const output = makeGeminiOutput({ cwd, maxLineLength: 100 })
     const dropped = sortEvents([stdout(message("x".repeat(200))), exited()].flatMap(output.feed))
     assert.strictEqual(dropped.agentText, "")

@@ -9,6 +9,7 @@ describe("PiLimit", () => {
     assert.strictEqual(retryDelayOf("Please try again in 1.5s."), 1_500)
     assert.strictEqual(retryDelayOf("retry after 250ms"), 250)
     assert.strictEqual(retryDelayOf("retry in 2 m 5 s"), 125_000)
+    assert.strictEqual(retryDelayOf("try again in  45s"), 45_000)
     assert.strictEqual(retryDelayOf("Retry After 3S"), 3_000)
     assert.strictEqual(retryDelayOf("retry after 12.75ms"), 13)
     assert.strictEqual(retryDelayOf("retry after 0.0004s"), 0)

@@ -79,7 +79,7 @@ describe("pi JSON output", () => {
   })
 
   it("makes a run that ends before agent_end a failure, with pi's last stderr line", () => {
-    assert.deepStrictEqual(translate([stdout(assistant("Half"))], exited(1)).failed, [NO_END])
+    assert.deepStrictEqual(translate([stdout(assistant("Half"))], exited(1)).failed, ["pi ended without finishing its run"])
     assert.deepStrictEqual(translate([stderr("Error: No API key found for fake\n")], exited(1)).failed, [`${NO_END}: Error: No API key found for fake`])
   })
 
@@ -179,10 +179,19 @@ describe("pi JSON output, event by event", () => {
     assert.deepStrictEqual(translate([stderr("first\n  \nlast\n\n")], exited(1)).failed, [`${NO_END}: last`])
   })
 
+  it("reads a multi-MiB error line in bounded form, its strings cut to their first KiB", () => {
+    const result = run(end, line({ type: "auto_retry_end", success: false, finalError: "错".repeat(100_000) }))
+    assert.strictEqual(result.failed.length, 1)
+    assert.isAtMost(new TextEncoder().encode(result.failed[0]!).length, 1024)
+    assert.match(result.failed[0]!, /^错+$/)
+  })
+
   it("reads a long finished message whole, and drops a line longer than it may keep", () => {
     const text = `${"word ".repeat(20_000)}<promise>COMPLETE</promise>`
     const spaced = ` { "type" : "message_end", "message": { "role": "assistant", "content": ${JSON.stringify(text)} } }\n`
-    assert.strictEqual(run(spaced, end).agentText, `${text}\n`)
+    // In pieces, as a pipe gives it: its first bytes decide that it is kept whole.
+    assert.strictEqual(translate(inBatches(spaced + end, 4096)).agentText, `${text}\n`)
+    assert.strictEqual(translate(inBatches(assistant(text) + end, 4096)).agentText, `${text}\n`)
     const output = makePiOutput({ cwd, maxLineLength: 100 })
     const dropped = sortEvents([stdout(assistant("x".repeat(200))), exited()].flatMap(output.feed))
     assert.strictEqual(dropped.agentText, "")
