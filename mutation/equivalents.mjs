@@ -215,4 +215,23 @@ export const equivalents = [
   // OpencodeOutput
   { file: "packages/harness-opencode/src/OpencodeOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })",
     reason: "passing maxLineLength: undefined is reading no maxLineLength: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH` either way" },
+  // GeminiOutput
+  { file: "packages/harness-gemini/src/GeminiOutput.ts", mutator: "ConditionalExpression", replacement: "true", line: "const record = typeof parameters === \"object\" && parameters !== null",
+    reason: "a string, number or boolean taken for a record has none of the argument keys read from it (each reads undefined), so the call is named alike" },
+  { file: "packages/harness-gemini/src/GeminiOutput.ts", mutator: "StringLiteral", replacement: "\"Stryker was here!\"", line: "if (DENIED.has(event.error?.type ?? \"\"))",
+    reason: "the fallback for a missing error type only has to be outside DENIED, which any text but its two types is" },
+  { file: "packages/harness-gemini/src/GeminiOutput.ts", mutator: "MethodExpression", replacement: "plain", line: "lastStderr = plain.trim()",
+    reason: "a blank line returned earlier, so the line is never blank, and its only use (firstLine) trims it" },
+  { file: "packages/harness-gemini/src/GeminiOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} :",
+    reason: "an undefined maxLineLength passed on is the same as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
+  // PiEvent
+  { file: "packages/harness-pi/src/PiEvent.ts", mutator: "ConditionalExpression", replacement: "true", line: "block.type === \"text\" && block.text !== undefined ?",
+    reason: "a text block without text then gives [undefined], and join(\"\") turns undefined into the empty string" },
+  // PiOutput
+  { file: "packages/harness-pi/src/PiOutput.ts", mutator: "ConditionalExpression", replacement: "true", line: "const record = typeof args === \"object\" && args !== null",
+    reason: "a string, number or boolean taken for a record has none of the argument keys read from it (each reads undefined), so the call is named alike" },
+  { file: "packages/harness-pi/src/PiOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} :",
+    reason: "an undefined maxLineLength passed on is the same as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
+  { file: "packages/harness-pi/src/PiOutput.ts", mutator: "Regex", replacement: "/\\s*\\{\\s*\"type\"\\s*:\\s*\"message_end\"/", line: "agentTextHead: /^\\s*\\{\\s*\"type\"\\s*:\\s*\"message_end\"/",
+    reason: "a message_end line starts with it anyway; another line it would match later on is only held whole, and a held line that is not the model's text is decoded from its compacted text, as one compacted as it came" },
 ]

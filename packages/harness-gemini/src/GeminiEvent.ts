@@ -99,6 +99,6 @@ export const apiErrorOf = (message: string): ApiError | null => {
     code: typeof error.code === "number" ? error.code : null,
     message: error.message,
     status: typeof error.status === "string" ? error.status : null,
-    retryDelayMs: seconds === null || seconds === undefined ? null : Math.round(Number(seconds[1]) * 1000)
+    retryDelayMs: seconds === null ? null : Math.round(Number(seconds[1]) * 1000)
   }
 }

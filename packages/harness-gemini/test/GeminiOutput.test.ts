@@ -58,6 +58,7 @@ describe("gemini JSON output", () => {
   it("warns when gemini turns --yolo off in a folder it does not trust", () => {
     const result = translate([stderr("Approval mode overridden to \"default\" because the current folder is not trusted.\n")])
     assert.deepStrictEqual(result.warnings, [untrustedWarning])
+    assert.match(untrustedWarning, /^gemini does not trust this folder .*--allow-all.*; trust the folder in gemini, or set GEMINI_CLI_TRUST_WORKSPACE=true$/)
   })
 
   it("makes a failed result after an API error a failure carrying the API's message, its stack trace not shown", () => {
@@ -77,7 +78,7 @@ describe("gemini JSON output", () => {
     assert.strictEqual(result.failed.length, 1)
     assert.match(result.failed[0]!, new RegExp(`^${NO_RESULT}: Gemini CLI is not running in a trusted directory`))
     assert.notInclude(result.failed[0]!, "\x1b[")
-    assert.deepStrictEqual(translate([]).failed, [NO_RESULT])
+    assert.deepStrictEqual(translate([]).failed, ["gemini ended without a result"])
   })
 
   it("makes a failed result with a 429 a usage limit with the API's retry delay, or the one gemini printed while retrying", () => {
@@ -123,5 +124,147 @@ describe("gemini JSON output", () => {
     const result = translate([stdout(use + big + text + line({ type: "result", status: "success", stats: {} }))])
     assert.strictEqual(result.agentText, "Done.\n")
     assert.include(result.display, "→ read_file big.txt")
+  })
+})
+
+describe("gemini JSON output, event by event", () => {
+  const message = (content: string, role = "assistant") => line({ type: "message", role, content, delta: true })
+  const use = (tool_name: string, parameters: unknown, tool_id = "t1") => line({ type: "tool_use", tool_name, tool_id, parameters })
+  const success = line({ type: "result", status: "success", stats: {} })
+  const run = (...lines: Array<string>) => translate([stdout(lines.join(""))])
+
+  it("names a tool call by the first argument that says what it works on, files relative to the project", () => {
+    const shown = (name: string, parameters: unknown) => run(use(name, parameters), success).display
+    assert.strictEqual(shown("write_file", { file_path: `${cwd}/a.txt`, content: "x" }), "→ write_file a.txt\n")
+    assert.strictEqual(shown("read_file", { absolute_path: `${cwd}/src/b.ts` }), "→ read_file src/b.ts\n")
+    assert.strictEqual(shown("grep_search", { path: "/etc/hosts", pattern: "localhost" }), "→ grep_search /etc/hosts\n")
+    assert.strictEqual(shown("list_directory", { dir_path: `${cwd}x/c` }), `→ list_directory ${cwd}x/c\n`)
+    assert.strictEqual(shown("run_shell_command", { command: "ls -la\nrm x", description: "list" }), "→ run_shell_command ls -la\n")
+    assert.strictEqual(shown("glob", { pattern: "**/*.ts" }), "→ glob **/*.ts\n")
+    assert.strictEqual(shown("web_fetch", { url: "https://example.com" }), "→ web_fetch https://example.com\n")
+    assert.strictEqual(shown("save_memory", { description: "remember it" }), "→ save_memory remember it\n")
+    assert.strictEqual(shown("write_file", { file_path: "", path: 7, command: "echo" }), "→ write_file echo\n")
+    assert.strictEqual(shown("write_todos", { todos: [] }), "→ write_todos\n")
+    assert.strictEqual(shown("write_todos", "todos"), "→ write_todos\n")
+    assert.strictEqual(shown("write_todos", null), "→ write_todos\n")
+    assert.strictEqual(shown("run_shell_command", { command: "x".repeat(200) }), `→ run_shell_command ${"x".repeat(119)}…\n`)
+  })
+
+  it("shows a failed tool call with its error, naming the call when it was seen", () => {
+    const failed = (event: object) => line({ type: "tool_result", tool_id: "t1", status: "error", ...event })
+    const result = run(use("replace", { file_path: `${cwd}/a.ts` }), failed({ error: { type: "edit_no_occurrence_found", message: "No match.\nDetails" } }), success)
+    assert.strictEqual(result.display, "→ replace a.ts\n✗ replace a.ts: No match.\n")
+    assert.deepStrictEqual(result.warnings, [])
+    assert.strictEqual(run(failed({}), success).display, "✗ tool call: failed\n")
+    assert.strictEqual(run(use("ls", {}), line({ type: "tool_result", tool_id: "t1", status: "success" }), success).display, "→ ls\n")
+  })
+
+  it("warns once when a policy denied tool calls", () => {
+    const denied = (id: string) => line({ type: "tool_result", tool_id: id, status: "error", error: { type: "policy_violation", message: "denied by policy" } })
+    const result = run(use("run_shell_command", { command: "rm -rf x" }), denied("t1"), use("write_file", { file_path: "b" }, "t2"), denied("t2"), success)
+    assert.deepStrictEqual(result.warnings, [
+      "gemini did not run a tool call that needs approval (run_shell_command rm -rf x): without approval it offers the model only " +
+      "the tools that need none, so the agent could not do it; rerun with --allow-all to approve the agent's tool calls"
+    ])
+  })
+
+  it("ends the model's text with a newline before a tool call, an error, the result or the end of the run", () => {
+    assert.strictEqual(run(message("Hi"), use("ls", {})).agentText, "Hi\n")
+    assert.strictEqual(run(message("Hi"), line({ type: "error", severity: "warning", message: "Loop detected" })).agentText, "Hi\n")
+    assert.strictEqual(run(message("Hi"), success).agentText, "Hi\n")
+    assert.strictEqual(translate([stdout(message("Hi"))]).agentText, "Hi\n")
+    assert.strictEqual(run(message("Hi\n"), use("ls", {}), success).agentText, "Hi\n")
+    assert.strictEqual(run(message("Hi"), message(""), message(" there\n"), success).agentText, "Hi there\n")
+  })
+
+  it("shows spool's own lines on a line of their own after the model's text, and never the prompt", () => {
+    assert.strictEqual(run(message("do it\n", "user"), message("Hi"), use("ls", {}), message("Done."), success).display, "Hi\n→ ls\nDone.")
+    assert.strictEqual(run(message("Hi\n"), use("ls", {})).display, "Hi\n→ ls\n")
+    assert.strictEqual(run(message("Hi\n"), message(""), use("ls", {})).display, "Hi\n→ ls\n")
+    assert.strictEqual(run(message("do it", "user"), use("ls", {})).display, "→ ls\n")
+    assert.strictEqual(run("Loaded cached credentials.\n", message("Hi"), "plain\n", success).display, "Loaded cached credentials.\nHi\nplain\n")
+  })
+
+  it("shows gemini's warnings and errors, the last error being the failure of a result without a message", () => {
+    const result = run(
+      message("Hi"),
+      line({ type: "error", severity: "warning", message: "Loop detected, stopping execution" }),
+      line({ type: "error", message: "Model stream ended with empty response.\nMore" }),
+      line({ type: "result", status: "error", stats: {} })
+    )
+    assert.strictEqual(result.display, "Hi\n! gemini: Loop detected, stopping execution\n✗ gemini: Model stream ended with empty response.\n✗ Model stream ended with empty response.\n")
+    assert.deepStrictEqual(result.failed, ["Model stream ended with empty response."])
+    assert.deepStrictEqual(result.limited, [])
+    assert.deepStrictEqual(run(line({ type: "result", status: "error", stats: {} })).failed, ["gemini reported an error (error)"])
+    assert.deepStrictEqual(run(line({ type: "result", status: "error", error: { type: "invalid_stream", message: "" } })).failed, ["gemini reported an error (invalid_stream)"])
+    assert.deepStrictEqual(run(line({ type: "result", status: "error", error: { message: "[API Error: boom]\n    at x" } })).failed, ["boom"])
+    assert.deepStrictEqual(run(line({ type: "result", status: "error", error: { message: "[API Error: {\"error\":{\"message\":\"no code\"}}]" } })).failed, ["no code"])
+    // Only gemini's own wrapping, around the whole first line, is taken off.
+    const failed = (message: string) => run(line({ type: "result", status: "error", error: { message } })).failed
+    assert.deepStrictEqual(failed("Error: [API Error: x]"), ["Error: [API Error: x]"])
+    assert.deepStrictEqual(failed("[API Error: x] y"), ["[API Error: x] y"])
+    assert.deepStrictEqual(failed("[API Error: a]\nb]"), ["a"])
+    assert.deepStrictEqual(failed("[API Error: a]\n\tb"), ["a"])
+  })
+
+  it("counts tokens apart and never below zero", () => {
+    const stats = (stats: object) => run(line({ type: "result", status: "success", stats })).usage
+    assert.deepStrictEqual(stats({ total_tokens: 100, input_tokens: 60, output_tokens: 30, cached: 10 }), [
+      { inputTokens: 50, outputTokens: 30, reasoningTokens: 10, cacheReadTokens: 10, cacheWriteTokens: 0, cost: null }
+    ])
+    assert.deepStrictEqual(stats({ total_tokens: 50, input_tokens: 60, output_tokens: 30, cached: 70 }), [
+      { inputTokens: 0, outputTokens: 30, reasoningTokens: 0, cacheReadTokens: 70, cacheWriteTokens: 0, cost: null }
+    ])
+  })
+
+  it("hides stack frames, blank lines and the terminal notice on stderr, and shows the rest", () => {
+    const hidden = ["    at throwErrorIfNotOK (file:///x.js:1:2)", "  }", "{", "    status: 429", "   ", "\x1b[33mWarning: 256-color support not detected.\x1b[0m"]
+    const shown = [
+      "at the end of the road",
+      "Looking at the logs",
+      "    at",
+      "  } else",
+      "x {",
+      "{sandbox}",
+      "    status: ok",
+      "status: 429",
+      "HTTP status: 429",
+      "  status: 429 Too Many Requests",
+      "    status: 429.",
+      "Note: Warning: 256-color support not detected"
+    ]
+    const result = translate([stderr([...hidden, ...shown].map((text) => `${text}\n`).join(""))])
+    assert.strictEqual(result.display, shown.map((text) => `${text}\n`).join(""))
+    assert.deepStrictEqual(result.failed, [`${NO_RESULT}: Note: Warning: 256-color support not detected`])
+  })
+
+  it("keeps the retry delay gemini last printed on stderr for a limit whose message names none", () => {
+    const limited = (...lines: Array<string>) =>
+      translate([stderr(lines.map((text) => `${text}\n`).join("")), stdout(line({ type: "result", status: "error", error: { message: "Quota exceeded" } }))]).limited
+    assert.deepStrictEqual(limited("Suggested retry after 12s.. Retrying after 13000ms...").map((l) => l.retryAfterMs), [12_000])
+    assert.deepStrictEqual(limited("Attempt 1 failed: Quota exceeded. Please retry in 7s.", "Attempt 2 failed with status 429").map((l) => l.retryAfterMs), [7_000])
+    assert.deepStrictEqual(limited("Attempt 1 failed: socket hang up. Please retry in 7s.").map((l) => l.retryAfterMs), [null])
+    assert.deepStrictEqual(limited("Note: Suggested retry after 12s.").map((l) => l.retryAfterMs), [null])
+    assert.deepStrictEqual(limited().map((l) => [l.message, l.resetAt, l.retryAfterMs, l.resets]), [["Quota exceeded", null, null, true]])
+  })
+
+  it("reads a multi-MiB error line in bounded form, its strings cut to their first KiB", () => {
+    const huge = line({ type: "error", message: "错".repeat(100_000) })
+    const result = run(huge, line({ type: "result", status: "error", stats: {} }))
+    assert.strictEqual(result.failed.length, 1)
+    assert.isAtMost(new TextEncoder().encode(result.failed[0]!).length, 1024)
+    assert.match(result.failed[0]!, /^错+$/)
+  })
+
+  it("reads a long line of the model's text whole, and drops a line longer than it may keep", () => {
+    const text = `${"word ".repeat(20_000)}<promise>COMPLETE</promise>`
+    const spaced = `{ "type" : "message", "role": "assistant", "content": ${JSON.stringify(text)} }\n`
+    // In pieces, as a pipe gives it: its first bytes decide that it is kept whole.
+    assert.strictEqual(translate(inBatches(spaced + success, 4096)).agentText, `${text}\n`)
+    assert.strictEqual(translate(inBatches(message(text) + success, 4096)).agentText, `${text}\n`)
+    const output = makeGeminiOutput({ cwd, maxLineLength: 100 })
+    const dropped = sortEvents([stdout(message("x".repeat(200))), exited()].flatMap(output.feed))
+    assert.strictEqual(dropped.agentText, "")
+    assert.match(dropped.display, /gemini printed a \d+-byte line on stdout; it is only in the log/)
   })
 })

@@ -79,7 +79,7 @@ describe("pi JSON output", () => {
   })
 
   it("makes a run that ends before agent_end a failure, with pi's last stderr line", () => {
-    assert.deepStrictEqual(translate([stdout(assistant("Half"))], exited(1)).failed, [NO_END])
+    assert.deepStrictEqual(translate([stdout(assistant("Half"))], exited(1)).failed, ["pi ended without finishing its run"])
     assert.deepStrictEqual(translate([stderr("Error: No API key found for fake\n")], exited(1)).failed, [`${NO_END}: Error: No API key found for fake`])
   })
 
@@ -103,5 +103,98 @@ describe("pi JSON output", () => {
     assert.isNull(fromError("400 bad request"))
     assert.isFalse(fromError("429 You exceeded your current quota, please check your plan and billing details.")!.resets)
     assert.strictEqual(fromError("529 overloaded_error")!.retryAfterMs, null)
+  })
+})
+
+describe("pi JSON output, event by event", () => {
+  const start = (toolName: string, args: unknown, toolCallId = "t1") => line({ type: "tool_execution_start", toolCallId, toolName, args })
+  const end = line({ type: "agent_end" })
+  const run = (...lines: Array<string>) => translate([stdout(lines.join(""))])
+
+  it("names a tool call by the first argument that says what it works on, files relative to the project", () => {
+    const shown = (name: string, args: unknown) => run(start(name, args), end).display
+    assert.strictEqual(shown("write", { path: `${cwd}/a.txt`, content: "x" }), "→ write a.txt\n")
+    assert.strictEqual(shown("edit", { file_path: `${cwd}/src/b.ts` }), "→ edit src/b.ts\n")
+    assert.strictEqual(shown("read", { path: `${cwd}x/c` }), `→ read ${cwd}x/c\n`)
+    assert.strictEqual(shown("bash", { command: "ls -la\nrm x" }), "→ bash ls -la\n")
+    assert.strictEqual(shown("grep", { pattern: "TODO" }), "→ grep TODO\n")
+    assert.strictEqual(shown("fetch", { url: "https://example.com" }), "→ fetch https://example.com\n")
+    assert.strictEqual(shown("write", { path: "", file_path: 7, command: "echo" }), "→ write echo\n")
+    assert.strictEqual(shown("todo", { items: [] }), "→ todo\n")
+    assert.strictEqual(shown("todo", "items"), "→ todo\n")
+    assert.strictEqual(shown("todo", null), "→ todo\n")
+    assert.strictEqual(shown("bash", { command: "x".repeat(200) }), `→ bash ${"x".repeat(119)}…\n`)
+  })
+
+  it("shows a failed tool call with the first line of its error, naming the call when it was seen", () => {
+    const failed = (result: unknown, toolCallId = "t1") => line({ type: "tool_execution_end", toolCallId, toolName: "bash", isError: true, result })
+    assert.strictEqual(run(start("bash", { command: "false" }), failed({ content: [{ type: "text", text: "exit 1\nmore" }] }), end).display, "→ bash false\n✗ bash false: exit 1\n")
+    assert.strictEqual(run(failed({ content: "no such file" }, "t9"), end).display, "✗ bash: no such file\n")
+    assert.strictEqual(run(failed(undefined), end).display, "✗ bash: failed\n")
+    assert.strictEqual(run(failed({ content: [] }), end).display, "✗ bash: failed\n")
+    assert.strictEqual(run(start("bash", { command: "true" }), line({ type: "tool_execution_end", toolCallId: "t1", toolName: "bash", result: { content: "ok" } }), end).display, "→ bash true\n")
+  })
+
+  it("takes the model's text as it ends, a line of its own, and skips messages with none and others' messages", () => {
+    const message = (content: unknown, role = "assistant") => line({ type: "message_end", message: { role, content, stopReason: "stop" } })
+    assert.strictEqual(run(message("Plain text"), end).agentText, "Plain text\n")
+    assert.strictEqual(run(message("Ends\n"), end).agentText, "Ends\n")
+    assert.strictEqual(run(message("  \n"), message([]), message("Result", "toolResult"), message("prompt", "user"), end).agentText, "")
+    assert.strictEqual(run(message("  \n"), end).display, "")
+  })
+
+  it("counts each model request's tokens and cost, including cache writes", () => {
+    const usage = { input: 10, output: 5, cacheRead: 3, cacheWrite: 2, cost: { total: 0.25 } }
+    const result = run(line({ type: "message_end", message: { role: "assistant", content: [], stopReason: "stop", usage } }), line({ type: "message_end", message: { role: "user", content: [], usage } }), end)
+    assert.deepStrictEqual(result.usage, [{ inputTokens: 10, outputTokens: 5, reasoningTokens: 0, cacheReadTokens: 3, cacheWriteTokens: 2, cost: 0.25 }])
+  })
+
+  it("makes an aborted request, or a failed one without a message, the run's failure", () => {
+    const failed = (stopReason: string, errorMessage?: string) =>
+      line({ type: "message_end", message: { role: "assistant", content: [{ type: "text", text: "partial" }], stopReason, ...(errorMessage === undefined ? {} : { errorMessage }) } })
+    const aborted = run(failed("aborted", "Request was aborted\nby the user"), end)
+    assert.deepStrictEqual(aborted.failed, ["Request was aborted"])
+    assert.strictEqual(aborted.display, "✗ pi: Request was aborted\n")
+    assert.strictEqual(aborted.agentText, "")
+    assert.deepStrictEqual(run(failed("error"), end).failed, ["the model request ended with error"])
+    assert.deepStrictEqual(run(failed("error", ""), end).failed, ["the model request ended with error"])
+    assert.deepStrictEqual(run(failed("length", "cut short"), end).failed, [])
+  })
+
+  it("takes the final error of failed retries for the run's failure, and a retry for a run not yet ended", () => {
+    const retry = line({ type: "auto_retry_start", attempt: 2, maxAttempts: 3, delayMs: 10, errorMessage: "503 overloaded\nbody" })
+    const retried = run(end, retry)
+    assert.deepStrictEqual(retried.failed, [NO_END])
+    assert.strictEqual(retried.display, "… pi retries a failed model request (attempt 2/3): 503 overloaded\n")
+    const gaveUp = run(assistant("Fine."), end, line({ type: "auto_retry_end", success: false, finalError: "429 quota exceeded\nbody" }))
+    assert.deepStrictEqual(gaveUp.failed, ["429 quota exceeded"])
+    assert.deepStrictEqual(gaveUp.limited.map((l) => [l.message, l.resetAt, l.retryAfterMs, l.resets]), [["429 quota exceeded", null, null, true]])
+    assert.deepStrictEqual(run(assistant("Fine."), end, line({ type: "auto_retry_end", success: false })).failed, [])
+    assert.deepStrictEqual(run(assistant("Fine."), end, line({ type: "auto_retry_end", success: true, finalError: "429 quota exceeded" })).failed, [])
+  })
+
+  it("shows stderr lines without their colours, and shows non-JSON stdout lines", () => {
+    const result = translate([stderr("\x1b[33m  Warning: slow\x1b[0m  \n   \n"), stdout(`Booting\n${end}`)])
+    assert.strictEqual(result.display, "Warning: slow\nBooting\n")
+    assert.deepStrictEqual(translate([stderr("first\n  \nlast\n\n")], exited(1)).failed, [`${NO_END}: last`])
+  })
+
+  it("reads a multi-MiB error line in bounded form, its strings cut to their first KiB", () => {
+    const result = run(end, line({ type: "auto_retry_end", success: false, finalError: "错".repeat(100_000) }))
+    assert.strictEqual(result.failed.length, 1)
+    assert.isAtMost(new TextEncoder().encode(result.failed[0]!).length, 1024)
+    assert.match(result.failed[0]!, /^错+$/)
+  })
+
+  it("reads a long finished message whole, and drops a line longer than it may keep", () => {
+    const text = `${"word ".repeat(20_000)}<promise>COMPLETE</promise>`
+    const spaced = ` { "type" : "message_end", "message": { "role": "assistant", "content": ${JSON.stringify(text)} } }\n`
+    // In pieces, as a pipe gives it: its first bytes decide that it is kept whole.
+    assert.strictEqual(translate(inBatches(spaced + end, 4096)).agentText, `${text}\n`)
+    assert.strictEqual(translate(inBatches(assistant(text) + end, 4096)).agentText, `${text}\n`)
+    const output = makePiOutput({ cwd, maxLineLength: 100 })
+    const dropped = sortEvents([stdout(assistant("x".repeat(200))), exited()].flatMap(output.feed))
+    assert.strictEqual(dropped.agentText, "")
+    assert.match(dropped.display, /pi printed a \d+-byte line on stdout; it is only in the log/)
   })
 })
