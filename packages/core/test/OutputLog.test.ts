@@ -215,9 +215,10 @@ describe("the byte log's regions", () => {
 
   it("writes the characters a region cuts at either end as they came", () => {
     const redact = redactor()
+    // The pad moves where ANCHOR_LEAD before the anchor falls: between the two bytes of an "é", or not.
     for (const pad of ["", "x"]) {
       for (const secret of [SECRETS[0]!, SECRETS[8]!, ENV.DB_PASSWORD]) {
-        const text = `${pad}${"é".repeat(300)} ${secret} ${"é".repeat(10000)}`
+        const text = `${"é".repeat(300)}${pad} ${secret} ${"é".repeat(10000)}`
         const bytes = utf8(`${text}${"é".repeat(10000)}\nafter\n`)
         const expected = utf8(redact(decode(bytes)))
         for (const cuts of [[], [utf8(text).length], [utf8(text).length + 1]]) expect(logged(cut(bytes, cuts))).toEqual(expected)
@@ -291,6 +292,17 @@ describe("what the byte log decodes around a secret", () => {
       const expected = `key ${REDACTED} ${FFFD}\n${between}¤ sk- too short\nnext ¤\n`
       for (const cuts of everyCut(bytes)) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
     }
+  })
+
+  it("decodes no line whose find fails its anchor's check, however near a secret", () => {
+    // "Y-----" ends a private key's first line only after "KE"; such a find reaches over many lines.
+    const bytes = withRaw(`¤ WHY----- not a key ¤\nkey ${SECRETS[0]}\n¤ after\n`)
+    const expected = `¤ WHY----- not a key ¤\nkey ${REDACTED}\n¤ after\n`
+    // Not cut just before "Y-----" or inside it: a find is checked against the bytes of its batch (and
+    // the last few of the batch before) only, and "KE" would be outside them.
+    const anchor = decode(bytes).indexOf("Y-----")
+    const whole = everyCut(bytes).filter(([at]) => at === undefined || at < anchor || at >= anchor + 6)
+    for (const cuts of whole) expect(shownRaw(logged(cut(bytes, cuts)))).toBe(expected)
   })
 
   it("decodes two secrets' lines apart, whichever kind of secret comes first", () => {
