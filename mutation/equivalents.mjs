@@ -183,6 +183,11 @@ export const equivalents = [
     reason: "split with a limit of 1 always returns one element (\"\" for an empty text), so the default is never taken" },
   { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "OptionalChaining", replacement: "parts.find(part => part.type === type).value", line: "const get = (type: string) => Number(parts.find(",
     reason: "get asks only for the year, month, day, hour, minute and second, which formatToParts always yields with the options given" },
+  { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "ArithmeticOperator", replacement: "get(\"month\") + 1", line: "const wall = Date.UTC(get(\"year\"), get(\"month\") - 1",
+    reason: "a wrong month only moves the wall clock by whole days; clockResetAt adds the offset to now and takes it off the target again, so whole days cancel and only the time of day counts" },
+  // ClaudeOutput
+  { file: "packages/harness-claude/src/ClaudeOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })",
+    reason: "an undefined maxLineLength passed on is read as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
   // CodexLimit
   { file: "packages/harness-codex/src/CodexLimit.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: "const ms = UNIT_MS[unit] ?? UNIT_MS[{ sec: \"second\", min: \"minute\", hr: \"hour\" }[unit] ?? \"\"]",
     reason: "the default only names a unit that does not exist: UNIT_MS has no \"Stryker was here!\" as it has no \"\", both give undefined" },
@@ -214,4 +219,6 @@ export const equivalents = [
     reason: "an undefined maxLineLength passed on is the same as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
   { file: "packages/harness-pi/src/PiOutput.ts", mutator: "Regex", replacement: "/\\s*\\{\\s*\"type\"\\s*:\\s*\"message_end\"/", line: "agentTextHead: /^\\s*\\{\\s*\"type\"\\s*:\\s*\"message_end\"/",
     reason: "a message_end line starts with it anyway; another line it would match later on is only held whole, and a held line that is not the model's text is decoded from its compacted text, as one compacted as it came" },
+  { file: "packages/harness-codex/src/CodexOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })",
+    reason: "an undefined maxLineLength passed on is read as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
 ]

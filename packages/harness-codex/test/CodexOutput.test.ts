@@ -107,7 +107,7 @@ describe("codex JSON output", () => {
 
   it("fails a run that exits without completing its turn, with codex's own error line", () => {
     const interrupted = translate([stdout(line({ type: "turn.started" }))], exited(1))
-    assert.deepStrictEqual(interrupted.failed, [`${incompleteTurn} (exit code 1)`])
+    assert.deepStrictEqual(interrupted.failed, ["codex ended without completing its turn (exit code 1)"])
     const killed = translate([], exited(null, "SIGKILL"))
     assert.deepStrictEqual(killed.failed, [`${incompleteTurn} (SIGKILL)`])
     const badConfig = translate([stderr("WARNING: x\nError: approval_policy = \"untrusted\" is no longer supported\n\nStack backtrace:\n   0: <unknown>\n")], exited(1))
@@ -170,9 +170,9 @@ describe("codex JSON output: details", () => {
     )
   })
 
-  it("a command that exits 0 but did not complete is marked failed", () => {
-    const result = translate([stdout(command("npm test", 0, "failed")), stdout(turnCompleted)])
-    assert.strictEqual(result.display, "✗ $ npm test (exit 0)\n")
+  it("a command that exits 0 but did not complete, or completes with another exit code, is marked failed", () => {
+    const result = translate([stdout(command("npm test", 0, "failed")), stdout(command("false", 1, "completed")), stdout(turnCompleted)])
+    assert.strictEqual(result.display, "✗ $ npm test (exit 0)\n✗ $ false (exit 1)\n")
   })
 
   it("a patch without a status counts as completed; a path merely starting like the working directory stays whole", () => {
