@@ -31,7 +31,7 @@ const withServer = async <A>(script: Script, body: (server: FakeAnthropicServer,
 }
 
 const ralph = (...args: Array<string>) => ["ralph", ...args, "--change", "001-01", "--harness", "claude", "--no-interactive"]
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 const userTexts = (server: FakeAnthropicServer, index = 0) =>
   server.requests[index]!.messages.filter((m) => m.role === "user").flatMap((m) => m.texts)
 
@@ -56,12 +56,12 @@ describe("spool ralph --harness claude with the real claude binary", () => {
         const user = userTexts(server).join("\n")
         expect(user).toContain("Ralph loop: iteration 1 of at most 3")
         expect(user).toContain("# Add a greeting command")
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].usage).toMatchObject({ inputTokens: 200, outputTokens: 40, cacheReadTokens: 60, cacheWriteTokens: 20 })
         expect(status.history[0].usage.cost).toBeGreaterThan(0)
         expect(status.usage.tokens).toBe(240)
         expect(status.usage.cost).toBeGreaterThan(0)
-        const text = spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout
+        const text = (await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout
         expect(text).toMatch(/usage: +240 tokens, \$\d+\.\d{4}/)
       }
     ))
@@ -75,7 +75,7 @@ describe("spool ralph --harness claude with the real claude binary", () => {
         expect(existsSync(join(root, "denied.txt"))).toBe(false)
         expect(denied.stdout).toContain("✗ Write denied.txt: permission denied")
         expect(denied.stderr).toMatch(/warning: claude denied a tool call that needs permission \(Write denied\.txt\).*--allow-all/)
-        expect(statusJson(root).history[0].warnings.join(" ")).toContain("--allow-all")
+        expect((await statusJson(root)).history[0].warnings.join(" ")).toContain("--allow-all")
       }
     ))
 
@@ -86,7 +86,7 @@ describe("spool ralph --harness claude with the real claude binary", () => {
       async (_server, root, env) => {
         const result = await spoolAsync(ralph("x", "--max-iterations", "3"), { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].exitCode).not.toBe(0)
         expect(history[0].error).toMatch(/^API Error: 400 .*bad request: context too long/)

@@ -34,7 +34,7 @@ const withServer = async <A>(
 }
 
 const run = ["--harness", "codex", "--model", TEST_MODEL, "--no-interactive"]
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 
 describe("spool ralph --harness codex, with the real codex binary", () => {
   it("creates a file through a shell tool call, completes on the promise, commits the file, records tokens with cost unknown", () =>
@@ -52,7 +52,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
         expect(prompt).toContain("Ralph loop: iteration 1 of at most 3")
         expect(prompt).toContain("# Add a greeting command")
 
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].git).toMatchObject({ changedFiles: 1, files: ["greeting.txt"] })
         expect(status.history[0].commit).toBe(git(root, "rev-parse", "HEAD"))
         expect(git(root, "show", "--format=", "--name-only", "HEAD")).toBe("greeting.txt")
@@ -66,7 +66,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
           cost: null
         })
         expect(status.usage).toEqual({ tokens: 180, cost: null })
-        const text = spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout
+        const text = (await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout
         expect(text).toContain("usage:     180 tokens, cost unknown")
       }
     ))
@@ -78,7 +78,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
         const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(result.stdout).toContain("error: bad request: context too long")
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].exitCode).not.toBe(0)
         expect(history[0].error).toBe("bad request: context too long")
@@ -115,15 +115,15 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
       loop.kill("SIGINT")
       expect(await done).toBe(130)
       expect(processesMentioning(root)).toEqual([])
-      expect(statusJson(root).history.at(-1).outcome).toBe("interrupted")
+      expect((await statusJson(root)).history.at(-1).outcome).toBe("interrupted")
     }))
 
-  it("without codex, says how to install it and exits 1 before the first iteration", () => {
+  it("without codex, says how to install it and exits 1 before the first iteration", async () => {
     const root = makeWorkspace()
-    const result = spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_CODEX_BIN: join(root, "no-such-codex") } })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_CODEX_BIN: join(root, "no-such-codex") } })
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("npm install -g @openai/codex")
     expect(result.stderr).not.toMatch(/\n\s+at /)
-    expect(statusJson(root).history).toEqual([])
+    expect((await statusJson(root)).history).toEqual([])
   })
 })

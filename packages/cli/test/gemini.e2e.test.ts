@@ -29,7 +29,7 @@ const withServer = <A>(
   )
 
 const run = ["--harness", "gemini", "--model", TEST_MODEL, "--no-interactive"]
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 
 describe("spool ralph --harness gemini, with the real gemini binary", () => {
   it("writes a file with gemini's write_file tool, completes on the promise, commits it, passes the model, records tokens with cost unknown", () =>
@@ -48,7 +48,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
         expect(prompt).toContain("Ralph loop: iteration 1 of at most 3")
         expect(prompt).toContain("# Add a greeting command")
 
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].git).toMatchObject({ changedFiles: 1, files: ["greeting.txt"] })
         expect(status.history[0].commit).toBe(git(root, "rev-parse", "HEAD"))
         expect(git(root, "show", "--format=", "--name-only", "HEAD")).toBe("greeting.txt")
@@ -62,7 +62,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
           cost: null
         })
         expect(status.usage).toEqual({ tokens: 190, cost: null })
-        expect(spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout).toContain("usage:     190 tokens, cost unknown")
+        expect((await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout).toContain("usage:     190 tokens, cost unknown")
       }
     ))
 
@@ -76,7 +76,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
         expect(server.requests[0]!.tools).not.toContain("write_file")
         expect(result.stdout).toContain("✗ write_file denied.txt: Tool \"write_file\" not found")
         expect(result.stderr).toMatch(/warning: gemini did not run a tool call that needs approval \(write_file denied\.txt\).*--allow-all/)
-        expect(statusJson(root).history[0].warnings.join(" ")).toContain("--allow-all")
+        expect((await statusJson(root)).history[0].warnings.join(" ")).toContain("--allow-all")
       }
     ))
 
@@ -87,7 +87,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
         const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(result.stdout).toContain("✗ bad request: context too long (HTTP 400)")
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].error).toBe("bad request: context too long (HTTP 400)")
         expect(history[1].error).toBeNull()
@@ -121,15 +121,15 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
       expect(await done).toBe(130)
       expect(processesIn(root)).toEqual([])
       for (const { pid, cmdline } of running) expect(await survives(pid), `${cmdline} survived`).toBe(false)
-      expect(statusJson(root).history.at(-1).outcome).toBe("interrupted")
+      expect((await statusJson(root)).history.at(-1).outcome).toBe("interrupted")
     }))
 
-  it("without gemini, says how to install it and exits 1 before the first iteration", () => {
+  it("without gemini, says how to install it and exits 1 before the first iteration", async () => {
     const root = makeWorkspace()
-    const result = spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_GEMINI_BIN: join(root, "no-such-gemini") } })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_GEMINI_BIN: join(root, "no-such-gemini") } })
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("npm install -g @google/gemini-cli")
     expect(result.stderr).not.toMatch(/\n\s+at /)
-    expect(statusJson(root).history).toEqual([])
+    expect((await statusJson(root)).history).toEqual([])
   })
 })

@@ -31,7 +31,7 @@ const withServer = async <A>(turns: (root: string) => ReadonlyArray<Turn>, body:
   }
 }
 
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 
 describe("spool ralph with the real opencode binary", () => {
   it("writes a file through opencode's write tool, completes on the promise, passes the model, asks for no title", () =>
@@ -53,10 +53,10 @@ describe("spool ralph with the real opencode binary", () => {
         const user = server.requests[0]!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
         expect(user).toContain("Ralph loop: iteration 1 of at most 3")
         expect(user).toContain("# Add a greeting command")
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].usage.inputTokens).toBeGreaterThan(0)
         expect(status.usage.tokens).toBeGreaterThan(0)
-        const text = spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout
+        const text = (await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout
         expect(text).toMatch(/usage: +\d+ tokens, \$\d+\.\d{4}/)
       },
       undefined,
@@ -76,7 +76,7 @@ describe("spool ralph with the real opencode binary", () => {
         expect(denied.code).toBe(3)
         expect(existsSync(join(root, "denied.txt"))).toBe(false)
         expect(denied.stderr).toMatch(/warning: .*permission.*--allow-all/)
-        expect(statusJson(root).history[0].warnings.join(" ")).toContain("--allow-all")
+        expect((await statusJson(root)).history[0].warnings.join(" ")).toContain("--allow-all")
         expect(server.requests.length).toBe(1)
 
         const allowed = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--allow-all", "--no-interactive"], { cwd: root, env })
@@ -92,7 +92,7 @@ describe("spool ralph with the real opencode binary", () => {
       async (_server, root, env) => {
         const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", "--no-interactive"], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].exitCode).not.toBe(0)
       }
@@ -116,7 +116,7 @@ describe("spool ralph with the real opencode binary", () => {
         expect(result.stdout).toMatch(/--- iteration 2: .* \| promise found, verified: test -s greeting\.txt .* \| .* -> complete/)
         const second = server.requests.at(-2)!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
         expect(second).toContain("FAIL: greeting.txt is missing")
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string; verify: ReadonlyArray<{ passed: boolean }> }) => [r.outcome, r.verify.map((c) => c.passed)])).toEqual([
           ["failed", [false]],
           ["complete", [true]]
