@@ -10,7 +10,7 @@ import {
   type Script,
   startFakeAnthropicServer
 } from "../../harness-claude/test/fixtures/fakeAnthropicServer.js"
-import { git, makeWorkspace, spool, spoolAsync, stateDir } from "./support.js"
+import { git, makeWorkspace, spool, stateDir } from "./support.js"
 
 // The real claude binary, driven by `spool ralph --harness claude`, against a fake Anthropic server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -40,7 +40,7 @@ describe("spool ralph --harness claude with the real claude binary", () => {
     withServer(
       byTurn(Reply.write("greeting.txt", "hello from claude\n"), Reply.text("The file is written.\n\n", PROMISE)),
       async (server, root, env) => {
-        const result = await spoolAsync(ralph("Write greeting.txt.", "--model", "claude-test-model", "--allow-all", "--max-iterations", "3"), { cwd: root, env })
+        const result = await spool(ralph("Write greeting.txt.", "--model", "claude-test-model", "--allow-all", "--max-iterations", "3"), { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from claude\n")
         expect(result.stdout).toContain("→ Write greeting.txt")
@@ -70,7 +70,7 @@ describe("spool ralph --harness claude with the real claude binary", () => {
     withServer(
       byTurn(Reply.write("denied.txt", "nope\n"), Reply.text("I could not write it.")),
       async (_server, root, env) => {
-        const denied = await spoolAsync(ralph("x", "--max-iterations", "1"), { cwd: root, env })
+        const denied = await spool(ralph("x", "--max-iterations", "1"), { cwd: root, env })
         expect(denied.code, denied.stderr).toBe(3)
         expect(existsSync(join(root, "denied.txt"))).toBe(false)
         expect(denied.stdout).toContain("✗ Write denied.txt: permission denied")
@@ -84,7 +84,7 @@ describe("spool ralph --harness claude with the real claude binary", () => {
       // claude repeats a rejected request a few times: every request of iteration 1 gets the error.
       ({ prompt }) => prompt.includes("Ralph loop: iteration 1 ") ? Reply.error("bad request: context too long") : Reply.text("Recovered.\n", PROMISE),
       async (_server, root, env) => {
-        const result = await spoolAsync(ralph("x", "--max-iterations", "3"), { cwd: root, env })
+        const result = await spool(ralph("x", "--max-iterations", "3"), { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
@@ -105,7 +105,7 @@ describe("spool ralph --harness claude with the real claude binary", () => {
         const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${filler.repeat(Math.ceil((300 * 1024) / filler.length))}END-OF-PROPOSAL\n`
         writeFileSync(join(root, ".spool", "changes", CHANGE, "proposal.md"), proposal)
         git(root, "commit", "-qam", "a big proposal")
-        const result = await spoolAsync(ralph("x", "--max-iterations", "1"), { cwd: root, env })
+        const result = await spool(ralph("x", "--max-iterations", "1"), { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(proposal.length).toBeGreaterThan(300 * 1024)
         const user = userTexts(server).join("\n")

@@ -11,7 +11,7 @@ import {
   Turn as T
 } from "../../harness-codex/test/fixtures/fakeResponsesServer.js"
 import { processesMentioning } from "../../harness-codex/test/fixtures/processes.js"
-import { git, makeWorkspace, spawnSpool, spool, spoolAsync } from "./support.js"
+import { git, makeWorkspace, spawnSpool, spool } from "./support.js"
 
 // The real codex binary, driven by `spool ralph`, against a fake Responses server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -41,7 +41,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
     withServer(
       [T.shell("printf 'hello from codex\\n' > greeting.txt", "Writing greeting.txt."), T.text("The file is written.\n\n", PROMISE)],
       async (server, root, env) => {
-        const result = await spoolAsync(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from codex\n")
         expect(result.stdout).toContain("→ $ printf 'hello from codex\\n' > greeting.txt (exit 0)")
@@ -75,7 +75,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
     withServer(
       [T.error("bad request: context too long"), T.text("Recovered.\n", PROMISE)],
       async (_server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(result.stdout).toContain("error: bad request: context too long")
         const { history } = await statusJson(root)
@@ -93,7 +93,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
       const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${line.repeat(Math.ceil((300 * 1024) / line.length))}END-OF-PROPOSAL\n`
       expect(proposal.length).toBeGreaterThan(300 * 1024)
       writeFileSync(join(root, ".spool", "changes", change, "proposal.md"), proposal)
-      const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
+      const result = await spool(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
       expect(result.code, result.stderr).toBe(0)
       expect(server.requests.length).toBe(1)
       expect(server.requests[0]!.userTexts.join("\n")).toContain(proposal.trimEnd())

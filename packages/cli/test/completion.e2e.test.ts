@@ -9,7 +9,7 @@ import {
   type Turn,
   Turn as T
 } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
-import { agentScript, makeWorkspace, spool, spoolAsync } from "./support.js"
+import { agentScript, makeWorkspace, spool } from "./support.js"
 
 // The completion rule end to end: the built `spool`, a real agent process (a command, or the real
 // opencode binary against a fake model server), and what the loop decides.
@@ -90,7 +90,7 @@ const withOpencode = async (
 }
 
 const runOpencode = (root: string, env: Record<string, string>, maxIterations: number) =>
-  spoolAsync(["ralph", "x", "--change", "001-01", "--allow-all", "--max-iterations", String(maxIterations), "--no-interactive"], { cwd: root, env })
+  spool(["ralph", "x", "--change", "001-01", "--allow-all", "--max-iterations", String(maxIterations), "--no-interactive"], { cwd: root, env })
 
 describe("completion through the real opencode binary", () => {
   it("completes in iteration 1 when the model ends its message with the promise", () =>

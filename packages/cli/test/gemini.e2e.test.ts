@@ -11,7 +11,7 @@ import {
   type Turn,
   Turn as T
 } from "../../harness-gemini/test/fixtures/fakeGeminiServer.js"
-import { git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir, withFakeServer, writeBigProposal } from "./support.js"
+import { git, makeWorkspace, spawnSpool, spool, stateDir, withFakeServer, writeBigProposal } from "./support.js"
 
 // The real gemini binary, driven by `spool ralph`, against a fake Gemini API on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -36,7 +36,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
     withServer(
       (root) => [T.write(join(root, "greeting.txt"), "hello from gemini\n", "Writing greeting.txt."), T.text("The file is written.\n\n", PROMISE)],
       async (server, root, env) => {
-        const result = await spoolAsync(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", "--allow-all", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", "--allow-all", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from gemini\n")
         expect(result.stdout).toContain("→ write_file greeting.txt")
@@ -70,7 +70,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
     withServer(
       (root) => [T.write(join(root, "denied.txt"), "nope\n"), T.text("I could not write it.")],
       async (server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "1", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(3)
         expect(existsSync(join(root, "denied.txt"))).toBe(false)
         expect(server.requests[0]!.tools).not.toContain("write_file")
@@ -84,7 +84,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
     withServer(
       () => [T.error("bad request: context too long"), T.text("Recovered.\n", PROMISE)],
       async (_server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(result.stdout).toContain("✗ bad request: context too long (HTTP 400)")
         const { history } = await statusJson(root)
@@ -100,7 +100,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
     withServer(() => [T.text("Read it all.\n", PROMISE)], async (server, root, env) => {
       const proposal = writeBigProposal(root)
       expect(proposal.length).toBeGreaterThan(300 * 1024)
-      const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
+      const result = await spool(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
       expect(result.code, result.stderr).toBe(0)
       expect(server.requests.length).toBe(1)
       expect(server.requests[0]!.userTexts.join("\n")).toContain(proposal.trimEnd())

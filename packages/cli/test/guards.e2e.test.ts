@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { agentScript, git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir } from "./support.js"
+import { agentScript, git, makeWorkspace, spawnSpool, spool, stateDir } from "./support.js"
 
 const change = "001-01_greeting-cli"
 const fakeOpencode = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-opencode.mjs")
@@ -162,7 +162,7 @@ describe("usage limits (the built binary, a scripted opencode)", () => {
     expect(await closed).toBe(130)
     expect(existsSync(join(stateDir(root, change), "lock"))).toBe(false)
     expect(await statusJson(root)).toMatchObject({ status: "interrupted", stopReason: "interrupted", resumeAt: null })
-    const second = await spoolAsync(["ralph", "x", ...opencode], { cwd: root, env })
+    const second = await spool(["ralph", "x", ...opencode], { cwd: root, env })
     expect(second.code, second.stderr).toBe(0)
   })
 })

@@ -10,7 +10,7 @@ import {
   type Turn,
   Turn as T
 } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
-import { makeWorkspace, spool, spoolAsync } from "./support.js"
+import { makeWorkspace, spool } from "./support.js"
 
 // The real opencode binary, driven by `spool ralph`, against a fake model server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -38,7 +38,7 @@ describe("spool ralph with the real opencode binary", () => {
     withServer(
       (root) => [T.write(join(root, "greeting.txt"), "hello from opencode\n"), T.text("The file is written.\n\n", PROMISE)],
       async (server, root, env) => {
-        const result = await spoolAsync(
+        const result = await spool(
           ["ralph", "Write greeting.txt.", "--change", "001-01", "--model", `${FAKE_PROVIDER}/other-model`, "--allow-all", "--no-interactive", "--max-iterations", "3"],
           { cwd: root, env }
         )
@@ -72,14 +72,14 @@ describe("spool ralph with the real opencode binary", () => {
         T.text("Written.\n", PROMISE)
       ],
       async (server, root, env) => {
-        const denied = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--no-interactive"], { cwd: root, env })
+        const denied = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--no-interactive"], { cwd: root, env })
         expect(denied.code).toBe(3)
         expect(existsSync(join(root, "denied.txt"))).toBe(false)
         expect(denied.stderr).toMatch(/warning: .*permission.*--allow-all/)
         expect((await statusJson(root)).history[0].warnings.join(" ")).toContain("--allow-all")
         expect(server.requests.length).toBe(1)
 
-        const allowed = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--allow-all", "--no-interactive"], { cwd: root, env })
+        const allowed = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--allow-all", "--no-interactive"], { cwd: root, env })
         expect(allowed.code, allowed.stderr).toBe(0)
         expect(readFileSync(join(root, "allowed.txt"), "utf8")).toBe("yes\n")
       },
@@ -90,7 +90,7 @@ describe("spool ralph with the real opencode binary", () => {
     withServer(
       () => [T.error("bad request: context too long"), T.text("Recovered.\n", PROMISE)],
       async (_server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", "--no-interactive"], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "3", "--no-interactive"], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
@@ -107,7 +107,7 @@ describe("spool ralph with the real opencode binary", () => {
       ],
       async (server, root, env) => {
         const check = "test -s greeting.txt || { echo \"FAIL: $(echo greeting).txt is missing\"; exit 1; }"
-        const result = await spoolAsync(
+        const result = await spool(
           ["ralph", "Write greeting.txt.", "--change", "001-01", "--allow-all", "--no-interactive", "--max-iterations", "3", "--verify", check],
           { cwd: root, env }
         )

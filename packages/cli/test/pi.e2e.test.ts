@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { processesIn, survives } from "../../harness-codex/test/fixtures/processes.js"
 import { type FakeModelServer, startFakeModelServer, type Turn, Turn as T } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
 import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "../../harness-pi/test/fixtures/piEnv.js"
-import { git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir, withFakeServer, writeBigProposal } from "./support.js"
+import { git, makeWorkspace, spawnSpool, spool, stateDir, withFakeServer, writeBigProposal } from "./support.js"
 
 // The real pi binary, driven by `spool ralph`, against a fake OpenAI-compatible server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -30,7 +30,7 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
     withServer(
       (root) => [T.call("write", { path: join(root, "greeting.txt"), content: "hello from pi\n" }, "Writing greeting.txt."), T.text("The file is written.\n\n", PROMISE)],
       async (server, root, env) => {
-        const result = await spoolAsync(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from pi\n")
         expect(result.stdout).toContain("→ write greeting.txt")
@@ -58,7 +58,7 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
     withServer(
       () => [T.error("bad request: context too long"), T.text("Recovered.\n", PROMISE)],
       async (_server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(result.stdout).toContain("✗ pi: 400 bad request: context too long")
         const { history } = await statusJson(root)
@@ -74,7 +74,7 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
     withServer(() => [T.text("Read it all.\n", PROMISE)], async (server, root, env) => {
       const proposal = writeBigProposal(root)
       expect(proposal.length).toBeGreaterThan(300 * 1024)
-      const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
+      const result = await spool(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
       expect(result.code, result.stderr).toBe(0)
       expect(server.requests.length).toBe(1)
       expect(userText(server, 0)).toContain(proposal.trimEnd())

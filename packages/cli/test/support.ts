@@ -58,7 +58,7 @@ export const runProgram = (
 
 /**
  * Runs the built `spool` binary to completion without blocking this process (a long synchronous
- * wait would stall the vitest worker past its RPC timeout). A run still going after 120 s is sent
+ * wait would stall the vitest worker past its RPC timeout). A run still going after 240 s is sent
  * SIGTERM and resolves with what it gave (code null, signal SIGTERM, if that ends it).
  */
 export const spool = (
@@ -69,7 +69,7 @@ export const spool = (
     cwd: options.cwd,
     env: baseEnv(options.env),
     input: options.input ?? "",
-    timeoutMs: 120_000
+    timeoutMs: 240_000
   })
 
 /** Starts the built `spool` binary and returns the child, for tests that signal or talk to it. */
@@ -115,20 +115,6 @@ export const agentScript = (source: string) => {
 }
 
 export const stateDir = (root: string, changeId: string) => join(root, ".spool", ".state", "ralph", changeId)
-
-/** Runs the built `spool` binary without blocking this process (servers in the test keep answering). */
-export const spoolAsync = (
-  args: ReadonlyArray<string>,
-  options: { cwd: string; env?: Record<string, string> }
-): Promise<SpoolResult> =>
-  new Promise((resolve) => {
-    const child = spawnSpool(args, options)
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
-  })
 
 /** Starts spool and watches its output. */
 export const startSpool = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) => {

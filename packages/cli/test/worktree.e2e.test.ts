@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { addChange, agentScript, git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir } from "./support.js"
+import { addChange, agentScript, git, makeWorkspace, spawnSpool, spool, stateDir } from "./support.js"
 
 const first = "001-01_greeting-cli"
 const second = "001-02_second"
@@ -63,8 +63,8 @@ describe("spool ralph --worktree", () => {
     const start = git(root, "rev-parse", "HEAD")
     const agent = meetingAgent(mkdtempSync(join(tmpdir(), "spool-meet-")))
     const [a, b] = await Promise.all([
-      spoolAsync(["ralph", "x", "--change", first, "--worktree", ...harness(agent)], { cwd: root }),
-      spoolAsync(["ralph", "x", "--change", second, "--worktree", ...harness(agent)], { cwd: root })
+      spool(["ralph", "x", "--change", first, "--worktree", ...harness(agent)], { cwd: root }),
+      spool(["ralph", "x", "--change", second, "--worktree", ...harness(agent)], { cwd: root })
     ])
     expect(a.code, a.stderr).toBe(0)
     expect(b.code, b.stderr).toBe(0)
