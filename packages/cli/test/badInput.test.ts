@@ -172,13 +172,13 @@ const cases: ReadonlyArray<Case> = [
 ]
 
 describe("bad input: one clear line, a failing exit code, nothing written", () => {
-  it.each(cases)("$name", (testCase) => {
+  it.each(cases)("$name", async (testCase) => {
     const root = testCase.outside ? mkdtempSync(join(tmpdir(), "spool-outside-")) : makeWorkspace()
     testCase.setup?.(root)
     const before = testCase.outside ? "" : git(root, "status", "--porcelain")
     const files = snapshot(root)
     const outsideBefore = snapshot(outsideDir)
-    const result = spool([...(testCase.bare ? [] : ["ralph"]), ...testCase.args(root)], { cwd: root, ...(testCase.env ? { env: testCase.env } : {}) })
+    const result = await spool([...(testCase.bare ? [] : ["ralph"]), ...testCase.args(root)], { cwd: root, ...(testCase.env ? { env: testCase.env } : {}) })
 
     expect(result.code).toBe(testCase.code)
     const lines = result.stderr.split("\n").filter((line) => line.trim() !== "")

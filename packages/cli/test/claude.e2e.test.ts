@@ -10,7 +10,7 @@ import {
   type Script,
   startFakeAnthropicServer
 } from "../../harness-claude/test/fixtures/fakeAnthropicServer.js"
-import { git, makeWorkspace, spool, spoolAsync, stateDir } from "./support.js"
+import { git, makeWorkspace, spool, stateDir } from "./support.js"
 
 // The real claude binary, driven by `spool ralph --harness claude`, against a fake Anthropic server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -31,7 +31,7 @@ const withServer = async <A>(script: Script, body: (server: FakeAnthropicServer,
 }
 
 const ralph = (...args: Array<string>) => ["ralph", ...args, "--change", "001-01", "--harness", "claude", "--no-interactive"]
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 const userTexts = (server: FakeAnthropicServer, index = 0) =>
   server.requests[index]!.messages.filter((m) => m.role === "user").flatMap((m) => m.texts)
 
@@ -40,7 +40,7 @@ describe("spool ralph --harness claude with the real claude binary", () => {
     withServer(
       byTurn(Reply.write("greeting.txt", "hello from claude\n"), Reply.text("The file is written.\n\n", PROMISE)),
       async (server, root, env) => {
-        const result = await spoolAsync(ralph("Write greeting.txt.", "--model", "claude-test-model", "--allow-all", "--max-iterations", "3"), { cwd: root, env })
+        const result = await spool(ralph("Write greeting.txt.", "--model", "claude-test-model", "--allow-all", "--max-iterations", "3"), { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from claude\n")
         expect(result.stdout).toContain("→ Write greeting.txt")
@@ -56,12 +56,12 @@ describe("spool ralph --harness claude with the real claude binary", () => {
         const user = userTexts(server).join("\n")
         expect(user).toContain("Ralph loop: iteration 1 of at most 3")
         expect(user).toContain("# Add a greeting command")
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].usage).toMatchObject({ inputTokens: 200, outputTokens: 40, cacheReadTokens: 60, cacheWriteTokens: 20 })
         expect(status.history[0].usage.cost).toBeGreaterThan(0)
         expect(status.usage.tokens).toBe(240)
         expect(status.usage.cost).toBeGreaterThan(0)
-        const text = spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout
+        const text = (await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout
         expect(text).toMatch(/usage: +240 tokens, \$\d+\.\d{4}/)
       }
     ))
@@ -70,12 +70,12 @@ describe("spool ralph --harness claude with the real claude binary", () => {
     withServer(
       byTurn(Reply.write("denied.txt", "nope\n"), Reply.text("I could not write it.")),
       async (_server, root, env) => {
-        const denied = await spoolAsync(ralph("x", "--max-iterations", "1"), { cwd: root, env })
+        const denied = await spool(ralph("x", "--max-iterations", "1"), { cwd: root, env })
         expect(denied.code, denied.stderr).toBe(3)
         expect(existsSync(join(root, "denied.txt"))).toBe(false)
         expect(denied.stdout).toContain("✗ Write denied.txt: permission denied")
         expect(denied.stderr).toMatch(/warning: claude denied a tool call that needs permission \(Write denied\.txt\).*--allow-all/)
-        expect(statusJson(root).history[0].warnings.join(" ")).toContain("--allow-all")
+        expect((await statusJson(root)).history[0].warnings.join(" ")).toContain("--allow-all")
       }
     ))
 
@@ -84,9 +84,9 @@ describe("spool ralph --harness claude with the real claude binary", () => {
       // claude repeats a rejected request a few times: every request of iteration 1 gets the error.
       ({ prompt }) => prompt.includes("Ralph loop: iteration 1 ") ? Reply.error("bad request: context too long") : Reply.text("Recovered.\n", PROMISE),
       async (_server, root, env) => {
-        const result = await spoolAsync(ralph("x", "--max-iterations", "3"), { cwd: root, env })
+        const result = await spool(ralph("x", "--max-iterations", "3"), { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].exitCode).not.toBe(0)
         expect(history[0].error).toMatch(/^API Error: 400 .*bad request: context too long/)
@@ -105,7 +105,7 @@ describe("spool ralph --harness claude with the real claude binary", () => {
         const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${filler.repeat(Math.ceil((300 * 1024) / filler.length))}END-OF-PROPOSAL\n`
         writeFileSync(join(root, ".spool", "changes", CHANGE, "proposal.md"), proposal)
         git(root, "commit", "-qam", "a big proposal")
-        const result = await spoolAsync(ralph("x", "--max-iterations", "1"), { cwd: root, env })
+        const result = await spool(ralph("x", "--max-iterations", "1"), { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(proposal.length).toBeGreaterThan(300 * 1024)
         const user = userTexts(server).join("\n")

@@ -11,7 +11,7 @@ import {
   Turn as T
 } from "../../harness-codex/test/fixtures/fakeResponsesServer.js"
 import { processesMentioning } from "../../harness-codex/test/fixtures/processes.js"
-import { git, makeWorkspace, spawnSpool, spool, spoolAsync } from "./support.js"
+import { git, makeWorkspace, spawnSpool, spool } from "./support.js"
 
 // The real codex binary, driven by `spool ralph`, against a fake Responses server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -34,14 +34,14 @@ const withServer = async <A>(
 }
 
 const run = ["--harness", "codex", "--model", TEST_MODEL, "--no-interactive"]
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 
 describe("spool ralph --harness codex, with the real codex binary", () => {
   it("creates a file through a shell tool call, completes on the promise, commits the file, records tokens with cost unknown", () =>
     withServer(
       [T.shell("printf 'hello from codex\\n' > greeting.txt", "Writing greeting.txt."), T.text("The file is written.\n\n", PROMISE)],
       async (server, root, env) => {
-        const result = await spoolAsync(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from codex\n")
         expect(result.stdout).toContain("→ $ printf 'hello from codex\\n' > greeting.txt (exit 0)")
@@ -52,7 +52,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
         expect(prompt).toContain("Ralph loop: iteration 1 of at most 3")
         expect(prompt).toContain("# Add a greeting command")
 
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].git).toMatchObject({ changedFiles: 1, files: ["greeting.txt"] })
         expect(status.history[0].commit).toBe(git(root, "rev-parse", "HEAD"))
         expect(git(root, "show", "--format=", "--name-only", "HEAD")).toBe("greeting.txt")
@@ -66,7 +66,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
           cost: null
         })
         expect(status.usage).toEqual({ tokens: 180, cost: null })
-        const text = spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout
+        const text = (await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout
         expect(text).toContain("usage:     180 tokens, cost unknown")
       }
     ))
@@ -75,10 +75,10 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
     withServer(
       [T.error("bad request: context too long"), T.text("Recovered.\n", PROMISE)],
       async (_server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(result.stdout).toContain("error: bad request: context too long")
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].exitCode).not.toBe(0)
         expect(history[0].error).toBe("bad request: context too long")
@@ -93,7 +93,7 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
       const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${line.repeat(Math.ceil((300 * 1024) / line.length))}END-OF-PROPOSAL\n`
       expect(proposal.length).toBeGreaterThan(300 * 1024)
       writeFileSync(join(root, ".spool", "changes", change, "proposal.md"), proposal)
-      const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
+      const result = await spool(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
       expect(result.code, result.stderr).toBe(0)
       expect(server.requests.length).toBe(1)
       expect(server.requests[0]!.userTexts.join("\n")).toContain(proposal.trimEnd())
@@ -115,15 +115,15 @@ describe("spool ralph --harness codex, with the real codex binary", () => {
       loop.kill("SIGINT")
       expect(await done).toBe(130)
       expect(processesMentioning(root)).toEqual([])
-      expect(statusJson(root).history.at(-1).outcome).toBe("interrupted")
+      expect((await statusJson(root)).history.at(-1).outcome).toBe("interrupted")
     }))
 
-  it("without codex, says how to install it and exits 1 before the first iteration", () => {
+  it("without codex, says how to install it and exits 1 before the first iteration", async () => {
     const root = makeWorkspace()
-    const result = spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_CODEX_BIN: join(root, "no-such-codex") } })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_CODEX_BIN: join(root, "no-such-codex") } })
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("npm install -g @openai/codex")
     expect(result.stderr).not.toMatch(/\n\s+at /)
-    expect(statusJson(root).history).toEqual([])
+    expect((await statusJson(root)).history).toEqual([])
   })
 })

@@ -9,7 +9,7 @@ import {
   type Turn,
   Turn as T
 } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
-import { agentScript, makeWorkspace, spool, spoolAsync } from "./support.js"
+import { agentScript, makeWorkspace, spool } from "./support.js"
 
 // The completion rule end to end: the built `spool`, a real agent process (a command, or the real
 // opencode binary against a fake model server), and what the loop decides.
@@ -17,8 +17,8 @@ import { agentScript, makeWorkspace, spool, spoolAsync } from "./support.js"
 const CLAIM = "I wrote hello.txt. <promise>COMPLETE</promise>"
 const DEFERRED = "I will print <promise>COMPLETE</promise> once the tests pass"
 
-const history = (root: string) =>
-  JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout).history as ReadonlyArray<{
+const history = async (root: string) =>
+  JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout).history as ReadonlyArray<{
     readonly outcome: string
     readonly completionDetected: boolean
     readonly promises: ReadonlyArray<{ readonly accepted: boolean; readonly reason: string }>
@@ -31,46 +31,46 @@ const runCommand = (root: string, command: string, maxIterations = 2) =>
   )
 
 describe("completion through the command harness", () => {
-  it("completes in iteration 1 on a claim after a finished sentence on the same line", () => {
+  it("completes in iteration 1 on a claim after a finished sentence on the same line", async () => {
     const root = makeWorkspace()
     const agent = agentScript(`import { writeFileSync } from "node:fs"\nwriteFileSync("hello.txt", "hello\\n")\nconsole.log(${JSON.stringify(CLAIM)})\n`)
-    const result = runCommand(root, agent)
+    const result = await runCommand(root, agent)
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toMatch(/--- iteration 1: exit 0 \| .* \| promise found \| 1 file changed/)
     expect(result.stdout).toContain("complete: the promise was accepted at iteration 1")
     expect(readFileSync(join(root, "hello.txt"), "utf8")).toBe("hello\n")
   })
 
-  it("runs on when the agent echoes its prompt, saying why", () => {
+  it("runs on when the agent echoes its prompt, saying why", async () => {
     const root = makeWorkspace()
-    const result = runCommand(root, "cat")
+    const result = await runCommand(root, "cat")
     expect(result.code).toBe(3)
     expect(result.stdout).toContain("promise ignored: echo of the prompt")
-    expect(history(root).map((r) => [r.outcome, r.promises.map((p) => p.reason)])).toEqual([
+    expect((await history(root)).map((r) => [r.outcome, r.promises.map((p) => p.reason)])).toEqual([
       ["continue", ["echo of the prompt"]],
       // The second prompt's notes quote the first echo and say how to claim: echoed too, and recognised as such.
       ["continue", ["echo of the prompt", "echo of the prompt", "echo of the prompt"]]
     ])
   })
 
-  it("runs on when the agent defers the promise, saying why", () => {
+  it("runs on when the agent defers the promise, saying why", async () => {
     const root = makeWorkspace()
-    const result = runCommand(root, agentScript(`console.log(${JSON.stringify(DEFERRED)})\n`), 1)
+    const result = await runCommand(root, agentScript(`console.log(${JSON.stringify(DEFERRED)})\n`), 1)
     expect(result.code).toBe(3)
     expect(result.stdout).toContain('promise ignored: deferred: "once the tests pass"')
   })
 
-  it("never completes on a claim whose run failed, and tells the agent in the next prompt", () => {
+  it("never completes on a claim whose run failed, and tells the agent in the next prompt", async () => {
     const root = makeWorkspace()
     const agent = agentScript(
       `import { readFileSync } from "node:fs"\nconst prompt = readFileSync(0, "utf8")\n` +
         `if (process.env.SPOOL_ITERATION === "1") { console.log(${JSON.stringify(CLAIM)}); process.exit(1) }\n` +
         `if (prompt.includes("the claim was set aside")) console.log(${JSON.stringify(CLAIM)})\n`
     )
-    const result = runCommand(root, agent, 3)
+    const result = await runCommand(root, agent, 3)
     expect(result.stdout).toMatch(/--- iteration 1: exit 1 \| .* \| promise set aside: the run failed/)
     expect(result.code, result.stdout).toBe(0)
-    expect(history(root).map((r) => [r.completionDetected, r.outcome])).toEqual([[false, "failed"], [true, "complete"]])
+    expect((await history(root)).map((r) => [r.completionDetected, r.outcome])).toEqual([[false, "failed"], [true, "complete"]])
   })
 })
 
@@ -90,7 +90,7 @@ const withOpencode = async (
 }
 
 const runOpencode = (root: string, env: Record<string, string>, maxIterations: number) =>
-  spoolAsync(["ralph", "x", "--change", "001-01", "--allow-all", "--max-iterations", String(maxIterations), "--no-interactive"], { cwd: root, env })
+  spool(["ralph", "x", "--change", "001-01", "--allow-all", "--max-iterations", String(maxIterations), "--no-interactive"], { cwd: root, env })
 
 describe("completion through the real opencode binary", () => {
   it("completes in iteration 1 when the model ends its message with the promise", () =>
@@ -116,6 +116,6 @@ describe("completion through the real opencode binary", () => {
       const result = await runOpencode(root, env, 1)
       expect(result.code, result.stderr).toBe(3)
       expect(result.stdout).toContain('promise ignored: deferred: "once the tests pass"')
-      expect(history(root)[0]!.promises).toEqual([{ accepted: false, reason: 'deferred: "once the tests pass"', text: DEFERRED }])
+      expect((await history(root))[0]!.promises).toEqual([{ accepted: false, reason: 'deferred: "once the tests pass"', text: DEFERRED }])
     }))
 })

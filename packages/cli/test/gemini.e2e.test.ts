@@ -11,7 +11,7 @@ import {
   type Turn,
   Turn as T
 } from "../../harness-gemini/test/fixtures/fakeGeminiServer.js"
-import { git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir, withFakeServer, writeBigProposal } from "./support.js"
+import { git, makeWorkspace, spawnSpool, spool, stateDir, withFakeServer, writeBigProposal } from "./support.js"
 
 // The real gemini binary, driven by `spool ralph`, against a fake Gemini API on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -29,14 +29,14 @@ const withServer = <A>(
   )
 
 const run = ["--harness", "gemini", "--model", TEST_MODEL, "--no-interactive"]
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 
 describe("spool ralph --harness gemini, with the real gemini binary", () => {
   it("writes a file with gemini's write_file tool, completes on the promise, commits it, passes the model, records tokens with cost unknown", () =>
     withServer(
       (root) => [T.write(join(root, "greeting.txt"), "hello from gemini\n", "Writing greeting.txt."), T.text("The file is written.\n\n", PROMISE)],
       async (server, root, env) => {
-        const result = await spoolAsync(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", "--allow-all", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", "--allow-all", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from gemini\n")
         expect(result.stdout).toContain("→ write_file greeting.txt")
@@ -48,7 +48,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
         expect(prompt).toContain("Ralph loop: iteration 1 of at most 3")
         expect(prompt).toContain("# Add a greeting command")
 
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].git).toMatchObject({ changedFiles: 1, files: ["greeting.txt"] })
         expect(status.history[0].commit).toBe(git(root, "rev-parse", "HEAD"))
         expect(git(root, "show", "--format=", "--name-only", "HEAD")).toBe("greeting.txt")
@@ -62,7 +62,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
           cost: null
         })
         expect(status.usage).toEqual({ tokens: 190, cost: null })
-        expect(spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout).toContain("usage:     190 tokens, cost unknown")
+        expect((await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout).toContain("usage:     190 tokens, cost unknown")
       }
     ))
 
@@ -70,13 +70,13 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
     withServer(
       (root) => [T.write(join(root, "denied.txt"), "nope\n"), T.text("I could not write it.")],
       async (server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "1", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(3)
         expect(existsSync(join(root, "denied.txt"))).toBe(false)
         expect(server.requests[0]!.tools).not.toContain("write_file")
         expect(result.stdout).toContain("✗ write_file denied.txt: Tool \"write_file\" not found")
         expect(result.stderr).toMatch(/warning: gemini did not run a tool call that needs approval \(write_file denied\.txt\).*--allow-all/)
-        expect(statusJson(root).history[0].warnings.join(" ")).toContain("--allow-all")
+        expect((await statusJson(root)).history[0].warnings.join(" ")).toContain("--allow-all")
       }
     ))
 
@@ -84,10 +84,10 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
     withServer(
       () => [T.error("bad request: context too long"), T.text("Recovered.\n", PROMISE)],
       async (_server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(result.stdout).toContain("✗ bad request: context too long (HTTP 400)")
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].error).toBe("bad request: context too long (HTTP 400)")
         expect(history[1].error).toBeNull()
@@ -100,7 +100,7 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
     withServer(() => [T.text("Read it all.\n", PROMISE)], async (server, root, env) => {
       const proposal = writeBigProposal(root)
       expect(proposal.length).toBeGreaterThan(300 * 1024)
-      const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
+      const result = await spool(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
       expect(result.code, result.stderr).toBe(0)
       expect(server.requests.length).toBe(1)
       expect(server.requests[0]!.userTexts.join("\n")).toContain(proposal.trimEnd())
@@ -121,15 +121,15 @@ describe("spool ralph --harness gemini, with the real gemini binary", () => {
       expect(await done).toBe(130)
       expect(processesIn(root)).toEqual([])
       for (const { pid, cmdline } of running) expect(await survives(pid), `${cmdline} survived`).toBe(false)
-      expect(statusJson(root).history.at(-1).outcome).toBe("interrupted")
+      expect((await statusJson(root)).history.at(-1).outcome).toBe("interrupted")
     }))
 
-  it("without gemini, says how to install it and exits 1 before the first iteration", () => {
+  it("without gemini, says how to install it and exits 1 before the first iteration", async () => {
     const root = makeWorkspace()
-    const result = spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_GEMINI_BIN: join(root, "no-such-gemini") } })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_GEMINI_BIN: join(root, "no-such-gemini") } })
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("npm install -g @google/gemini-cli")
     expect(result.stderr).not.toMatch(/\n\s+at /)
-    expect(statusJson(root).history).toEqual([])
+    expect((await statusJson(root)).history).toEqual([])
   })
 })

@@ -55,8 +55,8 @@ const readmeRows = (): Array<HelpRow> => {
 }
 
 describe("help", () => {
-  it("`spool ralph --help` fits on a screen or two: usage, options by group, exit codes, examples", () => {
-    const result = run("ralph", "--help")
+  it("`spool ralph --help` fits on a screen or two: usage, options by group, exit codes, examples", async () => {
+    const result = await run("ralph", "--help")
     expect(result.code).toBe(0)
     expect(result.stderr).toBe("")
     const lines = result.stdout.trimEnd().split("\n")
@@ -65,11 +65,11 @@ describe("help", () => {
     expect(result.stdout).not.toContain("This setting is optional")
     for (const { code, meaning } of exitCodeTable) expect(lines).toContain(`  ${String(code).padEnd(4)} ${meaning}`)
     expect(result.stdout).toMatch(/Examples:\n(  spool ralph .*\n){2,}/)
-    expect(run("ralph", "-h").stdout).toBe(result.stdout)
+    expect((await run("ralph", "-h")).stdout).toBe(result.stdout)
   })
 
-  it("lists every option of the option definitions, once, in its group, with its default", () => {
-    const help = run("ralph", "--help").stdout
+  it("lists every option of the option definitions, once, in its group, with its default", async () => {
+    const help = (await run("ralph", "--help")).stdout
     const specs: Array<OptionSpec> = [...Object.values(ralphOptionSpecs), ...Object.values(commandBuiltIns)]
     const rows = helpRows(help)
     expect(rows.map((row) => row.signature)).toEqual(specs.map(signature))
@@ -81,30 +81,30 @@ describe("help", () => {
     for (const spec of specs) for (const flag of spellings(spec)) expect(help).toContain(flag)
   })
 
-  it("`spool loop --help` is the help of the same command", () => {
-    const ralph = run("ralph", "--help").stdout
-    const loop = run("loop", "--help").stdout
+  it("`spool loop --help` is the help of the same command", async () => {
+    const ralph = (await run("ralph", "--help")).stdout
+    const loop = (await run("loop", "--help")).stdout
     expect(loop.split("\n")[0]).toBe("Usage: spool loop [options] [prompt..]")
     expect(loop).toContain("The same as spool ralph")
     expect(helpRows(loop)).toEqual(helpRows(ralph))
   })
 
-  it("`spool --help` (and `spool` alone) lists the commands, one line each", () => {
-    const result = run("--help")
+  it("`spool --help` (and `spool` alone) lists the commands, one line each", async () => {
+    const result = await run("--help")
     expect(result.code).toBe(0)
     for (const command of commands) expect(result.stdout).toMatch(new RegExp(`^  ${command.name} +${command.summary}$`, "m"))
     for (const spec of Object.values(rootOptions)) expect(result.stdout).toContain(signature(spec))
-    expect(run().stdout).toBe(result.stdout)
-    expect(run("-h").stdout).toBe(result.stdout)
+    expect((await run()).stdout).toBe(result.stdout)
+    expect((await run("-h")).stdout).toBe(result.stdout)
   })
 
-  it("`--version` prints the version, before or after the command", () => {
-    expect(run("--version")).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" })
-    expect(run("ralph", "--version")).toMatchObject({ code: 0, stdout: `${version}\n` })
+  it("`--version` prints the version, before or after the command", async () => {
+    expect(await run("--version")).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" })
+    expect(await run("ralph", "--version")).toMatchObject({ code: 0, stdout: `${version}\n` })
   })
 
-  it.each(["bash", "zsh", "fish"])("`spool --completions %s` prints a completion script naming the commands and options", (shell) => {
-    const result = run("--completions", shell)
+  it.each(["bash", "zsh", "fish"])("`spool --completions %s` prints a completion script naming the commands and options", async (shell) => {
+    const result = await run("--completions", shell)
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("ralph")
     expect(result.stdout).toContain("max-iterations")
@@ -120,8 +120,8 @@ describe("help", () => {
     expect(codes).toEqual(exitCodeTable.map((row) => row.code))
   })
 
-  it("README's option table says what `spool ralph --help` says: the same options, groups, aliases and defaults", () => {
-    const help = helpRows(run("ralph", "--help").stdout)
+  it("README's option table says what `spool ralph --help` says: the same options, groups, aliases and defaults", async () => {
+    const help = helpRows((await run("ralph", "--help")).stdout)
     expect(readmeRows()).toEqual(help)
   })
 

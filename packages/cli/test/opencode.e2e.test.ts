@@ -10,7 +10,7 @@ import {
   type Turn,
   Turn as T
 } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
-import { makeWorkspace, spool, spoolAsync } from "./support.js"
+import { makeWorkspace, spool } from "./support.js"
 
 // The real opencode binary, driven by `spool ralph`, against a fake model server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -31,14 +31,14 @@ const withServer = async <A>(turns: (root: string) => ReadonlyArray<Turn>, body:
   }
 }
 
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 
 describe("spool ralph with the real opencode binary", () => {
   it("writes a file through opencode's write tool, completes on the promise, passes the model, asks for no title", () =>
     withServer(
       (root) => [T.write(join(root, "greeting.txt"), "hello from opencode\n"), T.text("The file is written.\n\n", PROMISE)],
       async (server, root, env) => {
-        const result = await spoolAsync(
+        const result = await spool(
           ["ralph", "Write greeting.txt.", "--change", "001-01", "--model", `${FAKE_PROVIDER}/other-model`, "--allow-all", "--no-interactive", "--max-iterations", "3"],
           { cwd: root, env }
         )
@@ -53,10 +53,10 @@ describe("spool ralph with the real opencode binary", () => {
         const user = server.requests[0]!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
         expect(user).toContain("Ralph loop: iteration 1 of at most 3")
         expect(user).toContain("# Add a greeting command")
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].usage.inputTokens).toBeGreaterThan(0)
         expect(status.usage.tokens).toBeGreaterThan(0)
-        const text = spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout
+        const text = (await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout
         expect(text).toMatch(/usage: +\d+ tokens, \$\d+\.\d{4}/)
       },
       undefined,
@@ -72,14 +72,14 @@ describe("spool ralph with the real opencode binary", () => {
         T.text("Written.\n", PROMISE)
       ],
       async (server, root, env) => {
-        const denied = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--no-interactive"], { cwd: root, env })
+        const denied = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--no-interactive"], { cwd: root, env })
         expect(denied.code).toBe(3)
         expect(existsSync(join(root, "denied.txt"))).toBe(false)
         expect(denied.stderr).toMatch(/warning: .*permission.*--allow-all/)
-        expect(statusJson(root).history[0].warnings.join(" ")).toContain("--allow-all")
+        expect((await statusJson(root)).history[0].warnings.join(" ")).toContain("--allow-all")
         expect(server.requests.length).toBe(1)
 
-        const allowed = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--allow-all", "--no-interactive"], { cwd: root, env })
+        const allowed = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "1", "--allow-all", "--no-interactive"], { cwd: root, env })
         expect(allowed.code, allowed.stderr).toBe(0)
         expect(readFileSync(join(root, "allowed.txt"), "utf8")).toBe("yes\n")
       },
@@ -90,9 +90,9 @@ describe("spool ralph with the real opencode binary", () => {
     withServer(
       () => [T.error("bad request: context too long"), T.text("Recovered.\n", PROMISE)],
       async (_server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", "--no-interactive"], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "3", "--no-interactive"], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].exitCode).not.toBe(0)
       }
@@ -107,7 +107,7 @@ describe("spool ralph with the real opencode binary", () => {
       ],
       async (server, root, env) => {
         const check = "test -s greeting.txt || { echo \"FAIL: $(echo greeting).txt is missing\"; exit 1; }"
-        const result = await spoolAsync(
+        const result = await spool(
           ["ralph", "Write greeting.txt.", "--change", "001-01", "--allow-all", "--no-interactive", "--max-iterations", "3", "--verify", check],
           { cwd: root, env }
         )
@@ -116,7 +116,7 @@ describe("spool ralph with the real opencode binary", () => {
         expect(result.stdout).toMatch(/--- iteration 2: .* \| promise found, verified: test -s greeting\.txt .* \| .* -> complete/)
         const second = server.requests.at(-2)!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
         expect(second).toContain("FAIL: greeting.txt is missing")
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string; verify: ReadonlyArray<{ passed: boolean }> }) => [r.outcome, r.verify.map((c) => c.passed)])).toEqual([
           ["failed", [false]],
           ["complete", [true]]

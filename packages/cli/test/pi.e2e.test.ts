@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { processesIn, survives } from "../../harness-codex/test/fixtures/processes.js"
 import { type FakeModelServer, startFakeModelServer, type Turn, Turn as T } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
 import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "../../harness-pi/test/fixtures/piEnv.js"
-import { git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir, withFakeServer, writeBigProposal } from "./support.js"
+import { git, makeWorkspace, spawnSpool, spool, stateDir, withFakeServer, writeBigProposal } from "./support.js"
 
 // The real pi binary, driven by `spool ralph`, against a fake OpenAI-compatible server on 127.0.0.1.
 const PROMISE = "<promise>COMPLETE</promise>"
@@ -22,7 +22,7 @@ const withServer = <A>(
   )
 
 const run = ["--harness", "pi", "--model", TEST_MODEL, "--no-interactive"]
-const statusJson = (root: string) => JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout)
+const statusJson = async (root: string) => JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
 const userText = (server: FakeModelServer, i: number) => server.requests[i]!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
 
 describe("spool ralph --harness pi, with the real pi binary", () => {
@@ -30,7 +30,7 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
     withServer(
       (root) => [T.call("write", { path: join(root, "greeting.txt"), content: "hello from pi\n" }, "Writing greeting.txt."), T.text("The file is written.\n\n", PROMISE)],
       async (server, root, env) => {
-        const result = await spoolAsync(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "Write greeting.txt.", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from pi\n")
         expect(result.stdout).toContain("→ write greeting.txt")
@@ -41,7 +41,7 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
         expect(prompt).toContain("Ralph loop: iteration 1 of at most 3")
         expect(prompt).toContain("# Add a greeting command")
 
-        const status = statusJson(root)
+        const status = await statusJson(root)
         expect(status.history[0].git).toMatchObject({ changedFiles: 1, files: ["greeting.txt"] })
         expect(status.history[0].commit).toBe(git(root, "rev-parse", "HEAD"))
         expect(git(root, "show", "--format=", "--name-only", "HEAD")).toBe("greeting.txt")
@@ -50,7 +50,7 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
         expect(status.history[0].usage.cost).toBeCloseTo(2 * 0.000519, 9)
         expect(status.usage.tokens).toBe(180)
         expect(status.usage.cost).toBeCloseTo(2 * 0.000519, 9)
-        expect(spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout).toMatch(/usage: +180 tokens, \$0\.0010/)
+        expect((await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout).toMatch(/usage: +180 tokens, \$0\.0010/)
       }
     ))
 
@@ -58,10 +58,10 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
     withServer(
       () => [T.error("bad request: context too long"), T.text("Recovered.\n", PROMISE)],
       async (_server, root, env) => {
-        const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
+        const result = await spool(["ralph", "x", "--change", "001-01", "--max-iterations", "3", ...run], { cwd: root, env })
         expect(result.code, result.stderr).toBe(0)
         expect(result.stdout).toContain("✗ pi: 400 bad request: context too long")
-        const { history } = statusJson(root)
+        const { history } = await statusJson(root)
         expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
         expect(history[0].error).toBe("400 bad request: context too long")
         expect(history[1].error).toBeNull()
@@ -74,7 +74,7 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
     withServer(() => [T.text("Read it all.\n", PROMISE)], async (server, root, env) => {
       const proposal = writeBigProposal(root)
       expect(proposal.length).toBeGreaterThan(300 * 1024)
-      const result = await spoolAsync(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
+      const result = await spool(["ralph", "x", "--change", "001-01", "--no-commit", ...run], { cwd: root, env })
       expect(result.code, result.stderr).toBe(0)
       expect(server.requests.length).toBe(1)
       expect(userText(server, 0)).toContain(proposal.trimEnd())
@@ -101,16 +101,16 @@ describe("spool ralph --harness pi, with the real pi binary", () => {
         expect(await done).toBe(130)
         expect(processesIn(root)).toEqual([])
         for (const { pid, cmdline } of running) expect(await survives(pid), `${cmdline} survived`).toBe(false)
-        expect(statusJson(root).history.at(-1).outcome).toBe("interrupted")
+        expect((await statusJson(root)).history.at(-1).outcome).toBe("interrupted")
       }
     ))
 
-  it("without pi, says how to install it and exits 1 before the first iteration", () => {
+  it("without pi, says how to install it and exits 1 before the first iteration", async () => {
     const root = makeWorkspace()
-    const result = spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_PI_BIN: join(root, "no-such-pi") } })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...run], { cwd: root, env: { SPOOL_PI_BIN: join(root, "no-such-pi") } })
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("npm install -g @mariozechner/pi-coding-agent")
     expect(result.stderr).not.toMatch(/\n\s+at /)
-    expect(statusJson(root).history).toEqual([])
+    expect((await statusJson(root)).history).toEqual([])
   })
 })

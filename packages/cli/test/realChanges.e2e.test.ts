@@ -34,30 +34,30 @@ const realRepository = () => {
 }
 
 describe("changes as a real spool repository holds them", () => {
-  it("--status shows each change's progress as the repository's own tools count it, before any loop has run", () => {
+  it("--status shows each change's progress as the repository's own tools count it, before any loop has run", async () => {
     const root = realRepository()
     for (const [id, progress] of changes) {
-      const status = spool(["ralph", "--status", "--change", id], { cwd: root })
+      const status = await spool(["ralph", "--status", "--change", id], { cwd: root })
       expect([status.code, status.stderr]).toEqual([0, ""])
       expect(status.stdout).toContain("status:    no loop has run for this change yet")
       expect(status.stdout.match(/^tasks: .*$/gm)).toEqual([`tasks:     ${progress}`])
     }
   })
 
-  it("gives the agent the real current task, and no task at all once every task is done", () => {
+  it("gives the agent the real current task, and no task at all once every task is done", async () => {
     const root = realRepository()
     const agent = join(mkdtempSync(join(tmpdir(), "spool-agent-")), "agent.mjs")
     const prompt = join(dirname(agent), "prompt.txt")
     writeFileSync(agent, `import { readFileSync, writeFileSync } from "node:fs"\nwriteFileSync(${JSON.stringify(prompt)}, readFileSync(0, "utf8"))\n`)
-    const run = (id: string) => {
-      const result = spool(["ralph", "Do the next task.", "--change", id, "--harness", "command", "--harness-command", `node ${agent}`, "--max-iterations", "1", "--no-interactive"], { cwd: root })
+    const run = async (id: string) => {
+      const result = await spool(["ralph", "Do the next task.", "--change", id, "--harness", "command", "--harness-command", `node ${agent}`, "--max-iterations", "1", "--no-interactive"], { cwd: root })
       expect(result.code, result.stderr).toBe(3)
       return readFileSync(prompt, "utf8")
     }
-    const open = run("003-02_crate-code-quality-audit")
+    const open = await run("003-02_crate-code-quality-audit")
     expect(open).toContain("Progress: 8/12 complete")
     expect(open).toContain("Current task: 5.1: Simplify and test spool-core")
-    const done = run("005-13_agent-model-manager")
+    const done = await run("005-13_agent-model-manager")
     expect(done).toContain("Progress: 36/36 complete")
     expect(done).toContain("Every task is complete or shelved")
     expect(done).not.toContain("Current task:")

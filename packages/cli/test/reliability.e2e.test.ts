@@ -22,8 +22,8 @@ setInterval(() => {}, 1000)
 
 const pidsIn = (file: string): Array<number> => JSON.parse(readFileSync(file, "utf8"))
 const tmpFile = (name: string) => join(tmpdir(), `spool-${name}-${process.pid}-${Math.random().toString(36).slice(2)}`)
-const statusJson = (root: string) => {
-  const result = spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })
+const statusJson = async (root: string) => {
+  const result = await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })
   expect(result.code, result.stderr).toBe(0)
   return JSON.parse(result.stdout)
 }
@@ -43,16 +43,16 @@ console.log("<promise>COMPLETE</promise>")`)
     const first = start(["ralph", "x", "--change", "001-01", ...harness(waiting)], root)
     await first.waitFor("first loop working")
 
-    const second = spool(["ralph", "x", "--change", "001-01", ...harness("node -e 0")], { cwd: root })
+    const second = await spool(["ralph", "x", "--change", "001-01", ...harness("node -e 0")], { cwd: root })
     expect(second.code).toBe(1)
     expect(second.stderr).toMatch(new RegExp(`^spool: a loop is already running on ${change} \\(pid ${first.child.pid} on ${hostname()}, since .*\\); see spool ralph --status --change ${change}`))
 
-    expect(statusJson(root)).toMatchObject({ status: "running", iteration: 1 })
-    expect(spool(["ralph", "--add-context", "hint", "--change", "001-01"], { cwd: root }).code).toBe(0)
-    expect(spool(["ralph", "--clear-context", "--change", "001-01"], { cwd: root }).code).toBe(0)
+    expect(await statusJson(root)).toMatchObject({ status: "running", iteration: 1 })
+    expect((await spool(["ralph", "--add-context", "hint", "--change", "001-01"], { cwd: root })).code).toBe(0)
+    expect((await spool(["ralph", "--clear-context", "--change", "001-01"], { cwd: root })).code).toBe(0)
 
     // Another change runs beside it in a worktree of its own (in the same work tree it is refused).
-    const other = spool(["ralph", "x", "--change", "001-02", "--worktree", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    const other = await spool(["ralph", "x", "--change", "001-02", "--worktree", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
     expect(other.code, other.stderr).toBe(0)
 
     writeFileSync(release, "")
@@ -60,13 +60,13 @@ console.log("<promise>COMPLETE</promise>")`)
     expect(existsSync(join(stateDir(root, change), "lock"))).toBe(false)
   })
 
-  it("takes over the lock of a loop that died, with a warning", () => {
+  it("takes over the lock of a loop that died, with a warning", async () => {
     const root = makeWorkspace()
     const dead = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" })
     const deadPid = Number(dead.stdout.trim())
-    spool(["ralph", "--add-context", "make the state directory", "--change", "001-01"], { cwd: root })
+    await spool(["ralph", "--add-context", "make the state directory", "--change", "001-01"], { cwd: root })
     writeFileSync(join(stateDir(root, change), "lock"), JSON.stringify({ pid: deadPid, host: hostname(), startedAt: "2026-11-21T23:00:00.000Z" }))
-    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain(`warning: took over the lock of a loop that is no longer running (pid ${deadPid}, started 2026-11-21T23:00:00.000Z)`)
   })
@@ -82,7 +82,7 @@ describe("signals", () => {
     const { code } = await loop.done
     expect(code).toBe(expected)
     for (const pid of pidsIn(pids)) expect(await alive(pid), `process ${pid} survived`).toBe(false)
-    const status = statusJson(root)
+    const status = await statusJson(root)
     expect(status.status).toBe("interrupted")
     expect(status.history.at(-1)).toMatchObject({ iteration: 1, outcome: "interrupted" })
     expect(existsSync(join(stateDir(root, change), "lock"))).toBe(false)
@@ -122,7 +122,7 @@ setInterval(() => {}, 1000)
     const { code } = await loop.done
     expect(code).toBe(141)
     for (const pid of pidsIn(pids)) expect(await alive(pid), `process ${pid} survived`).toBe(false)
-    expect(statusJson(root).history.at(-1)).toMatchObject({ iteration: 1, outcome: "interrupted" })
+    expect((await statusJson(root)).history.at(-1)).toMatchObject({ iteration: 1, outcome: "interrupted" })
     expect(existsSync(join(stateDir(root, change), "lock"))).toBe(false)
   })
 
@@ -141,7 +141,7 @@ setInterval(() => {}, 1000)
     // The grace period is 5 s: stopping well before it ends is what "at once" means here.
     expect(Date.now() - began).toBeLessThan(4000)
     for (const pid of pidsIn(pids)) expect(await alive(pid), `process ${pid} survived`).toBe(false)
-    expect(statusJson(root).history.at(-1).outcome).toBe("interrupted")
+    expect((await statusJson(root)).history.at(-1).outcome).toBe("interrupted")
   })
 })
 
@@ -160,11 +160,11 @@ if (process.env.SPOOL_ITERATION === "1") {
 } else {
   console.log("<promise>COMPLETE</promise>")
 }`)
-    const result = spool(["ralph", "x", "--change", "001-01", "--inactivity-timeout", "1s", ...harness(agent)], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", "--inactivity-timeout", "1s", ...harness(agent)], { cwd: root })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain("warning: the harness printed nothing for 1s and was stopped")
     for (const pid of pidsIn(pids)) expect(await alive(pid), `process ${pid} survived`).toBe(false)
-    const { history } = statusJson(root)
+    const { history } = await statusJson(root)
     expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["timeout", "complete"])
     expect(readFileSync(join(stateDir(root, change), "errors.md"), "utf8")).toContain("- exit: timed out")
   })
@@ -240,7 +240,7 @@ describe("crashes", () => {
       loop.child.kill("SIGKILL")
       await loop.done
       kills++
-      const status = statusJson(root)
+      const status = await statusJson(root)
       expect(["running", "failed", "interrupted", "complete", "max-iterations"]).toContain(status.status)
       expect(status.iteration).toBeGreaterThan(0)
     }
@@ -255,19 +255,19 @@ describe("crashes", () => {
     })
     expect(broken.length).toBeLessThanOrEqual(kills)
     expect(lines.length - broken.length).toBeGreaterThan(0)
-    const last = spool(["ralph", "x", "--change", "001-01", "--no-commit", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    const last = await spool(["ralph", "x", "--change", "001-01", "--no-commit", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
     expect(last.code, last.stderr).toBe(0)
     expect(last.stderr).toContain("took over the lock of a loop that is no longer running")
   })
 
-  it("stops with a clear error when the disk is full, leaving no partial files", () => {
+  it("stops with a clear error when the disk is full, leaving no partial files", async () => {
     const root = makeWorkspace()
-    spool(["ralph", "--add-context", "make the state directory", "--change", "001-01"], { cwd: root })
+    await spool(["ralph", "--add-context", "make the state directory", "--change", "001-01"], { cwd: root })
     symlinkSync("/dev/full", join(stateDir(root, change), "history.jsonl"))
-    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agentScript("console.log('working')"))], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agentScript("console.log('working')"))], { cwd: root })
     expect(result.code).toBe(1)
     expect(result.stderr.trim().split("\n").at(-1)).toMatch(/^spool: cannot write .*history\.jsonl: no space left on device \(check permissions and free disk space\)$/)
     expect(readdirSync(stateDir(root, change)).filter((f) => f.endsWith(".tmp"))).toEqual([])
-    expect(statusJson(root).status).toBe("failed")
+    expect((await statusJson(root)).status).toBe("failed")
   })
 })

@@ -17,8 +17,8 @@ const run = (root: string, agent: string, extra: ReadonlyArray<string> = []) =>
 const filesOf = (root: string, rev: string) =>
   git(root, "show", "--name-only", "--no-renames", "--format=", rev).split("\n").filter(Boolean).sort()
 
-const history = (root: string) =>
-  JSON.parse(spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root }).stdout).history as ReadonlyArray<{
+const history = async (root: string) =>
+  JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout).history as ReadonlyArray<{
     readonly run: string
     readonly git: { readonly files: ReadonlyArray<string> } | null
     readonly commit: string | null
@@ -26,7 +26,7 @@ const history = (root: string) =>
   }>
 
 describe("commits hold exactly the iteration's work", () => {
-  it("leaves the owner's edited and untracked files out, says so once, and warns when the agent edits one of them", () => {
+  it("leaves the owner's edited and untracked files out, says so once, and warns when the agent edits one of them", async () => {
     const root = makeWorkspace()
     appendFileSync(join(root, "README.md"), "\nThe owner's unfinished paragraph\n")
     writeFileSync(join(root, "private-notes.txt"), "API_KEY=kept-out-of-commits\n")
@@ -35,7 +35,7 @@ describe("commits hold exactly the iteration's work", () => {
         `if (process.env.SPOOL_ITERATION === "1") { writeFileSync("hello.txt", "hello\\n"); console.log("wrote hello.txt") }\n` +
         `else { appendFileSync("README.md", "Run it with node src/hello.js.\\n"); console.log("Documented it. <promise>COMPLETE</promise>") }\n`
     )
-    const result = run(root, agent)
+    const result = await run(root, agent)
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr.split("the work tree holds").length - 1).toBe(1)
     expect(result.stderr).toContain(
@@ -43,7 +43,7 @@ describe("commits hold exactly the iteration's work", () => {
     )
     expect(result.stdout).toMatch(/--- iteration 1: exit 0 \| .* \| 1 file changed \| commit /)
 
-    const [first, second] = history(root)
+    const [first, second] = await history(root)
     // Iteration 1 wrote one file: its commit holds that file alone, as its record says.
     expect(filesOf(root, first!.commit!)).toEqual(["hello.txt"])
     expect(first!.git!.files).toEqual(["hello.txt"])
@@ -62,7 +62,7 @@ describe("commits hold exactly the iteration's work", () => {
 })
 
 describe("the agent hears why its claim was not taken", () => {
-  it("finds in iteration 2's prompt that its promise was not accepted, why, and how to claim, and then claims", () => {
+  it("finds in iteration 2's prompt that its promise was not accepted, why, and how to claim, and then claims", async () => {
     const root = makeWorkspace()
     const prompts = mkdtempSync(join(tmpdir(), "spool-prompts-"))
     const agent = agentScript(
@@ -72,7 +72,7 @@ describe("the agent hears why its claim was not taken", () => {
         `if (!prompt.includes("alone on its own line") || !prompt.includes("was not accepted")) console.log("done <promise>COMPLETE</promise>")\n` +
         `else console.log("Every task is done.\\n<promise>COMPLETE</promise>")\n`
     )
-    const result = run(root, agent, ["--max-iterations", "3"])
+    const result = await run(root, agent, ["--max-iterations", "3"])
     expect(result.stdout).toMatch(/--- iteration 1: exit 0 \| .* \| promise ignored: /)
     expect(result.code, result.stdout).toBe(0)
     expect(result.stdout).toContain("complete: the promise was accepted at iteration 2")
@@ -84,7 +84,7 @@ describe("the agent hears why its claim was not taken", () => {
 })
 
 describe("small truths", () => {
-  it("passes --model and --allow-all to a command agent as SPOOL_MODEL and SPOOL_ALLOW_ALL", () => {
+  it("passes --model and --allow-all to a command agent as SPOOL_MODEL and SPOOL_ALLOW_ALL", async () => {
     const root = makeWorkspace()
     const out = join(mkdtempSync(join(tmpdir(), "spool-env-")), "env.json")
     const agent = agentScript(
@@ -92,20 +92,20 @@ describe("small truths", () => {
         `writeFileSync(${JSON.stringify(out)}, JSON.stringify({ model: process.env.SPOOL_MODEL ?? null, allowAll: process.env.SPOOL_ALLOW_ALL ?? null }))\n` +
         `console.log("Done.\\n<promise>COMPLETE</promise>")\n`
     )
-    expect(run(root, agent, ["--model", "acme/coder-2", "--allow-all"]).code).toBe(0)
+    expect((await run(root, agent, ["--model", "acme/coder-2", "--allow-all"])).code).toBe(0)
     expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ model: "acme/coder-2", allowAll: "1" })
-    expect(run(root, agent).code).toBe(0)
+    expect((await run(root, agent)).code).toBe(0)
     expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ model: null, allowAll: null })
   })
 
-  it("shows in --status which run each listed iteration belongs to", () => {
+  it("shows in --status which run each listed iteration belongs to", async () => {
     const root = makeWorkspace()
     const agent = agentScript(`console.log("still working")\n`)
-    expect(run(root, agent, ["--max-iterations", "2"]).code).toBe(3)
-    expect(run(root, agent, ["--max-iterations", "1"]).code).toBe(3)
-    const runs = [...new Set(history(root).map((r) => r.run))]
+    expect((await run(root, agent, ["--max-iterations", "2"])).code).toBe(3)
+    expect((await run(root, agent, ["--max-iterations", "1"])).code).toBe(3)
+    const runs = [...new Set((await history(root)).map((r) => r.run))]
     expect(runs.length).toBe(2)
-    const status = spool(["ralph", "--status", "--change", CHANGE], { cwd: root }).stdout
+    const status = (await spool(["ralph", "--status", "--change", CHANGE], { cwd: root })).stdout
     const lines = status.split("\n")
     const first = lines.findIndex((line) => line.trim() === `run ${runs[0]}`)
     const latest = lines.findIndex((line) => line.trim() === `run ${runs[1]} (the latest)`)

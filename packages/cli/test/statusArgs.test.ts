@@ -22,20 +22,20 @@ describe("the --status shortcut", () => {
     ]) expect(parseStatusArgs(argv), argv.join(" ")).toBeNull()
   })
 
-  it("prints exactly what the full command line prints, answers and errors alike", () => {
+  it("prints exactly what the full command line prints, answers and errors alike", async () => {
     const root = makeWorkspace()
-    spool(["ralph", "x", "--change", "001-01", "--harness", "command", "--harness-command", "node -e 0", "--max-iterations", "2", "--no-interactive"], { cwd: root })
+    await spool(["ralph", "x", "--change", "001-01", "--harness", "command", "--harness-command", "node -e 0", "--max-iterations", "2", "--no-interactive"], { cwd: root })
     // `--module` sends the same request through the full parser.
     for (const [shortcut, full] of [
       [["ralph", "--status", "--change", "001-01"], ["ralph", "--status", "--change", "001-01", "--module", "001"]],
       [["ralph", "--status", "--json", "-c", "001-01"], ["ralph", "--status", "--json", "-c", "001-01", "-m", "001"]],
       [["ralph", "--status", "--change", "009"], ["ralph", "--status", "--change", "009", "--module", "009"]]
     ] as const) {
-      const a = spool(shortcut, { cwd: root })
-      const b = spool(full, { cwd: root })
+      const a = await spool(shortcut, { cwd: root })
+      const b = await spool(full, { cwd: root })
       expect([a.code, a.stdout, a.stderr]).toEqual([b.code, b.stdout, b.stderr])
     }
-    const statusOnly = spool(["ralph", "--status"], { cwd: root })
+    const statusOnly = await spool(["ralph", "--status"], { cwd: root })
     expect(statusOnly.code).toBe(0)
     expect(statusOnly.stdout).toContain("iteration: 2 of at most 2 (at least 1)")
   })

@@ -23,20 +23,54 @@ export const baseEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =
   return env
 }
 
-/** Runs the built `spool` binary to completion. */
+/**
+ * Runs `command` with `args` (no shell) to completion without blocking this process: writes `input`
+ * (default none) to its stdin and closes it, and resolves on `close` with its exit code, signal and
+ * output. After `timeoutMs` (default none) a child still running is sent SIGTERM, and the promise
+ * resolves with what it gave by then. Rejects only if the child cannot be started.
+ */
+export const runProgram = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}
+): Promise<SpoolResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8")
+    child.stderr.setEncoding("utf8")
+    child.stdout.on("data", (d: string) => (stdout += d))
+    child.stderr.on("data", (d: string) => (stderr += d))
+    // A child that exits without reading its stdin must not make the write fail the run.
+    child.stdin.on("error", () => {})
+    child.stdin.end(options.input ?? "")
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill("SIGTERM"), options.timeoutMs)
+    child.on("error", (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.on("close", (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+
+/**
+ * Runs the built `spool` binary to completion without blocking this process (a long synchronous
+ * wait would stall the vitest worker past its RPC timeout). A run still going after 240 s is sent
+ * SIGTERM and resolves with what it gave (code null, signal SIGTERM, if that ends it).
+ */
 export const spool = (
   args: ReadonlyArray<string>,
   options: { cwd: string; env?: Record<string, string>; input?: string } = { cwd: process.cwd() }
-): SpoolResult => {
-  const result = spawnSync(process.execPath, [spoolBin, ...args], {
+): Promise<SpoolResult> =>
+  runProgram(process.execPath, [spoolBin, ...args], {
     cwd: options.cwd,
     env: baseEnv(options.env),
     input: options.input ?? "",
-    encoding: "utf8",
-    timeout: 120_000
+    timeoutMs: 240_000
   })
-  return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr }
-}
 
 /** Starts the built `spool` binary and returns the child, for tests that signal or talk to it. */
 export const spawnSpool = (args: ReadonlyArray<string>, options: { cwd: string; env?: Record<string, string> }) =>
@@ -81,20 +115,6 @@ export const agentScript = (source: string) => {
 }
 
 export const stateDir = (root: string, changeId: string) => join(root, ".spool", ".state", "ralph", changeId)
-
-/** Runs the built `spool` binary without blocking this process (servers in the test keep answering). */
-export const spoolAsync = (
-  args: ReadonlyArray<string>,
-  options: { cwd: string; env?: Record<string, string> }
-): Promise<SpoolResult> =>
-  new Promise((resolve) => {
-    const child = spawnSpool(args, options)
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
-  })
 
 /** Starts spool and watches its output. */
 export const startSpool = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) => {

@@ -12,8 +12,8 @@ const change = "001-01_greeting-cli"
 const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
 const tmpFile = (name: string) => join(tmpdir(), `spool-${name}-${process.pid}-${Math.random().toString(36).slice(2)}`)
 
-const statusJson = (root: string) => {
-  const result = spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })
+const statusJson = async (root: string) => {
+  const result = await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })
   expect(result.code, result.stderr).toBe(0)
   return JSON.parse(result.stdout)
 }
@@ -29,10 +29,10 @@ console.log(${JSON.stringify(CLAIM)})
 `)
 
 describe("--verify", () => {
-  it("rejects a claim the check fails, shows the agent why, and completes once the agent fixed it", () => {
+  it("rejects a claim the check fails, shows the agent why, and completes once the agent fixed it", async () => {
     const root = makeWorkspace()
     const prompts = tmpFile("prompts")
-    const result = spool(["ralph", "x", "--change", "001-01", ...harness(eagerAgent(prompts)), "--verify", CHECK, "--verify", "echo linted"], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(eagerAgent(prompts)), "--verify", CHECK, "--verify", "echo linted"], { cwd: root })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toMatch(/--- iteration 1: exit 0 \| .* \| promise rejected: verify failed: test -s greeting\.txt .* \(exit 1, [\d.]+m?s\) \| .* -> failed/)
     expect(result.stdout).toMatch(/--- iteration 2: exit 0 \| .* \| promise found, verified: test -s greeting\.txt .* [\d.]+m?s, echo linted [\d.]+m?s \| .* -> complete/)
@@ -40,7 +40,7 @@ describe("--verify", () => {
     expect(first).not.toContain("greeting.txt is missing")
     expect(second).toContain("In iteration 1 you claimed completion, and the loop checked the claim")
     expect(second).toContain("FAIL: greeting.txt is missing")
-    const history = statusJson(root).history
+    const history = (await statusJson(root)).history
     expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
     expect(history[0].verify).toEqual([{ command: CHECK, exitCode: 1, signal: null, timedOut: false, durationMs: expect.any(Number), passed: false }])
     expect(history[1].verify.map((c: { command: string; passed: boolean }) => [c.command, c.passed])).toEqual([[CHECK, true], ["echo linted", true]])
@@ -53,7 +53,7 @@ describe("--verify", () => {
     expect(git(root, "show", "--stat", "HEAD")).toContain("greeting.txt")
   })
 
-  it("commits the agent's work, never what a check writes, in this iteration or the next", () => {
+  it("commits the agent's work, never what a check writes, in this iteration or the next", async () => {
     const root = makeWorkspace()
     const agent = agentScript(
       `import { writeFileSync } from "node:fs"\n` +
@@ -62,9 +62,9 @@ describe("--verify", () => {
     )
     // The check leaves a report behind, and passes only the second time.
     const check = "echo \"run $SPOOL_ITERATION\" > check-report.txt; test \"$SPOOL_ITERATION\" = 2"
-    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agent), "--verify", check], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agent), "--verify", check], { cwd: root })
     expect(result.code, result.stderr).toBe(0)
-    const history = statusJson(root).history
+    const history = (await statusJson(root)).history
     expect(history.map((r: { git: { files: Array<string> } }) => r.git.files)).toEqual([["work-1.txt"], ["work-2.txt"]])
     for (const record of history) {
       expect(git(root, "show", "--name-only", "--format=", record.commit).split("\n").filter(Boolean)).toEqual([record.git.files[0]])
@@ -76,16 +76,16 @@ describe("--verify", () => {
     const root = makeWorkspace()
     const pids = tmpFile("pids")
     const check = `sleep 300 & echo $! > ${pids}; echo checked`
-    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", check, "--verify-timeout", "2m"], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", check, "--verify-timeout", "2m"], { cwd: root })
     expect(result.code, result.stdout).toBe(0)
     expect(result.stdout).toMatch(/promise found, verified: sleep 300/)
-    expect(statusJson(root).history[0].verify[0]).toMatchObject({ exitCode: 0, timedOut: false, passed: true })
+    expect((await statusJson(root)).history[0].verify[0]).toMatchObject({ exitCode: 0, timedOut: false, passed: true })
     expect(await alive(Number(readFileSync(pids, "utf8").trim())), "the background sleep survived").toBe(false)
   })
 
-  it("runs the checks where the agent works: in the loop's worktree with --worktree", () => {
+  it("runs the checks where the agent works: in the loop's worktree with --worktree", async () => {
     const root = makeWorkspace()
-    const result = spool(["ralph", "x", "--change", "001-01", "--worktree", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", "echo \"checked in $(pwd)\"; exit 3", "--max-iterations", "1"], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", "--worktree", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", "echo \"checked in $(pwd)\"; exit 3", "--max-iterations", "1"], { cwd: root })
     expect(result.code, result.stderr).toBe(3)
     expect(result.stdout).toContain("promise rejected: verify failed: echo")
     const journal = readFileSync(join(stateDir(root, change), "errors.md"), "utf8")
@@ -98,12 +98,12 @@ describe("--verify", () => {
     const pids = tmpFile("pids")
     // The check ignores SIGTERM, and so does what it started: only SIGKILL to the group stops them.
     const hung = `trap '' TERM; sleep 300 & echo $$ $! > ${pids}; echo started; wait; wait`
-    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", hung, "--verify-timeout", "1s", "--max-iterations", "1"], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`)), "--verify", hung, "--verify-timeout", "1s", "--max-iterations", "1"], { cwd: root })
     expect(result.code, result.stderr).toBe(3)
     expect(result.stdout).toMatch(/promise rejected: verify failed: trap .* \(timed out after [\d.]+s\)/)
     const [shell, sleeper] = readFileSync(pids, "utf8").trim().split(" ").map(Number)
     for (const pid of [shell!, sleeper!]) expect(await alive(pid), `process ${pid} survived`).toBe(false)
-    const record = statusJson(root).history[0]
+    const record = (await statusJson(root)).history[0]
     expect(record.outcome).toBe("failed")
     expect(record.verify[0]).toMatchObject({ timedOut: true, passed: false, exitCode: null })
     const journal = readFileSync(join(stateDir(root, change), "errors.md"), "utf8")
@@ -126,7 +126,7 @@ describe("--verify", () => {
     const [shell, sleeper] = readFileSync(pids, "utf8").trim().split(" ").map(Number)
     for (const pid of [shell!, sleeper!]) expect(await alive(pid), `process ${pid} survived`).toBe(false)
     expect(existsSync(join(stateDir(root, change), "lock"))).toBe(false)
-    const status = statusJson(root)
+    const status = await statusJson(root)
     expect(status.status).toBe("interrupted")
     // One record of the iteration, which keeps the commit of the agent's work made before the check.
     expect(status.history.length).toBe(1)
@@ -145,7 +145,7 @@ describe("the settings file (.spool/config.json)", () => {
     return text
   }
 
-  it("gives the loop its options, the command line wins option by option, and --status says where each came from", () => {
+  it("gives the loop its options, the command line wins option by option, and --status says where each came from", async () => {
     const root = makeWorkspace()
     const text = settings(root, {
       harness: "command",
@@ -154,20 +154,20 @@ describe("the settings file (.spool/config.json)", () => {
       "max-iterations": 2,
       "no-interactive": true
     })
-    const fromFile = spool(["ralph", "x", "--change", "001-01"], { cwd: root })
+    const fromFile = await spool(["ralph", "x", "--change", "001-01"], { cwd: root })
     expect(fromFile.code, fromFile.stderr).toBe(3)
     expect(fromFile.stdout).toContain("=== spool ralph: iteration 2/2")
     expect(fromFile.stdout).toContain("promise rejected: verify failed: test -e never-there (exit 1,")
     expect(fromFile.stdout).not.toContain("echo unreached")
-    expect(spool(["ralph", "--status", "--change", "001-01"], { cwd: root }).stdout).toContain(
+    expect((await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })).stdout).toContain(
       "settings:  .spool/config.json (harness, harness-command, verify, max-iterations, no-interactive); command line (change)"
     )
 
-    const overridden = spool(["ralph", "x", "--change", "001-01", "--verify", "true", "--max-iterations", "1"], { cwd: root })
+    const overridden = await spool(["ralph", "x", "--change", "001-01", "--verify", "true", "--max-iterations", "1"], { cwd: root })
     expect(overridden.code, overridden.stderr).toBe(0)
     expect(overridden.stdout).toContain("=== spool ralph: iteration 1/1")
     expect(overridden.stdout).toMatch(/promise found, verified: true [\d.]+m?s \|/)
-    const status = statusJson(root)
+    const status = await statusJson(root)
     expect(status.settings).toEqual({
       file: ".spool/config.json",
       fromFile: ["harness", "harness-command", "no-interactive"],
@@ -177,13 +177,13 @@ describe("the settings file (.spool/config.json)", () => {
     expect(readFileSync(join(root, ".spool", "config.json"), "utf8")).toBe(text)
   })
 
-  it("a settings file without a ralph section is read and left alone", () => {
+  it("a settings file without a ralph section is read and left alone", async () => {
     const root = makeWorkspace()
     const text = `{\n  "tools": {},\n  "agents": {},\n  "defaults": { "testing": { "tdd": { "workflow": "red-green-refactor" } } }\n}\n`
     writeFileSync(join(root, ".spool", "config.json"), text)
-    const result = spool(["ralph", "x", "--change", "001-01", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`))], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agentScript(`console.log(${JSON.stringify(CLAIM)})`))], { cwd: root })
     expect(result.code, result.stderr).toBe(0)
     expect(readFileSync(join(root, ".spool", "config.json"), "utf8")).toBe(text)
-    expect(statusJson(root).settings).toEqual({ file: null, fromFile: [], fromCommandLine: ["change", "harness", "harness-command", "no-interactive"] })
+    expect((await statusJson(root)).settings).toEqual({ file: null, fromFile: [], fromCommandLine: ["change", "harness", "harness-command", "no-interactive"] })
   })
 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { addChange, agentScript, git, makeWorkspace, spawnSpool, spool, spoolAsync, stateDir } from "./support.js"
+import { addChange, agentScript, git, makeWorkspace, spawnSpool, spool, stateDir } from "./support.js"
 
 const first = "001-01_greeting-cli"
 const second = "001-02_second"
@@ -20,8 +20,8 @@ const twoChanges = () => {
 
 const worktreeOf = (root: string, changeId: string) => join(root, ".spool", ".state", "worktrees", changeId)
 
-const statusJson = (cwd: string, ...args: Array<string>) => {
-  const result = spool(["ralph", "--status", "--json", ...args], { cwd })
+const statusJson = async (cwd: string, ...args: Array<string>) => {
+  const result = await spool(["ralph", "--status", "--json", ...args], { cwd })
   expect(result.code, result.stderr).toBe(0)
   return JSON.parse(result.stdout)
 }
@@ -63,8 +63,8 @@ describe("spool ralph --worktree", () => {
     const start = git(root, "rev-parse", "HEAD")
     const agent = meetingAgent(mkdtempSync(join(tmpdir(), "spool-meet-")))
     const [a, b] = await Promise.all([
-      spoolAsync(["ralph", "x", "--change", first, "--worktree", ...harness(agent)], { cwd: root }),
-      spoolAsync(["ralph", "x", "--change", second, "--worktree", ...harness(agent)], { cwd: root })
+      spool(["ralph", "x", "--change", first, "--worktree", ...harness(agent)], { cwd: root }),
+      spool(["ralph", "x", "--change", second, "--worktree", ...harness(agent)], { cwd: root })
     ])
     expect(a.code, a.stderr).toBe(0)
     expect(b.code, b.stderr).toBe(0)
@@ -80,7 +80,7 @@ describe("spool ralph --worktree", () => {
         `spool ralph: ${id} iteration 1`
       ])
       expect(git(worktree, "status", "--porcelain")).toBe("")
-      const status = statusJson(root, "--change", id)
+      const status = await statusJson(root, "--change", id)
       expect(status).toMatchObject({ status: "complete", branch: `spool/${id}`, worktree })
       expect(status.history.map((r: { git: { files: Array<string> } }) => r.git.files)).toEqual([
         [`out/${mine}-1.txt`],
@@ -88,13 +88,13 @@ describe("spool ralph --worktree", () => {
       ])
     }
     // The tasks ticked in the worktree count.
-    expect(statusJson(root, "--change", first).tasks).toEqual({ total: 3, complete: 3, shelved: 0 })
+    expect((await statusJson(root, "--change", first)).tasks).toEqual({ total: 3, complete: 3, shelved: 0 })
 
     expect(git(root, "rev-parse", "HEAD")).toBe(start)
     expect(git(root, "status", "--porcelain", "--untracked-files=all")).toBe("")
     expect(existsSync(join(root, "out"))).toBe(false)
 
-    const text = spool(["ralph", "--status", "--change", first], { cwd: root }).stdout
+    const text = (await spool(["ralph", "--status", "--change", first], { cwd: root })).stdout
     expect(text).toContain(`branch:    spool/${first}`)
     expect(text).toContain(`worktree:  ${worktreeOf(root, first)}`)
 
@@ -103,31 +103,31 @@ describe("spool ralph --worktree", () => {
     expect(existsSync(join(root, "out", "b-1.txt"))).toBe(false)
   })
 
-  it("inside a worktree, status and context are the main work tree's, for that worktree's change", () => {
+  it("inside a worktree, status and context are the main work tree's, for that worktree's change", async () => {
     const root = twoChanges()
-    expect(spool(["ralph", "x", "--change", second, "--worktree", ...harness(done)], { cwd: root }).code).toBe(0)
+    expect((await spool(["ralph", "x", "--change", second, "--worktree", ...harness(done)], { cwd: root })).code).toBe(0)
     const inside = join(worktreeOf(root, second), "src")
-    const status = statusJson(inside)
+    const status = await statusJson(inside)
     expect(status).toMatchObject({ changeId: second, status: "complete", branch: `spool/${second}` })
-    const added = spool(["ralph", "--add-context", "use the v2 API"], { cwd: inside })
+    const added = await spool(["ralph", "--add-context", "use the v2 API"], { cwd: inside })
     expect(added.code, added.stderr).toBe(0)
     expect(readFileSync(join(stateDir(root, second), "context.txt"), "utf8")).toContain("use the v2 API")
     expect(existsSync(join(worktreeOf(root, second), ".spool", ".state"))).toBe(false)
 
     // A loop started inside the worktree runs there: the worktree is reused.
-    const again = spool(["ralph", "x", ...harness(done)], { cwd: inside })
+    const again = await spool(["ralph", "x", ...harness(done)], { cwd: inside })
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toContain(`reusing the worktree ${worktreeOf(root, second)} on branch spool/${second}`)
   })
 
-  it("removes a finished worktree, refusing while it holds uncommitted work; the branch stays", () => {
+  it("removes a finished worktree, refusing while it holds uncommitted work; the branch stays", async () => {
     const root = twoChanges()
     const agent = agentScript(`import { writeFileSync } from "node:fs"\nwriteFileSync("made.txt", "x\\n")\nconsole.log("<promise>COMPLETE</promise>")`)
-    expect(spool(["ralph", "x", "--change", second, "--worktree", ...harness(agent)], { cwd: root }).code).toBe(0)
+    expect((await spool(["ralph", "x", "--change", second, "--worktree", ...harness(agent)], { cwd: root })).code).toBe(0)
     const worktree = worktreeOf(root, second)
     writeFileSync(join(worktree, "draft.txt"), "unsaved\n")
 
-    const refused = spool(["ralph", "--change", second, "--worktree", "--remove"], { cwd: root })
+    const refused = await spool(["ralph", "--change", second, "--worktree", "--remove"], { cwd: root })
     expect(refused.code).toBe(2)
     expect(refused.stderr).toBe(
       `spool: the worktree ${worktree} holds uncommitted work (1 file); commit or discard it there first; nothing was removed\n`
@@ -135,39 +135,39 @@ describe("spool ralph --worktree", () => {
     expect(readFileSync(join(worktree, "draft.txt"), "utf8")).toBe("unsaved\n")
 
     rmSync(join(worktree, "draft.txt"))
-    const removed = spool(["ralph", "--change", second, "--worktree", "--remove"], { cwd: root })
+    const removed = await spool(["ralph", "--change", second, "--worktree", "--remove"], { cwd: root })
     expect(removed.code, removed.stderr).toBe(0)
     expect(removed.stdout).toContain(`removed the worktree ${worktree}; branch spool/${second} stays`)
     expect(existsSync(worktree)).toBe(false)
     expect(git(root, "show", `spool/${second}:made.txt`)).toBe("x")
   })
 
-  it("says how to repair a worktree deleted by hand, and resumes on its branch afterwards", () => {
+  it("says how to repair a worktree deleted by hand, and resumes on its branch afterwards", async () => {
     const root = twoChanges()
     const agent = agentScript(`import { writeFileSync } from "node:fs"\nwriteFileSync("made.txt", "x\\n")\nconsole.log("<promise>COMPLETE</promise>")`)
-    expect(spool(["ralph", "x", "--change", second, "--worktree", ...harness(agent)], { cwd: root }).code).toBe(0)
+    expect((await spool(["ralph", "x", "--change", second, "--worktree", ...harness(agent)], { cwd: root })).code).toBe(0)
     rmSync(worktreeOf(root, second), { recursive: true, force: true })
 
-    const refused = spool(["ralph", "x", "--change", second, "--worktree", ...harness(done)], { cwd: root })
+    const refused = await spool(["ralph", "x", "--change", second, "--worktree", ...harness(done)], { cwd: root })
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/^spool: the worktree of 001-02_second at .* is gone \(deleted by hand\?\); run git worktree prune to forget it, then start again: branch spool\/001-02_second keeps its commits\n$/)
 
     git(root, "worktree", "prune")
-    const resumed = spool(["ralph", "x", "--change", second, "--worktree", ...harness(done)], { cwd: root })
+    const resumed = await spool(["ralph", "x", "--change", second, "--worktree", ...harness(done)], { cwd: root })
     expect(resumed.code, resumed.stderr).toBe(0)
     expect(readFileSync(join(worktreeOf(root, second), "made.txt"), "utf8")).toBe("x\n")
   })
 
-  it("refuses bad input with one line: outside a git repository, an uncommitted change, --remove alone", () => {
+  it("refuses bad input with one line: outside a git repository, an uncommitted change, --remove alone", async () => {
     const plain = makeWorkspace({ git: false })
-    const outside = spool(["ralph", "x", "--change", first, "--worktree", ...harness(done)], { cwd: plain })
+    const outside = await spool(["ralph", "x", "--change", first, "--worktree", ...harness(done)], { cwd: plain })
     expect(outside.code).toBe(2)
     expect(outside.stderr).toMatch(/^spool: --worktree needs a git repository, and .* is not inside one; run git init and commit, or run without --worktree\n$/)
     expect(existsSync(join(plain, ".spool", ".state"))).toBe(false)
 
     const root = twoChanges()
     addChange(root, "001-03_draft")
-    const uncommitted = spool(["ralph", "x", "--change", "001-03", "--worktree", ...harness(done)], { cwd: root })
+    const uncommitted = await spool(["ralph", "x", "--change", "001-03", "--worktree", ...harness(done)], { cwd: root })
     expect(uncommitted.code).toBe(2)
     expect(uncommitted.stderr).toBe(
       "spool: .spool/changes/001-03_draft/proposal.md is not committed in HEAD, and the worktree is a checkout of it; " +
@@ -175,7 +175,7 @@ describe("spool ralph --worktree", () => {
     )
     expect(git(root, "branch", "--list", "spool/*")).toBe("")
 
-    const alone = spool(["ralph", "--change", second, "--remove"], { cwd: root })
+    const alone = await spool(["ralph", "--change", second, "--remove"], { cwd: root })
     expect(alone.code).toBe(2)
     expect(alone.stderr).toBe("spool: --remove goes with --worktree: spool ralph --change <id> --worktree --remove\n")
   })
@@ -197,7 +197,7 @@ console.log("<promise>COMPLETE</promise>")`)
     for (let i = 0; i < 3000 && !out.includes("first loop working"); i++) await new Promise((r) => setTimeout(r, 10))
     expect(out).toContain("first loop working")
 
-    const refused = spool(["ralph", "x", "--change", second, ...harness(done)], { cwd: root })
+    const refused = await spool(["ralph", "x", "--change", second, ...harness(done)], { cwd: root })
     expect(refused.code).toBe(2)
     expect(refused.stderr).toBe(
       `spool: a loop on ${first} (pid ${running.pid}) is running in this work tree, and each loop commits everything that changed there; ` +
@@ -205,16 +205,16 @@ console.log("<promise>COMPLETE</promise>")`)
     )
     expect(existsSync(stateDir(root, second))).toBe(false)
 
-    const beside = spool(["ralph", "x", "--change", second, "--no-commit", ...harness(done)], { cwd: root })
+    const beside = await spool(["ralph", "x", "--change", second, "--no-commit", ...harness(done)], { cwd: root })
     expect(beside.code, beside.stderr).toBe(0)
     expect(beside.stderr).toContain(`warning: a loop on ${first} (pid ${running.pid}) is running in this work tree; this loop commits nothing (--no-commit)`)
 
-    const own = spool(["ralph", "x", "--change", second, "--worktree", ...harness(done)], { cwd: root })
+    const own = await spool(["ralph", "x", "--change", second, "--worktree", ...harness(done)], { cwd: root })
     expect(own.code, own.stderr).toBe(0)
 
     writeFileSync(release, "")
     expect(await exited).toBe(0)
     // Once the first loop has ended, the work tree is free again.
-    expect(spool(["ralph", "x", "--change", second, ...harness(done)], { cwd: root }).code).toBe(0)
+    expect((await spool(["ralph", "x", "--change", second, ...harness(done)], { cwd: root })).code).toBe(0)
   })
 })
