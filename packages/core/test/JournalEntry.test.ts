@@ -197,6 +197,14 @@ describe("error journal entries", () => {
     expect(parseEntries(edited)).toEqual([{ ...original, stdout: "out\n" }])
   })
 
+  it("reads an entry cut off inside its last block, as a write stopped part of the way leaves it, to the end of the text", () => {
+    const text = formatEntry(entry())
+    const cutOff = text.slice(0, text.lastIndexOf("```"))
+    expect(cutOff.endsWith("running tests\n1 failed\n")).toBe(true)
+    // The lines up to the end are the block's; the last of them is the empty one after the final newline.
+    expect(parseEntries(cutOff)).toEqual([{ ...entry(), stdout: "running tests\n1 failed\n\n" }])
+  })
+
   it("skips an entry missing its time, its run or its iteration", () => {
     const text = formatEntry(entry())
     for (const line of ["- time: 2026-11-22T02:30:00.000Z\n", "- run: 20261122T023000Z-abcd\n", "- iteration: 2\n"]) {

@@ -220,6 +220,49 @@ describe("LoopLock", () => {
       assert.deepStrictEqual(seen.files, ["lock"])
     }))
 
+  it.effect("names no takeover when the loop that took the stale lock meanwhile ends just after its lock is put back", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const lock = lockFile(root, "001-01_a")
+      writeLock(root, "001-01_a", { pid: 300, host: "here", startedAt: "t" })
+      let replaced = false
+      let ended = false
+      const seen = yield* withFileSystem(
+        root,
+        identity(100),
+        (real) => ({
+          // Loop 200 takes the dead loop's lock just before this one moves it aside...
+          rename: (from, to) =>
+            Effect.zipRight(
+              Effect.sync(() => {
+                if (!replaced && from === lock) {
+                  replaced = true
+                  fs.writeFileSync(from, JSON.stringify({ pid: 200, host: "here", startedAt: "t2" }))
+                }
+              }),
+              real.rename(from, to)
+            ),
+          // ...and ends, removing its lock, once this one has put it back and removed the copy aside.
+          remove: (file, options) =>
+            Effect.zipRight(
+              real.remove(file, options),
+              Effect.sync(() => {
+                if (replaced && !ended && path.basename(file).startsWith(".lock.stale.")) {
+                  ended = true
+                  fs.rmSync(lock)
+                }
+              })
+            )
+        }),
+        takeA(root)
+      )
+      assert.isTrue(ended)
+      // The dead loop's lock was taken by loop 200, not by this one.
+      assert.isNull(seen.takenOver)
+      assert.strictEqual(seen.owner.pid, 100)
+      assert.deepStrictEqual(seen.files, ["lock"])
+    }))
+
   it.effect("refuses the change when another loop links its lock just after this one found the lock gone", () =>
     Effect.gen(function*() {
       const root = workspace()

@@ -213,6 +213,17 @@ describe("the byte log's regions", () => {
     expect(decode(joined(log.flush()))).toBe("not ended")
   })
 
+  it("redacts a token whose find falls in a multi-line find's reach and whose line ends past that reach, in a later batch", () => {
+    const redact = redactor()
+    // "Bearer" reaches ANCHOR_REACH bytes on; the token's line begins before that and ends after it.
+    const head = "Bearer abcdefghijklmnop1234\n"
+    const keyLine = `key sk-ant-api03-${"A".repeat(80)} end\n`
+    const lineStart = ANCHOR_REACH - 51
+    const text = `${head}${"x".repeat(lineStart - head.length - 1)}\n${keyLine}after\n`
+    expect(redact(text)).toContain(`key ${REDACTED} end`)
+    expect(decode(logged(cut(utf8(text), [ANCHOR_REACH + 10])))).toBe(redact(text))
+  })
+
   it("writes the characters a region cuts at either end as they came", () => {
     const redact = redactor()
     // The pad moves where ANCHOR_LEAD before the anchor falls: between the two bytes of an "é", or not.

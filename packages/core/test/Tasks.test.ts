@@ -122,6 +122,17 @@ describe("tasks.md as real spool repositories write it", () => {
       "- **Status**: \\[-\\] shelved"
     ].join("\n"))
     expect(structured.tasks.map((t) => [t.id, t.status])).toEqual([["1.1", "complete"], ["1.2", "pending"], ["1.3", "shelved"]])
+    // An empty box, bare or escaped, with no word after it is a status: pending, as an empty checkbox is
+    // (the last status line counts, so it undoes the box checked before it).
+    const empty = parseTasks([
+      "### Task 2.1: Bare",
+      "- **Status**: [x]",
+      "- **Status**: []",
+      "### Task 2.2: Escaped",
+      "- **Status**: [x]",
+      "- **Status**: \\[\\]"
+    ].join("\n"))
+    expect(empty.tasks.map((t) => [t.id, t.status])).toEqual([["2.1", "pending"], ["2.2", "pending"]])
   })
 
   it("takes a status line's word over its box, as spool's own tools do, and the box when the word is unknown", () => {
