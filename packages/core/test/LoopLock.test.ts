@@ -178,13 +178,19 @@ describe("LoopLock", () => {
     }))
 
   /** 001-01_a holds the lock of a dead loop, which `pid` takes over just before this loop (pid 100) moves it aside. */
-  const takenOverMeanwhile = <A, E>(root: string, pid: number, body: Effect.Effect<A, E, LoopLock>) => {
+  const takenOverMeanwhile = <A, E>(
+    root: string,
+    pid: number,
+    body: Effect.Effect<A, E, LoopLock>,
+    more: (real: FileSystem.FileSystem) => Partial<FileSystem.FileSystem> = () => ({})
+  ) => {
     writeLock(root, "001-01_a", { pid: 300, host: "here", startedAt: "t" })
     let replaced = false
     return withFileSystem(
       root,
       identity(100),
       (real) => ({
+        ...more(real),
         rename: (from, to) =>
           Effect.zipRight(
             Effect.sync(() => {
@@ -223,39 +229,21 @@ describe("LoopLock", () => {
   it.effect("names no takeover when the loop that took the stale lock meanwhile ends just after its lock is put back", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const lock = lockFile(root, "001-01_a")
-      writeLock(root, "001-01_a", { pid: 300, host: "here", startedAt: "t" })
-      let replaced = false
       let ended = false
-      const seen = yield* withFileSystem(
-        root,
-        identity(100),
-        (real) => ({
-          // Loop 200 takes the dead loop's lock just before this one moves it aside...
-          rename: (from, to) =>
-            Effect.zipRight(
-              Effect.sync(() => {
-                if (!replaced && from === lock) {
-                  replaced = true
-                  fs.writeFileSync(from, JSON.stringify({ pid: 200, host: "here", startedAt: "t2" }))
-                }
-              }),
-              real.rename(from, to)
-            ),
-          // ...and ends, removing its lock, once this one has put it back and removed the copy aside.
-          remove: (file, options) =>
-            Effect.zipRight(
-              real.remove(file, options),
-              Effect.sync(() => {
-                if (replaced && !ended && path.basename(file).startsWith(".lock.stale.")) {
-                  ended = true
-                  fs.rmSync(lock)
-                }
-              })
-            )
-        }),
-        takeA(root)
-      )
+      // Loop 200 takes the dead loop's lock just before this one moves it aside, and ends, removing
+      // its lock, once this one has put it back and removed the copy aside.
+      const seen = yield* takenOverMeanwhile(root, 200, takeA(root), (real) => ({
+        remove: (file, options) =>
+          Effect.zipRight(
+            real.remove(file, options),
+            Effect.sync(() => {
+              if (!ended && path.basename(file).startsWith(".lock.stale.")) {
+                ended = true
+                fs.rmSync(lockFile(root, "001-01_a"))
+              }
+            })
+          )
+      }))
       assert.isTrue(ended)
       // The dead loop's lock was taken by loop 200, not by this one.
       assert.isNull(seen.takenOver)
