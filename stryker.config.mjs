@@ -50,7 +50,9 @@ export default {
   incremental: true,
   incrementalFile: "reports/mutation/incremental.json",
   concurrency: 2,
-  timeoutMS: 20_000,
+  // A mutant that loops for ever waits this long past its tests' own time (half again); most timeouts
+  // are such loops, and each also restarts a test runner, so the limit is most of what they cost.
+  timeoutMS: 5_000,
   reporters: ["progress", "clear-text", "json"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },

@@ -70,7 +70,7 @@ const report = (results, done, left) => {
   const used = new Set()
   for (const mutant of results) {
     const file = relative(process.cwd(), mutant.fileName)
-    const row = byFile.get(file) ?? { detected: 0, valid: 0, survived: [], equivalent: [] }
+    const row = byFile.get(file) ?? { detected: 0, timedOut: 0, valid: 0, survived: [], equivalent: [] }
     const listed = mutant.status === "Survived" || mutant.status === "NoCoverage" ? equivalentOf(file, mutant) : undefined
     if (listed !== undefined) used.add(listed)
     if (mutant.status === "Ignored") row.equivalent.push({ mutant, reason: mutant.statusReason ?? "" })
@@ -78,6 +78,7 @@ const report = (results, done, left) => {
     else {
       if (VALID.has(mutant.status)) row.valid++
       if (DETECTED.has(mutant.status)) row.detected++
+      if (mutant.status === "Timeout") row.timedOut++
       if (mutant.status === "Survived" || mutant.status === "NoCoverage") row.survived.push(mutant)
     }
     byFile.set(file, row)
@@ -85,16 +86,17 @@ const report = (results, done, left) => {
   const files = [...byFile.keys()].sort()
   const total = files.reduce((sum, file) => ({
     detected: sum.detected + byFile.get(file).detected,
+    timedOut: sum.timedOut + byFile.get(file).timedOut,
     valid: sum.valid + byFile.get(file).valid
-  }), { detected: 0, valid: 0 })
+  }), { detected: 0, timedOut: 0, valid: 0 })
   const table = [
-    "| module | detected | valid | score |",
-    "| --- | ---: | ---: | ---: |",
+    "| module | detected | of which timed out | valid | score |",
+    "| --- | ---: | ---: | ---: | ---: |",
     ...files.map((file) => {
       const row = byFile.get(file)
-      return `| ${file} | ${row.detected} | ${row.valid} | ${percent(row.detected, row.valid)} |`
+      return `| ${file} | ${row.detected} | ${row.timedOut} | ${row.valid} | ${percent(row.detected, row.valid)} |`
     }),
-    `| **all** | ${total.detected} | ${total.valid} | **${percent(total.detected, total.valid)}** |`
+    `| **all** | ${total.detected} | ${total.timedOut} | ${total.valid} | **${percent(total.detected, total.valid)}** |`
   ]
   const survivors = files.flatMap((file) =>
     byFile.get(file).survived.map((m) => `- ${where(file, m)} ${m.mutatorName} (${m.status}${m.static ? ", static" : ""}): ${code(m.replacement ?? "")}`)
@@ -117,7 +119,10 @@ const report = (results, done, left) => {
     "ones (killed, timed out, survived, not covered); mutants that do not compile are not valid, and",
     "equivalent mutants, which change no behaviour, are not counted: they are marked in the source",
     "with a `Stryker disable` comment, or listed in `mutation/equivalents.mjs`, each with its reason,",
-    "and listed below.",
+    "and listed below. A mutant times out when its tests run past Stryker's limit (the tests' own",
+    "time, half again, plus `timeoutMS` in `stryker.config.mjs`), as a mutant that loops for ever does;",
+    "on a busy machine a mutant may time out that an idle one would have seen survive, so a score is",
+    "only as good as the run was undisturbed, and the timed-out column says how much of it rests on that.",
     "",
     "A survivor marked *static* is in code that runs when its module loads; such a mutant is tested",
     "with the module loaded afresh and every test of its group run.",
