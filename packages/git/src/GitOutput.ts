@@ -6,6 +6,10 @@ export const MAX_LISTED_FILES = 200
 const FIELD = "\x1f"
 const RECORD = "\x1e"
 
+/** Git writes a line feed after each record's separator; it starts the next record. */
+// Stryker disable next-line Regex: the line feed git writes between records is the only one a record holds (%s joins a subject's lines)
+const LEADING_LINE_FEED = /^\n/
+
 /** `git log --format` for `parseLog`: unit separators, so a subject may hold any printable character. */
 export const LOG_FORMAT = `--format=%h%x1f%s%x1f%an%x1f%aI%x1e`
 
@@ -53,8 +57,7 @@ export const parseNumstat = (output: string): ParsedDiff => {
 export const parseLog = (output: string): ReadonlyArray<CommitInfo> =>
   output
     .split(RECORD)
-    // Stryker disable next-line Regex: the line feed git writes between records is the only one a record holds (%s joins a subject's lines)
-    .map((record) => record.replace(/^\n/, ""))
+    .map((record) => record.replace(LEADING_LINE_FEED, ""))
     .filter((record) => record.length > 0)
     .map((record) => {
       const [hash = "", subject = "", author = "", date = ""] = record.split(FIELD)

@@ -42,7 +42,7 @@ const temporaryIndex = (operation: string) =>
   Effect.map(
     Effect.acquireRelease(
       fileSystem(operation, "could not create a temporary index directory", () => Fs.mkdtemp(Path.join(Os.tmpdir(), "spool-git-"))),
-      (directory) => Effect.promise(() => Fs.rm(directory, { recursive: true, force: true }).catch(() => undefined))
+      (directory) => Effect.promise(() => Fs.rm(directory, { recursive: true }).catch(() => undefined))
     ),
     (directory) => Path.join(directory, "index")
   )
@@ -68,9 +68,11 @@ const scratchIndex = (indexFile: string) =>
   })
 
 const makeService = ({ git, indexFile, top }: Repository): Context.Tag.Service<GitSummary> => {
-  const head = git.runOrNull("rev-parse", ["rev-parse", "--verify", "-q", "HEAD"]).pipe(
-    Effect.map((output) => (output === null ? null : output.trim()))
-  )
+  /** The commit HEAD names, or null on an unborn branch; a failure is reported as `operation`'s. */
+  const head = (operation: string) =>
+    git.runOrNull(operation, ["rev-parse", "--verify", "-q", "HEAD"]).pipe(
+      Effect.map((output) => (output === null ? null : output.trim()))
+    )
 
   const snapshot: Effect.Effect<GitSnapshot, GitError> = Effect.scoped(
     Effect.gen(function*() {
@@ -105,7 +107,7 @@ const makeService = ({ git, indexFile, top }: Repository): Context.Tag.Service<G
 
   const dirtyPaths = (at: GitSnapshot) =>
     Effect.gen(function*() {
-      const current = yield* head
+      const current = yield* head("status")
       const output = current === null
         ? yield* git.run("status", ["ls-tree", "-r", "--full-tree", "--name-only", "-z", at.tree])
         : yield* git.run("status", ["diff-tree", "-r", "--no-renames", "--name-only", "-z", current, at.tree, ...WORK_TREE])
@@ -118,36 +120,40 @@ const makeService = ({ git, indexFile, top }: Repository): Context.Tag.Service<G
    * nothing else the real index holds, staged or not, goes in. Hooks run as for any commit. Paths
    * are from the root of the work tree, so these commands run there.
    */
-  const commit = (message: string, paths: ReadonlyArray<string>) =>
-    paths.length === 0 ? Effect.succeed(null) : Effect.scoped(
+  const commit = (message: string, paths: ReadonlyArray<string>) => {
+    // Whichever of its git commands fails, the failure is the commit's.
+    const operation = "commit"
+    return paths.length === 0 ? Effect.succeed(null) : Effect.scoped(
       Effect.gen(function*() {
-        const current = yield* head
+        const current = yield* head(operation)
         // A copy of the real index, set to the last commit: entries that match it keep their cached
         // stats, so the commit does not read every tracked file again.
         const next = top.withIndexFile(yield* scratchIndex(indexFile))
-        yield* current === null
-          ? next.runQuiet("commit", ["read-tree", "--empty"])
+        if (current === null) yield* next.runQuiet(operation, ["read-tree", "--empty"])
+        else {
           // Stryker disable next-line StringLiteral,ArrayDeclaration: a failing `read-tree -m` falls back to `read-tree`, the same entries without cached stats (speed only)
-          : next.runQuiet("commit", ["read-tree", "-m", current]).pipe(
+          yield* next.runQuiet(operation, ["read-tree", "-m", current]).pipe(
             // An index in the middle of a merge cannot be merged into: start from the commit alone.
-            Effect.orElse(() => next.runQuiet("commit", ["read-tree", current]))
+            Effect.orElse(() => next.runQuiet(operation, ["read-tree", current]))
           )
+        }
         // Paths come from a snapshot that respected .gitignore, so none is added against it.
         const list = paths.map((path) => `${path}\0`).join("")
-        yield* next.runQuiet("commit", ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: list })
+        yield* next.runQuiet(operation, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: list })
         const unchanged = current === null
-          ? (yield* next.run("commit", ["ls-files", "-z"])) === ""
-          : (yield* next.runOrNull("commit", ["diff-index", "--cached", "--quiet", current, "--"])) !== null
+          ? (yield* next.run(operation, ["ls-files", "-z"])) === ""
+          : (yield* next.runOrNull(operation, ["diff-index", "--cached", "--quiet", current, "--"])) !== null
         if (unchanged) return null
-        yield* next.runQuiet("commit", ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
+        yield* next.runQuiet(operation, ["commit", "-q", "-m", message]).pipe(Effect.mapError(explainCommitFailure))
         // The real index takes these paths as committed (a hook may have changed them), so `git status`
         // shows them clean; what else it stages stays staged.
-        yield* top.runQuiet("commit", ["reset", "-q", "HEAD", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+        yield* top.runQuiet(operation, ["reset", "-q", "HEAD", "--pathspec-from-file=-", "--pathspec-file-nul"], {
           input: paths.map((path) => `:(literal)${path}\0`).join("")
         })
-        return (yield* git.run("commit", ["rev-parse", "--verify", "HEAD"])).trim()
+        return (yield* git.run(operation, ["rev-parse", "--verify", "HEAD"])).trim()
       })
     )
+  }
 
   const recentCommits: Context.Tag.Service<GitSummary>["recentCommits"] = ({ count, includeMerges }) =>
     Effect.gen(function*() {
@@ -164,7 +170,7 @@ const makeService = ({ git, indexFile, top }: Repository): Context.Tag.Service<G
       ]).pipe(
         // An unborn branch has no history, which is not an error; asked only when `log` fails, so
         // each iteration spends one git process on its history, not two.
-        Effect.catchAll((error) => Effect.flatMap(head, (current) => (current === null ? Effect.succeed("") : Effect.fail(error))))
+        Effect.catchAll((error) => Effect.flatMap(head("log"), (current) => (current === null ? Effect.succeed("") : Effect.fail(error))))
       )
       return parseLog(output)
     })

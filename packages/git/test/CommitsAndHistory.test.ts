@@ -173,6 +173,24 @@ describe("GitSummaryLive auto-commit", () => {
     })
   })
 
+  it.effect("names the operation that failed when the repository is removed from under it", () => {
+    const dir = repository()
+    return inRepository(dir, Effect.gen(function*() {
+      const summary = yield* GitSummary
+      const at = (yield* summary.snapshot)!
+      write(dir, "b.txt", "b\n")
+      Fs.rmSync(Path.join(dir, ".git"), { recursive: true })
+      const failures = [
+        yield* Effect.flip(summary.dirtyPaths(at)),
+        yield* Effect.flip(summary.commit("auto", ["b.txt"])),
+        yield* Effect.flip(summary.recentCommits({ count: 5, includeMerges: false }))
+      ]
+      assert.deepStrictEqual(failures.map((error) => error.operation), ["status", "commit", "log"])
+      // Each asks first (or, for the history, next) which commit HEAD names.
+      for (const error of failures) assert.match(error.detail, /^`git rev-parse` exited with code 128: fatal: not a git repository/)
+    }))
+  })
+
   it.effect("names every file as uncommitted on an unborn branch", () => {
     const dir = emptyRepository()
     write(dir, "a.txt", "a\n")
