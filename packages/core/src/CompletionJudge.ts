@@ -78,7 +78,8 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
   const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
   /** An opening tag with no tag after it on the line: the promise goes on over the next lines. */
   const UNCLOSED = /<\s*promise\s*>[^<>]*$/i
-  const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)$/
+  /** A fence and its info string: the rest of the line, whatever it holds (a line separator is only a character to Markdown). */
+  const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)/s
   /** Stands for the words of a long line that were judged and dropped. */
   const MID_LINE = "…"
 

@@ -116,6 +116,9 @@ const nonCompletions: ReadonlyArray<Case> = [
   mention("a deferred label on the same line", "Once the last test passes I'll print: <promise>COMPLETE</promise>", /^deferred: "Once the last test passes/),
   mention("inside a shell command in a code block", "```bash\necho '<promise>COMPLETE</promise>'\n```", "inside a code block"),
   mention("inside a code block with other lines", "```\nstatus: ok\n<promise>COMPLETE</promise>\n```", "inside a code block"),
+  // A line separator is only a character to Markdown, so it may stand in a fence line's info string.
+  mention("inside a code block whose info string holds a line separator", "```text\u2028x\nstatus: ok\n<promise>COMPLETE</promise>\n```", "inside a code block"),
+  mention("inside a code block past a line that cannot close it (words after a line separator)", "```\nstatus: ok\n```\u2028x\n<promise>COMPLETE</promise>\n```", "inside a code block"),
   mention("inside an unterminated code block", "```text\n<promise>COMPLETE</promise>\nmore output", "inside a code block"),
   mention("in a blockquote", "The proposal says:\n> <promise>COMPLETE</promise>", "quoted (a blockquote)"),
   mention("an empty promise", "Done.\n<promise></promise>", "empty promise"),
@@ -481,6 +484,13 @@ describe("the judge fed in chunks", () => {
     assert.deepStrictEqual(judgement.verdicts, [{ accepted: false, reason: 'negated: "Do not print"', text: "<promise>COMPLETE</promise>" }])
   })
 
+  it("ends a line at a carriage return within a chunk of ordinary lines, as a progress bar redraws its line", () => {
+    const chunks = ["Working.\n> 40% done\r ", "<promise>COMPLETE</promise>\n"]
+    const judgement = asText(chunks)
+    assert.deepStrictEqual(judgement, judgeCompletion(chunks.join(""), options))
+    assert.deepStrictEqual(judgement.verdicts, [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }])
+  })
+
   it("takes a code block whose long line has words before the promise for more than the promise", () => {
     const judgement = asText(["```\n", "x".repeat(70000), `${" ".repeat(5000)}<promise>COMPLETE</promise>\n\`\`\`\n`])
     assert.deepStrictEqual(judgement.verdicts.map((v) => v.reason), ["inside a code block"])
@@ -515,7 +525,8 @@ describe("the judge fed in chunks", () => {
     assert.deepStrictEqual(inside.verdicts.map((v) => v.reason), ["after a finished sentence"])
     assert.match(inside.verdicts[0]!.text, /^… z z z .* Done\. <promise>/)
     // At the start of the line: judged with the line before.
-    const first = asText([`Do not print:\n<promise>COMPLETE</promise> ${"z ".repeat(40000)}`])
+    // (Ending in the mark's own character: whether a line was cut before is read from its start.)
+    const first = asText([`Do not print:\n<promise>COMPLETE</promise> ${"z ".repeat(40000)}…`])
     assert.deepStrictEqual(first.verdicts.map((v) => v.reason), ['negated: "Do not print"'])
   })
 })
