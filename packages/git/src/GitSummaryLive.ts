@@ -48,11 +48,11 @@ const temporaryIndex = (operation: string) =>
   )
 
 /** A private copy of the real index: `add -A` into it reuses git's stat cache without touching the real one. */
-const scratchIndex = (indexFile: string) =>
+const scratchIndex = (operation: string, indexFile: string) =>
   Effect.gen(function*() {
-    const scratch = yield* temporaryIndex("snapshot")
+    const scratch = yield* temporaryIndex(operation)
     // Stryker disable next-line BlockStatement: without the copy git starts an empty index and reads every file, the same tree more slowly
-    yield* fileSystem("snapshot", `could not copy the index ${indexFile}`, async () => {
+    yield* fileSystem(operation, `could not copy the index ${indexFile}`, async () => {
       const stat = await Fs.stat(indexFile).catch((cause: NodeJS.ErrnoException) => {
         // No index yet (a fresh `git init`): git starts the temporary one empty.
         if (cause.code === "ENOENT") return null
@@ -76,7 +76,7 @@ const makeService = ({ git, indexFile, top }: Repository): Context.Tag.Service<G
 
   const snapshot: Effect.Effect<GitSnapshot, GitError> = Effect.scoped(
     Effect.gen(function*() {
-      const scratch = git.withIndexFile(yield* scratchIndex(indexFile))
+      const scratch = git.withIndexFile(yield* scratchIndex("snapshot", indexFile))
       yield* scratch.runQuiet("snapshot", ["add", "-A", ...WORK_TREE])
       const tree = (yield* scratch.run("snapshot", ["write-tree"])).trim()
       return { tree }
@@ -128,7 +128,7 @@ const makeService = ({ git, indexFile, top }: Repository): Context.Tag.Service<G
         const current = yield* head(operation)
         // A copy of the real index, set to the last commit: entries that match it keep their cached
         // stats, so the commit does not read every tracked file again.
-        const next = top.withIndexFile(yield* scratchIndex(indexFile))
+        const next = top.withIndexFile(yield* scratchIndex(operation, indexFile))
         if (current === null) yield* next.runQuiet(operation, ["read-tree", "--empty"])
         else {
           // Stryker disable next-line StringLiteral,ArrayDeclaration: a failing `read-tree -m` falls back to `read-tree`, the same entries without cached stats (speed only)

@@ -211,7 +211,7 @@ describe("GitSummaryLive change summary", () => {
     }).pipe(Effect.provide(GitSummaryLive.layer(dir)))
   })
 
-  it.effect("fails with a GitError naming the temporary directory it could not make, and still commits no paths as nothing", () => {
+  it.effect("fails with a GitError naming the temporary directory it could not make, and the operation it was for", () => {
     const dir = repository()
     const missing = Path.join(temporaryDirectory("spool-git-tmpdir-"), "missing")
     const previousTmpdir = process.env.TMPDIR
@@ -225,7 +225,14 @@ describe("GitSummaryLive change summary", () => {
         error.message.replace(/.{6}'$/, "XXXXXX'"),
         `git snapshot failed: could not create a temporary index directory: ENOENT: no such file or directory, mkdtemp '${missing}/spool-git-XXXXXX'`
       )
+      // A commit of no paths needs no index; a commit of some fails as the commit it was.
       assert.isNull(yield* summary.commit("nothing", []))
+      write(dir, "README.md", "edited\n")
+      const commitError = yield* Effect.flip(summary.commit("auto", ["README.md"]))
+      assert.strictEqual(
+        commitError.message.replace(/.{6}'$/, "XXXXXX'"),
+        `git commit failed: could not create a temporary index directory: ENOENT: no such file or directory, mkdtemp '${missing}/spool-git-XXXXXX'`
+      )
     }).pipe(
       Effect.provide(GitSummaryLive.layer(dir)),
       Effect.ensuring(Effect.sync(() => {
