@@ -20,7 +20,8 @@ export const usageLimitOf = (error: SessionError["error"]): Extract<HarnessEvent
   const afterMs = Number(header(headers, "retry-after-ms") ?? Number.NaN)
   const after = header(headers, "retry-after")
   const afterSeconds = after !== undefined && /^\d+(\.\d+)?$/.test(after) ? Number(after) * 1000 : Number.NaN
-  const afterDate = after !== undefined && Number.isNaN(afterSeconds) ? Date.parse(after) : Number.NaN
+  // An HTTP date names its month: a number Date.parse would take for a year ("-1") is not one.
+  const afterDate = after !== undefined && Number.isNaN(afterSeconds) && /[a-z]/i.test(after) ? Date.parse(after) : Number.NaN
   const message = error.data?.message ?? error.name ?? `HTTP ${status}`
   return HarnessEvent.Limited({
     message,

@@ -47,7 +47,7 @@ describe("usageLimitOf", () => {
   })
 
   it("ignores a retry-after that is neither plain seconds nor a date", () => {
-    for (const value of ["", "2e3", "0x1e", "soon"]) {
+    for (const value of ["", "2e3", "0x1e", "soon", "-1", "-5", "+7"]) {
       assert.deepStrictEqual(retryAfterOf({ "retry-after": value }), { message: "Too Many Requests", resetAt: null, retryAfterMs: null, resets: true }, value)
     }
   })
