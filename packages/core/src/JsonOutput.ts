@@ -5,9 +5,9 @@ import { HarnessEvent } from "./HarnessService.js"
 /** The events one line (or the end of the run) means, in order. */
 export type HarnessEvents = Array<HarnessEvent>
 
-/** The first line of `text`, trimmed, cut at `max` characters. */
+/** The first line of `text`, trimmed (a `\r` before its line feed too), cut at `max` characters. */
 export const firstLine = (text: string, max = 160): string => {
-  const first = text.trim().split("\n", 1)[0]!
+  const first = text.trim().split("\n", 1)[0]!.trimEnd()
   return first.length > max ? `${first.slice(0, max - 1)}…` : first
 }
 

@@ -102,6 +102,7 @@ describe("makeJsonOutput", () => {
 describe("firstLine", () => {
   it("gives the first line, trimmed, cut with an ellipsis past the limit (160 by default)", () => {
     expect(firstLine("\n  npm test\necho more\n")).toBe("npm test")
+    expect(firstLine("npm test \r\necho more\r\n")).toBe("npm test")
     expect(firstLine("abcdef", 6)).toBe("abcdef")
     expect(firstLine("abcdefg", 6)).toBe("abcde…")
     expect(firstLine("x".repeat(160))).toBe("x".repeat(160))

@@ -99,7 +99,7 @@ export const clockResetAt = (text: string, now: number): number | null => {
  * Anything else is not a limit (null).
  */
 export const fromError = (text: string, status: number | null, now: number): ClaudeLimit | null => {
-  const firstLine = text.trim().split("\n", 1)[0] ?? ""
+  const firstLine = text.trim().split("\n", 1)[0]!.trimEnd()
   const legacy = LEGACY_LIMIT.exec(text)
   if (legacy !== null) {
     const resetAt = epochMs(legacy[1])

@@ -76,7 +76,7 @@ describe("ClaudeLimit", () => {
     assert.isNull(ClaudeLimit.fromError("You've hit your · limit", null, now))
     assert.isNull(ClaudeLimit.fromError("You have hit your limit", null, now))
     for (const text of ["You're out of credits", "You're out of usage credits", "Out of Extra Usage credits", "Credit balance is too low"]) {
-      assert.deepStrictEqual(ClaudeLimit.fromError(`${text}\nsecond line`, 400, now), { message: text, resetAt: null, resets: false }, text)
+      assert.deepStrictEqual(ClaudeLimit.fromError(`${text}\r\nsecond line`, 400, now), { message: text, resetAt: null, resets: false }, text)
     }
     assert.isNull(ClaudeLimit.fromError("out of other credits", 400, now))
     assert.deepStrictEqual(ClaudeLimit.fromError("", 429, now), { message: "claude was rate limited (HTTP 429)", resetAt: null, resets: true })
