@@ -146,6 +146,7 @@ const BLOCK = 64 * 1024
 const readTailLines = (fs: FileSystem.FileSystem, file: string, limit: number) =>
   Effect.scoped(
     Effect.gen(function*() {
+      if (limit <= 0) return []
       // Stryker disable next-line ObjectLiteral: with no flag the file is opened for reading all the same
       const handle = yield* fs.open(file, { flag: "r" })
       const size = Number((yield* handle.stat).size)

@@ -68,6 +68,8 @@ describe("HistoryStore and ContextStore on disk", () => {
       const tail = yield* store.recent(changeId, 5)
       assert.deepStrictEqual(tail.records.map((r) => r.iteration), [2996, 2997, 2998, 2999, 3000])
       assert.strictEqual(tail.skipped, 0)
+      // None asked, none given (slice(-0) would have been the whole block read).
+      assert.deepStrictEqual(yield* store.recent(changeId, 0), { records: [], skipped: 0 })
     }).pipe(Effect.provide(layer))
   })
 
