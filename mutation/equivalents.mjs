@@ -219,8 +219,6 @@ export const equivalents = [
   { file: "packages/core/src/LimitWait.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "export const clock = (ms: number) =>",
     reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
   // ClaudeLimit
-  { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: "const firstLine = text.trim().split(\"\\n\", 1)[0] ?? \"\"",
-    reason: "split with a limit of 1 always returns one element (\"\" for an empty text), so the default is never taken" },
   { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "OptionalChaining", replacement: "parts.find(part => part.type === type).value", line: "const get = (type: string) => Number(parts.find(",
     reason: "get asks only for the year, month, day, hour, minute and second, which formatToParts always yields with the options given" },
   { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "ArithmeticOperator", replacement: "get(\"month\") + 1", line: "const wall = Date.UTC(get(\"year\"), get(\"month\") - 1",
