@@ -1,32 +1,24 @@
 // `pnpm mutate`: mutation testing of the modules in scope (stryker.config.mjs), then MUTATION.md.
 // `pnpm mutate -- <file glob>...` tests only those files and prints their scores; MUTATION.md is
 // written by a run of the whole scope only. Both are incremental: a mutant whose code and tests
-// have not changed since the last run keeps its result (reports/mutation/incremental.json).
+// have not changed since the last run keeps its result (reports/mutation/incremental.json), and a
+// run of the whole scope keeps, in any clone, the results of each group whose files have not changed
+// since it last ran (mutation/results.json); `pnpm mutate -- --fresh` runs every group again.
 import { Stryker } from "@stryker-mutator/core"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { relative } from "node:path"
 import { groups } from "../stryker.config.mjs"
 import { equivalents } from "./equivalents.mjs"
+import { fingerprintOf, matches, mutantOf, mutantsOf, readResults, RESULTS_FILE, storedOf, trackedFiles, writeResults } from "./results.mjs"
 
-const globs = process.argv.slice(2).filter((arg) => arg !== "--")
+const fresh = process.argv.includes("--fresh")
+const globs = process.argv.slice(2).filter((arg) => arg !== "--" && arg !== "--fresh")
 const whole = globs.length === 0
 const started = Date.now()
 
-/** A file glob as stryker reads one (`*`, `**`, `?`, `{a,b}`), as a regular expression. */
-const globPattern = (glob) =>
-  new RegExp(`^${
-    glob.replace(/[.+^$()|[\]\\]/g, "\\$&")
-      .replace(/\*\*\/?|\*|\?|\{([^}]*)\}/g, (token, alternatives) =>
-        token.startsWith("**") ? "(?:.*/)?" : token === "*" ? "[^/]*" : token === "?" ? "[^/]" : `(?:${alternatives.split(",").join("|")})`)
-  }$`)
-const matches = (globs) => {
-  const patterns = globs.map(globPattern)
-  return (file) => patterns.some((pattern) => pattern.test(file))
-}
-
 // Each group's files, those of the given globs only when some are given.
-const tracked = execFileSync("git", ["ls-files", "packages"], { encoding: "utf8" }).split("\n").filter((file) => existsSync(file))
+const tracked = trackedFiles()
 const wanted = whole ? () => true : matches(globs)
 const runs = groups
   .map((group) => ({ ...group, files: tracked.filter(matches(group.mutate)).filter(wanted) }))
@@ -43,13 +35,22 @@ const commit = (() => {
     return "unknown"
   }
 })()
+/** The commit, and whether the files a run reads differ from it. */
+const source = (() => {
+  try {
+    const changed = execFileSync("git", ["status", "--porcelain", "--", "packages", "stryker.config.mjs", "vitest.mutate.config.ts"], { encoding: "utf8" })
+    return changed.trim() === "" ? commit : `${commit} with uncommitted changes`
+  } catch {
+    return commit
+  }
+})()
 
 /** Killed or timed out counts as detected; equivalent mutants (with their reason) and ones that do not compile are not counted. */
 const VALID = new Set(["Killed", "Timeout", "Survived", "NoCoverage"])
 const DETECTED = new Set(["Killed", "Timeout"])
 
 const percent = (detected, valid) => (valid === 0 ? "n/a" : `${((100 * detected) / valid).toFixed(1)}%`)
-const where = (file, m) => `${file}:${m.location.start.line}`
+const where = (m) => `${m.file}:${m.line}`
 const code = (text) => `\`${String(text).replace(/\s+/g, " ").replace(/\|/g, "\\|").replace(/`/g, "'").slice(0, 80)}\``
 const sourceLines = new Map()
 const lineOf = (file, line) => {
@@ -57,10 +58,10 @@ const lineOf = (file, line) => {
   return sourceLines.get(file)[line - 1] ?? ""
 }
 /** The entry of mutation/equivalents.mjs a surviving mutant is, if any. */
-const equivalentOf = (file, m) =>
+const equivalentOf = (m) =>
   equivalents.find((entry) =>
-    entry.file === file && entry.mutator === m.mutatorName && entry.replacement === String(m.replacement ?? "").replace(/\s+/g, " ") &&
-    lineOf(file, m.location.start.line).includes(entry.line)
+    entry.file === m.file && entry.mutator === m.mutator && entry.replacement === m.replacement.replace(/\s+/g, " ") &&
+    lineOf(m.file, m.line).includes(entry.line)
   )
 
 /** The scores of `results` (the groups `done`); MUTATION.md too for a run of the whole scope. */
@@ -69,11 +70,11 @@ const report = (results, done, left) => {
   const byFile = new Map()
   const used = new Set()
   for (const mutant of results) {
-    const file = relative(process.cwd(), mutant.fileName)
+    const file = mutant.file
     const row = byFile.get(file) ?? { detected: 0, timedOut: 0, valid: 0, survived: [], equivalent: [] }
-    const listed = mutant.status === "Survived" || mutant.status === "NoCoverage" ? equivalentOf(file, mutant) : undefined
+    const listed = mutant.status === "Survived" || mutant.status === "NoCoverage" ? equivalentOf(mutant) : undefined
     if (listed !== undefined) used.add(listed)
-    if (mutant.status === "Ignored") row.equivalent.push({ mutant, reason: mutant.statusReason ?? "" })
+    if (mutant.status === "Ignored") row.equivalent.push({ mutant, reason: mutant.reason })
     else if (listed !== undefined) row.equivalent.push({ mutant, reason: listed.reason })
     else {
       if (VALID.has(mutant.status)) row.valid++
@@ -99,7 +100,7 @@ const report = (results, done, left) => {
     `| **all** | ${total.detected} | ${total.timedOut} | ${total.valid} | **${percent(total.detected, total.valid)}** |`
   ]
   const survivors = files.flatMap((file) =>
-    byFile.get(file).survived.map((m) => `- ${where(file, m)} ${m.mutatorName} (${m.status}${m.static ? ", static" : ""}): ${code(m.replacement ?? "")}`)
+    byFile.get(file).survived.map((m) => `- ${where(m)} ${m.mutator} (${m.status}${m.static ? ", static" : ""}): ${code(m.replacement)}`)
   )
   console.log(`\n${table.join("\n")}\n`)
   if (survivors.length > 0) console.log(`Surviving mutants:\n${survivors.join("\n")}\n`)
@@ -108,7 +109,7 @@ const report = (results, done, left) => {
   const stale = done.length === groups.length ? equivalents.filter((entry) => !used.has(entry)) : []
   for (const entry of stale) console.log(`mutation/equivalents.mjs: no surviving mutant is ${entry.file} ${entry.mutator} ${entry.replacement} (${entry.line})`)
   const equivalentRows = files.flatMap((file) =>
-    byFile.get(file).equivalent.map(({ mutant, reason }) => `| ${where(file, mutant)} | ${mutant.mutatorName} | ${code(mutant.replacement ?? "")} | ${reason} |`)
+    byFile.get(file).equivalent.map(({ mutant, reason }) => `| ${where(mutant)} | ${mutant.mutator} | ${code(mutant.replacement)} | ${reason} |`)
   )
   const text = [
     "# Mutation testing",
@@ -124,13 +125,17 @@ const report = (results, done, left) => {
     "on a busy machine a mutant may time out that an idle one would have seen survive, so a score is",
     "only as good as the run was undisturbed, and the timed-out column says how much of it rests on that.",
     "",
+    `A group whose modules, tests (and the files beside them) and configuration have not changed since`,
+    `its last run keeps that run's results (\`${RESULTS_FILE}\`), so a whole run may span several`,
+    "sittings; the groups below say which ran when. `pnpm mutate -- --fresh` runs them all again.",
+    "",
     "A survivor marked *static* is in code that runs when its module loads; such a mutant is tested",
     "with the module loaded afresh and every test of its group run.",
     "",
     `- date: ${new Date().toISOString()}`,
-    `- commit: ${commit}`,
-    `- time taken: ${minutes.toFixed(1)} minutes (incremental: mutants whose code and tests did not change kept their earlier results)`,
-    `- groups run (minutes each): ${minutesByGroup.join(", ")}`,
+    `- commit: ${source}`,
+    `- time taken by this run: ${minutes.toFixed(1)} minutes (incremental: mutants whose code and tests did not change kept their earlier results)`,
+    `- groups (minutes each): ${minutesByGroup.join(", ")}`,
     ...(left.length === 0 ? [] : [`- **groups not run yet** (the run was stopped): ${left.join(", ")}`]),
     "",
     ...table,
@@ -151,11 +156,22 @@ const report = (results, done, left) => {
 }
 
 // One run a group, each against its own tests; the incremental file keeps every group's results.
-// A run of the whole scope rewrites MUTATION.md after each group, so a stopped run leaves what it did.
+// A run of the whole scope rewrites MUTATION.md and mutation/results.json after each group, so a
+// stopped run leaves what it did, and the next one, in this clone or another, goes on from there.
+const stored = whole ? readResults() : { groups: {} }
 const results = []
 const minutesByGroup = []
 for (const [index, group] of runs.entries()) {
   const groupStarted = Date.now()
+  const fingerprint = whole ? fingerprintOf(group, tracked) : null
+  const kept = fresh ? undefined : stored.groups[group.name]
+  if (kept !== undefined && kept.fingerprint === fingerprint) {
+    console.log(`\n== ${group.name}: kept from the run of ${kept.date} at ${kept.commit} (its files have not changed since)`)
+    results.push(...mutantsOf(kept))
+    minutesByGroup.push(`${group.name} ${kept.minutes.toFixed(1)} (kept from ${kept.date.slice(0, 10)}, ${kept.commit})`)
+    report(results, runs.slice(0, index + 1).map((g) => g.name), runs.slice(index + 1).map((g) => g.name))
+    continue
+  }
   console.log(`\n== ${group.name}: ${group.files.join(" ")}\n`)
   const own = new Set(group.files)
   // The group's tests are chosen in vitest.mutate.config.ts, not with Stryker's `testFiles`: with
@@ -171,7 +187,15 @@ for (const [index, group] of runs.entries()) {
     incrementalFile: "reports/mutation/incremental.json",
     jsonReporter: { fileName: `reports/mutation/${group.name}.json` }
   }).runMutationTest()
-  results.push(...run.filter((mutant) => own.has(relative(process.cwd(), mutant.fileName))))
-  minutesByGroup.push(`${group.name} ${((Date.now() - groupStarted) / 60_000).toFixed(1)}`)
+  const mutants = run
+    .map((mutant) => mutantOf(relative(process.cwd(), mutant.fileName), mutant))
+    .filter((mutant) => own.has(mutant.file))
+  results.push(...mutants)
+  const minutes = (Date.now() - groupStarted) / 60_000
+  minutesByGroup.push(`${group.name} ${minutes.toFixed(1)}`)
+  if (whole) {
+    stored.groups[group.name] = { fingerprint, commit: source, date: new Date().toISOString(), minutes: Number(minutes.toFixed(1)), ...storedOf(mutants) }
+    writeResults(stored)
+  }
   report(results, runs.slice(0, index + 1).map((g) => g.name), runs.slice(index + 1).map((g) => g.name))
 }

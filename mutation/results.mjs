@@ -1,0 +1,97 @@
+// The results of whole-scope runs, group by group, kept in `mutation/results.json` (committed with
+// MUTATION.md): a group whose modules, tests and configuration have not changed since its last run
+// keeps that run's results, so a whole run stopped part of the way goes on from where it stopped,
+// on another day and in another clone. `pnpm mutate -- --fresh` runs every group again.
+import { execFileSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { dirname } from "node:path"
+
+export const RESULTS_FILE = "mutation/results.json"
+
+/** A file glob as stryker reads one (`*`, `**`, `?`, `{a,b}`), as a regular expression. */
+const globPattern = (glob) =>
+  new RegExp(`^${
+    glob.replace(/[.+^$()|[\]\\]/g, "\\$&")
+      .replace(/\*\*\/?|\*|\?|\{([^}]*)\}/g, (token, alternatives) =>
+        token.startsWith("**") ? "(?:.*/)?" : token === "*" ? "[^/]*" : token === "?" ? "[^/]" : `(?:${alternatives.split(",").join("|")})`)
+  }$`)
+
+/** Whether a file (from the root) matches one of `globs`. */
+export const matches = (globs) => {
+  const patterns = globs.map(globPattern)
+  return (file) => patterns.some((pattern) => pattern.test(file))
+}
+
+/** The files git tracks under packages/ that are there. */
+export const trackedFiles = () =>
+  execFileSync("git", ["ls-files", "packages"], { encoding: "utf8" }).split("\n").filter((file) => existsSync(file))
+
+/** The statuses whose mutants are kept one by one; of the others (killed, timed out, not compiling) only counts are kept. */
+const DETAILED = new Set(["Survived", "NoCoverage", "Ignored"])
+
+/**
+ * What a group's results depend on, as a hash: its modules, its tests, the files beside its tests
+ * that are not tests (helpers, fixtures), and the configuration. As with Stryker's own incremental
+ * mode, a change to a module the tests use but that is not mutated is not seen.
+ */
+export const fingerprintOf = (group, tracked) => {
+  const tests = tracked.filter(matches(group.tests))
+  const testDirs = new Set(tests.map((file) => `${dirname(file)}/`))
+  const beside = tracked.filter((file) => !file.endsWith(".test.ts") && [...testDirs].some((dir) => file.startsWith(dir)))
+  const files = [...new Set([...group.files, ...tests, ...beside, "stryker.config.mjs", "vitest.mutate.config.ts"])].sort()
+  const hash = createHash("sha256")
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(file)).update("\0")
+  return hash.digest("hex")
+}
+
+/** A mutant as the report reads it: its file (from the root), status and, where kept, what it was. */
+export const mutantOf = (file, m) => ({
+  file,
+  status: m.status,
+  line: m.location.start.line,
+  mutator: m.mutatorName,
+  replacement: String(m.replacement ?? ""),
+  reason: m.statusReason ?? "",
+  static: m.static === true
+})
+
+/** A group's mutants as stored: counts by file and status, and the mutants a report lists. */
+export const storedOf = (mutants) => {
+  const counts = {}
+  const listed = []
+  for (const mutant of mutants) {
+    if (DETAILED.has(mutant.status)) listed.push(mutant)
+    else {
+      const byStatus = (counts[mutant.file] ??= {})
+      byStatus[mutant.status] = (byStatus[mutant.status] ?? 0) + 1
+    }
+  }
+  return { counts, listed }
+}
+
+/** The mutants of a stored group again, those only counted standing for themselves by file and status. */
+export const mutantsOf = (stored) => [
+  ...Object.entries(stored.counts).flatMap(([file, byStatus]) =>
+    Object.entries(byStatus).flatMap(([status, count]) => Array.from({ length: count }, () => ({ file, status })))
+  ),
+  ...stored.listed
+]
+
+export const readResults = () => {
+  if (!existsSync(RESULTS_FILE)) return { groups: {} }
+  try {
+    const results = JSON.parse(readFileSync(RESULTS_FILE, "utf8"))
+    return typeof results === "object" && results !== null && typeof results.groups === "object" ? results : { groups: {} }
+  } catch {
+    console.error(`${RESULTS_FILE} is not JSON: every group runs again`)
+    return { groups: {} }
+  }
+}
+
+/** Written whole, through a temporary file: a run stopped while writing leaves the last complete one. */
+export const writeResults = (results) => {
+  const temporary = `${RESULTS_FILE}.${process.pid}.tmp`
+  writeFileSync(temporary, `${JSON.stringify(results, null, 1)}\n`)
+  renameSync(temporary, RESULTS_FILE)
+}
