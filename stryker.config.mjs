@@ -27,9 +27,15 @@ export const groups = [
     tests: coreTests("Iteration", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
   { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
+  // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
+  ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({
+    name: agent,
+    mutate: [`packages/harness-${agent}/src/*{Event,Output,Limit}.ts`],
+    tests: [`packages/harness-${agent}/test/*{Event,Output,Limit}.test.ts`]
+  })),
   {
-    name: "agents",
-    mutate: ["packages/harness-*/src/*{Event,Output,Limit}.ts", core("JsonOutput")],
+    name: "json-output",
+    mutate: [core("JsonOutput")],
     tests: ["packages/harness-*/test/*{Event,Output,Limit}.test.ts", ...coreTests("JsonOutput")]
   }
 ]

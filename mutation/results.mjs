@@ -32,15 +32,17 @@ const DETAILED = new Set(["Survived", "NoCoverage", "Ignored"])
 
 /**
  * What a group's results depend on, as a hash: its modules, its tests, the files beside its tests
- * that are not tests (helpers, fixtures), and the configuration. As with Stryker's own incremental
- * mode, a change to a module the tests use but that is not mutated is not seen.
+ * that are not tests (helpers, fixtures), Stryker's options (not where its plugins are, nor the
+ * other groups), the tests' configuration and the versions installed. As with Stryker's own
+ * incremental mode, a change to a module the tests use but that is not mutated is not seen.
  */
-export const fingerprintOf = (group, tracked) => {
+export const fingerprintOf = (group, tracked, options) => {
   const tests = tracked.filter(matches(group.tests))
   const testDirs = new Set(tests.map((file) => `${dirname(file)}/`))
   const beside = tracked.filter((file) => !file.endsWith(".test.ts") && [...testDirs].some((dir) => file.startsWith(dir)))
-  const files = [...new Set([...group.files, ...tests, ...beside, "stryker.config.mjs", "vitest.mutate.config.ts"])].sort()
+  const files = [...new Set([...group.files, ...tests, ...beside, "vitest.mutate.config.ts", "pnpm-lock.yaml"])].sort()
   const hash = createHash("sha256")
+  hash.update(JSON.stringify({ ...options, plugins: undefined, mutate: undefined })).update("\0")
   for (const file of files) hash.update(`${file}\0`).update(readFileSync(file)).update("\0")
   return hash.digest("hex")
 }

@@ -8,7 +8,7 @@ import { Stryker } from "@stryker-mutator/core"
 import { execFileSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { relative } from "node:path"
-import { groups } from "../stryker.config.mjs"
+import options, { groups } from "../stryker.config.mjs"
 import { equivalents } from "./equivalents.mjs"
 import { fingerprintOf, matches, mutantOf, mutantsOf, readResults, RESULTS_FILE, storedOf, trackedFiles, writeResults } from "./results.mjs"
 
@@ -163,7 +163,7 @@ const results = []
 const minutesByGroup = []
 for (const [index, group] of runs.entries()) {
   const groupStarted = Date.now()
-  const fingerprint = whole ? fingerprintOf(group, tracked) : null
+  const fingerprint = whole ? fingerprintOf(group, tracked, options) : null
   const kept = fresh ? undefined : stored.groups[group.name]
   if (kept !== undefined && kept.fingerprint === fingerprint) {
     console.log(`\n== ${group.name}: kept from the run of ${kept.date} at ${kept.commit} (its files have not changed since)`)
