@@ -38,7 +38,9 @@ describe("error journal entries", () => {
 
   it("reads entries back exactly, even when the output holds fences and delimiter lines", () => {
     const tricky = entry({ stdout: `\`\`\`\n${ENTRY_DELIMITER}\n- run: fake\n### stderr\n\`\`\`\`\` five\n`, stderr: "" })
-    const entries = [entry(), tricky, entry({ iteration: 3, exitCode: null, signal: "SIGTERM", taskId: null, taskDescription: null })]
+    // A delimiter line ending a block, another block after it: the entry goes on past the block's fence.
+    const delimiterLast = entry({ stderr: `failed\n${ENTRY_DELIMITER}\n`, stdout: "the output after it\n" })
+    const entries = [entry(), tricky, delimiterLast, entry({ iteration: 3, exitCode: null, signal: "SIGTERM", taskId: null, taskDescription: null })]
     const parsed = parseEntries(entries.map(formatEntry).join(""))
     expect(parsed).toEqual(entries)
   })
