@@ -159,19 +159,10 @@ const report = (results, done, left) => {
 // A run of the whole scope rewrites MUTATION.md and mutation/results.json after each group, so a
 // stopped run leaves what it did, and the next one, in this clone or another, goes on from there.
 const stored = whole ? readResults() : { groups: {} }
-const results = []
-const minutesByGroup = []
-for (const [index, group] of runs.entries()) {
+
+/** Runs Stryker on one group, against that group's tests; its mutants, and the minutes it took. */
+const runGroup = async (group) => {
   const groupStarted = Date.now()
-  const fingerprint = whole ? fingerprintOf(group, tracked, options) : null
-  const kept = fresh ? undefined : stored.groups[group.name]
-  if (kept !== undefined && kept.fingerprint === fingerprint) {
-    console.log(`\n== ${group.name}: kept from the run of ${kept.date} at ${kept.commit} (its files have not changed since)`)
-    results.push(...mutantsOf(kept))
-    minutesByGroup.push(`${group.name} ${kept.minutes.toFixed(1)} (kept from ${kept.date.slice(0, 10)}, ${kept.commit})`)
-    report(results, runs.slice(0, index + 1).map((g) => g.name), runs.slice(index + 1).map((g) => g.name))
-    continue
-  }
   console.log(`\n== ${group.name}: ${group.files.join(" ")}\n`)
   const own = new Set(group.files)
   // The group's tests are chosen in vitest.mutate.config.ts, not with Stryker's `testFiles`: with
@@ -190,12 +181,26 @@ for (const [index, group] of runs.entries()) {
   const mutants = run
     .map((mutant) => mutantOf(relative(process.cwd(), mutant.fileName), mutant))
     .filter((mutant) => own.has(mutant.file))
-  results.push(...mutants)
-  const minutes = (Date.now() - groupStarted) / 60_000
-  minutesByGroup.push(`${group.name} ${minutes.toFixed(1)}`)
-  if (whole) {
-    stored.groups[group.name] = { fingerprint, commit: source, date: new Date().toISOString(), minutes: Number(minutes.toFixed(1)), ...storedOf(mutants) }
-    writeResults(stored)
+  return { mutants, minutes: Number(((Date.now() - groupStarted) / 60_000).toFixed(1)) }
+}
+
+const results = []
+const minutesByGroup = []
+for (const [index, group] of runs.entries()) {
+  const fingerprint = whole ? fingerprintOf(group, tracked, options) : null
+  const kept = fresh ? undefined : stored.groups[group.name]
+  if (kept !== undefined && kept.fingerprint === fingerprint) {
+    console.log(`\n== ${group.name}: kept from the run of ${kept.date} at ${kept.commit} (its files have not changed since)`)
+    results.push(...mutantsOf(kept))
+    minutesByGroup.push(`${group.name} ${kept.minutes.toFixed(1)} (kept from ${kept.date.slice(0, 10)}, ${kept.commit})`)
+  } else {
+    const { mutants, minutes } = await runGroup(group)
+    results.push(...mutants)
+    minutesByGroup.push(`${group.name} ${minutes.toFixed(1)}`)
+    if (whole) {
+      stored.groups[group.name] = { fingerprint, commit: source, date: new Date().toISOString(), minutes, ...storedOf(mutants) }
+      writeResults(stored)
+    }
   }
   report(results, runs.slice(0, index + 1).map((g) => g.name), runs.slice(index + 1).map((g) => g.name))
 }
