@@ -2,6 +2,7 @@
  * Usage and rate limits, recognised only in what claude reports as errors: a rejected
  * `rate_limit_event`, or the text and HTTP status of a failed run. Never in the agent's own words.
  */
+import { firstLine as firstLineOf } from "@spool/core"
 
 export interface ClaudeLimit {
   readonly message: string
@@ -99,7 +100,8 @@ export const clockResetAt = (text: string, now: number): number | null => {
  * Anything else is not a limit (null).
  */
 export const fromError = (text: string, status: number | null, now: number): ClaudeLimit | null => {
-  const firstLine = text.trim().split("\n", 1)[0]!.trimEnd()
+  // Whole: the message is claude's own, however long.
+  const firstLine = firstLineOf(text, Number.POSITIVE_INFINITY)
   const legacy = LEGACY_LIMIT.exec(text)
   if (legacy !== null) {
     const resetAt = epochMs(legacy[1])
