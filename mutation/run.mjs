@@ -159,6 +159,10 @@ const report = (results, done, left) => {
 // A run of the whole scope rewrites MUTATION.md and mutation/results.json after each group, so a
 // stopped run leaves what it did, and the next one, in this clone or another, goes on from there.
 const stored = whole ? readResults() : { groups: {} }
+// Every group's fingerprint is taken before the first Stryker run: Stryker merges each run's options
+// into the object stryker.config.mjs exports, and fills in its defaults there, so a fingerprint taken
+// after a run would never match one taken in a fresh process: once a group had run, no later one was kept.
+const fingerprints = new Map(runs.map((group) => [group.name, whole ? fingerprintOf(group, tracked, options) : null]))
 
 /** Runs Stryker on one group, against that group's tests; its mutants, and the minutes it took. */
 const runGroup = async (group) => {
@@ -187,7 +191,7 @@ const runGroup = async (group) => {
 const results = []
 const minutesByGroup = []
 for (const [index, group] of runs.entries()) {
-  const fingerprint = whole ? fingerprintOf(group, tracked, options) : null
+  const fingerprint = fingerprints.get(group.name)
   const kept = fresh ? undefined : stored.groups[group.name]
   if (kept !== undefined && kept.fingerprint === fingerprint) {
     console.log(`\n== ${group.name}: kept from the run of ${kept.date} at ${kept.commit} (its files have not changed since)`)
