@@ -110,6 +110,8 @@ describe("judgeOccurrence", () => {
     assert.deepStrictEqual(verdictOf("<promise>**COMPLETE**</promise>"), accepted("alone on its line"))
     assert.deepStrictEqual(verdictOf("<promise>ALL  DONE</promise>", null, "ALL DONE"), accepted("alone on its line"))
     assert.deepStrictEqual(verdictOf(PROMISE, null, " COMPLETE "), accepted("alone on its line"))
+    // A run of whitespace inside the token given is one space too.
+    assert.deepStrictEqual(verdictOf("<promise>ALL DONE</promise>", null, "ALL \t DONE"), accepted("alone on its line"))
   })
 
   it("never takes an empty promise for the token, even an empty token", () => {
