@@ -15,13 +15,18 @@ export type CodexOutput = JsonOutput
 
 export const incompleteTurn = "codex ended without completing its turn"
 
-/** `/bin/bash -c "printf 'hi\\n' > a"` or `bash -lc 'npm test'` -> the script itself. */
+/**
+ * `/bin/bash -c "printf 'hi\\n' > a"` or `bash -lc 'npm test'` -> the script itself; also when its
+ * closing quote was cut off (a long command in an event line read from its compact text).
+ */
 export const shownCommand = (command: string): string => {
   const wrapped = /^(?:\/\S*\/)?(?:ba|z)?sh -l?c (.*)$/s.exec(command)
   if (wrapped === null) return command
   const script = wrapped[1]!
-  if (/^'[^']*'$/s.test(script)) return script.slice(1, -1)
-  if (/^"(?:[^"\\]|\\.)*"$/s.test(script)) return script.slice(1, -1).replace(/\\([\\"$`])/g, "$1")
+  const single = /^'([^']*)'?$/s.exec(script)
+  if (single !== null) return single[1]!
+  const double = /^"((?:[^"\\]|\\.)*)"?$/s.exec(script)
+  if (double !== null) return double[1]!.replace(/\\([\\"$`])/g, "$1")
   return script
 }
 

@@ -241,6 +241,20 @@ describe("codex command display", () => {
     assert.strictEqual(shownCommand("sh -lc \"echo \\`date\\` \\\\ x\""), "echo `date` \\ x")
   })
 
+  it("unwraps a quoted script whose closing quote was cut off, as a long command read from its compact text is", () => {
+    assert.strictEqual(shownCommand("bash -lc 'cat > big.txt <<EOF\nline"), "cat > big.txt <<EOF\nline")
+    assert.strictEqual(shownCommand(`/bin/bash -c "echo \\"a\\" \\$HO`), `echo "a" $HO`)
+    assert.strictEqual(shownCommand("bash -lc '"), "")
+  })
+
+  it("shows a command of a long event line by its script, whether the line is read whole or from its compact text", () => {
+    const script = `cat > big.txt <<EOF\n${"x".repeat(2000)}\nEOF`
+    const long = completed({ type: "command_execution", command: `/bin/bash -lc '${script}'`, aggregated_output: "y".repeat(100_000), exit_code: 0, status: "completed" })
+    const shown = "→ $ cat > big.txt <<EOF (exit 0)\n"
+    assert.strictEqual(translate([stdout(long)]).display, shown)
+    assert.strictEqual(sortEvents([...inBatches(long, 8192), exited()].flatMap(makeCodexOutput({ cwd }).feed)).display, shown)
+  })
+
   it("leaves a command alone when it is no shell wrapper, or its quoting is not one whole string", () => {
     assert.strictEqual(shownCommand("fish -c ls"), "fish -c ls")
     assert.strictEqual(shownCommand("mybash -c ls"), "mybash -c ls")
