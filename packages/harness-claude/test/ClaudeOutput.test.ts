@@ -224,6 +224,13 @@ describe("ClaudeOutput: what is shown", () => {
     )
   })
 
+  it("reads a long result line (300 KB) in bounded form, its strings cut to their first KiB", () => {
+    const r = run(result({ is_error: true, subtype: "error_during_execution", result: "错".repeat(100_000) }))
+    assert.strictEqual(r.failed.length, 1)
+    assert.isAtMost(new TextEncoder().encode(r.failed[0]!).length, 1024)
+    assert.match(r.failed[0]!, /^错+$/)
+  })
+
   it("a long assistant line is read whole, even with spaces around its type", () => {
     const long = `${"x".repeat(100_000)} ${PROMISE}`
     const spaced = `{"type" : "assistant", "message": {"content": [{"type": "text", "text": ${JSON.stringify(long)}}]}, "parent_tool_use_id": null}\n`

@@ -222,6 +222,13 @@ describe("codex JSON output: details", () => {
     assert.deepStrictEqual(translate([stdout(turnFailed("boom"))], exited(1)).failed, ["boom"])
   })
 
+  it("reads a long error line (300 KB) in bounded form, its strings cut to their first KiB", () => {
+    const result = translate([stdout(turnFailed("错".repeat(100_000)))], exited(1))
+    assert.strictEqual(result.failed.length, 1)
+    assert.isAtMost(new TextEncoder().encode(result.failed[0]!).length, 1024)
+    assert.match(result.failed[0]!, /^错+$/)
+  })
+
   it("a long agent message is read whole, even past the first strings of its line", () => {
     const long = `${"x".repeat(100_000)} <promise>COMPLETE</promise>`
     const output = makeCodexOutput({ cwd })
