@@ -232,6 +232,13 @@ describe("opencode JSON output", () => {
     assert.strictEqual(result.display, `${long}<promise>COMPLETE</promise>`)
   })
 
+  it("reads a long error line (300 KB) in bounded form, its strings cut to their first KiB", () => {
+    const result = translate([stdout(line({ type: "error", error: { name: "APIError", data: { message: "错".repeat(100_000) } } }))])
+    const message = /^✗ opencode error: (错+)\n$/.exec(result.display)?.[1]
+    assert.isDefined(message, result.display.slice(0, 40))
+    assert.isAtMost(utf8(message!).length, 1024)
+  })
+
   it("cuts the long strings of a long tool call line, and still shows the call", () => {
     const content = "y".repeat(100_000)
     const line = toolUse("write", { status: "completed", input: { filePath: "/repo/big.txt", content }, output: content })
