@@ -227,6 +227,11 @@ describe("codex JSON output: details", () => {
     assert.strictEqual(result.failed.length, 1)
     assert.isAtMost(new TextEncoder().encode(result.failed[0]!).length, 1024)
     assert.match(result.failed[0]!, /^错+$/)
+    // A finished item that is not the agent's message, too.
+    const item = translate([stdout(completed({ type: "error", message: "错".repeat(100_000) }))]).display
+    const message = /^! codex: (错+)\n/.exec(item)?.[1]
+    assert.isDefined(message, item.slice(0, 40))
+    assert.isAtMost(new TextEncoder().encode(message!).length, 1024)
   })
 
   it("a long agent message is read whole, even past the first strings of its line", () => {
