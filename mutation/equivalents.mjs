@@ -40,12 +40,9 @@ export const equivalents = [
   { file: "packages/core/src/CompletionJudge.ts", mutator: "Regex", replacement: "/\\s*(\\S[^\\r\\n]*)/", line: "const firstLine = /^", reason: "unanchored, the first match of `\\s*(\\S\u2026)` still starts at the chunk's first character" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "end >= 0", line: "while (end > 0) {", reason: "at end 0 the line before it is empty, hence blank: the loop ends as it would" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (match[0] === \"\\r\" && match.index === text.length - 1) break", reason: "a \\r ending a chunk then ends its line as the \\r\\n would; the \\n after it ends a blank line, and blank lines are skipped" },
-  { file: "packages/core/src/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "match[0] !== \"\\r\"", line: "if (match[0] === \"\\r\" && match.index === text.length - 1) break", reason: "a \\r ending a chunk then ends its line as the \\r\\n would; the \\n after it ends a blank line, and blank lines are skipped" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (partial !== \"\" || openPromise !== null) {", reason: "the first line is then finished apart and the rest read as before: onLine and passChunk judge lines alike (speed only)" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (partial !== \"\" || openPromise !== null) {", reason: "the first line is then finished apart and the rest read as before: onLine and passChunk judge lines alike (speed only)" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "openPromise === null", line: "if (partial !== \"\" || openPromise !== null) {", reason: "the first line is then finished apart (or not) and the rest read as before: onLine and passChunk judge lines alike (speed only)" },
-  { file: "packages/core/src/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (openPromise === null && !text.endsWith(\"\\r\")", reason: "without the fast path every chunk goes through splitLines, which judges lines as passChunk does (speed only)" },
-  { file: "packages/core/src/CompletionJudge.ts", mutator: "BooleanLiteral", replacement: "text.endsWith(\"\\r\")", line: "if (openPromise === null && !text.endsWith(\"\\r\")", reason: "passChunk ends a line at a \\r ending the chunk; the \\n after it ends a blank line, and blank lines are skipped" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "start <= last", line: "for (let start = 0; start < last;)", reason: "at start === last the line is empty: nothing is settled and the loop ends" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "Regex", replacement: "/\\s*(\\S.*)$/s", line: "const line = /^\\s*(\\S.*)$/s.exec", reason: "unanchored, the first match still starts at the line's first character; with the s flag `.*` reaches the end, so `$` adds nothing" },
   { file: "packages/core/src/CompletionJudge.ts", mutator: "Regex", replacement: "/^\\s*(\\S.*)/s", line: "const line = /^\\s*(\\S.*)$/s.exec", reason: "unanchored, the first match still starts at the line's first character; with the s flag `.*` reaches the end, so `$` adds nothing" },
@@ -190,8 +187,6 @@ export const equivalents = [
   // Iteration
   { file: "packages/core/src/Iteration.ts", mutator: "ConditionalExpression", replacement: "false", line: "const all = pending.length === 0 ? paths : [...new Set(",
     reason: "with nothing pending the set of the paths is the paths themselves (git names each changed path once), in the same order" },
-  { file: "packages/core/src/Iteration.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (all.length === 0) return null",
-    reason: "a commit of no paths is null without touching git (GitSummary's contract, live and fakes), and the pending paths it clears are already none" },
   { file: "packages/core/src/Iteration.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (mixed.length > 0) {",
     reason: "with no owner's path committed there is no path to name, and the owner's paths kept are all of them" },
   { file: "packages/core/src/Iteration.ts", mutator: "EqualityOperator", replacement: "mixed.length >= 0", line: "if (mixed.length > 0) {",
@@ -219,8 +214,6 @@ export const equivalents = [
   { file: "packages/core/src/LimitWait.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "export const clock = (ms: number) =>",
     reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
   // ClaudeLimit
-  { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "OptionalChaining", replacement: "parts.find(part => part.type === type).value", line: "const get = (type: string) => Number(parts.find(",
-    reason: "get asks only for the year, month, day, hour, minute and second, which formatToParts always yields with the options given" },
   { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "ArithmeticOperator", replacement: "get(\"month\") + 1", line: "const wall = Date.UTC(get(\"year\"), get(\"month\") - 1",
     reason: "a wrong month only moves the wall clock by whole days; clockResetAt adds the offset to now and takes it off the target again, so whole days cancel and only the time of day counts" },
   // ClaudeOutput
