@@ -3,7 +3,8 @@
 // written by a run of the whole scope only. Both are incremental: a mutant whose code and tests
 // have not changed since the last run keeps its result (reports/mutation/incremental.json), and a
 // run of the whole scope keeps, in any clone, the results of each group whose files have not changed
-// since it last ran (mutation/results.json); `pnpm mutate -- --fresh` runs every group again.
+// since it last ran (mutation/results.json); `pnpm mutate -- --fresh` runs every group again and
+// tests every mutant again, reusing neither.
 import { Stryker } from "@stryker-mutator/core"
 import { execFileSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -180,6 +181,8 @@ const runGroup = async (group) => {
     mutate: group.files,
     tsconfigFile: "tsconfig.mutate-group.json",
     incrementalFile: "reports/mutation/incremental.json",
+    // --fresh reuses no earlier result: every mutant is tested again (and the incremental file rewritten).
+    force: fresh,
     jsonReporter: { fileName: `reports/mutation/${group.name}.json` }
   }).runMutationTest()
   const mutants = run
