@@ -12,18 +12,18 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
  */
 export const groups = [
-  { name: "completion", mutate: [core("CompletionJudge"), core("CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
-  { name: "redaction", mutate: [core("Redact"), core("OutputLog")], tests: coreTests("Redact", "OutputLog", "HarnessCapture") },
-  { name: "tasks", mutate: [core("Tasks")], tests: coreTests("Tasks", "fuzz") },
-  { name: "guards", mutate: [core("Guards")], tests: coreTests("Guards", "LoopGuards") },
+  { name: "completion", mutate: [core("completion/CompletionJudge"), core("completion/CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
+  { name: "redaction", mutate: [core("output/Redact"), core("output/OutputLog")], tests: coreTests("Redact", "OutputLog", "HarnessCapture") },
+  { name: "tasks", mutate: [core("prompt/Tasks")], tests: coreTests("Tasks", "fuzz") },
+  { name: "guards", mutate: [core("guards/Guards")], tests: coreTests("Guards", "LoopGuards") },
   {
     name: "stores",
-    mutate: [core("HistoryStore"), core("ErrorJournal"), core("JournalEntry"), core("LoopLock")],
+    mutate: [core("state/HistoryStore"), core("state/ErrorJournal"), core("state/JournalEntry"), core("state/LoopLock")],
     tests: coreTests("HistoryStore", "ErrorJournal", "JournalEntry", "LoopLock", "Loop", "fuzz")
   },
   {
     name: "loop",
-    mutate: [core("Iteration"), core("Loop"), core("LimitWait"), core("PromptBuilder"), core("Verification")],
+    mutate: [core("loop/Iteration"), core("loop/Loop"), core("guards/LimitWait"), core("prompt/PromptBuilder"), core("verify/Verification")],
     tests: coreTests("Iteration", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
   { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
@@ -35,7 +35,7 @@ export const groups = [
   })),
   {
     name: "json-output",
-    mutate: [core("JsonOutput")],
+    mutate: [core("harness/JsonOutput")],
     tests: ["packages/harness-*/test/*{Event,Output,Limit}.test.ts", ...coreTests("JsonOutput")]
   }
 ]

@@ -1,4 +1,4 @@
-// Assembles wasm/scan.wat and writes its bytes into src/ScanModule.ts (base64), so the
+// Assembles wasm/scan.wat and writes its bytes into src/bytes/ScanModule.ts (base64), so the
 // package needs no build step and no assembler at run time. `--check` only says whether the
 // embedded copy matches the source (the tests run it).
 import { readFileSync, writeFileSync } from "node:fs"
@@ -8,7 +8,7 @@ import wabtInit from "wabt"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const source = join(root, "wasm", "scan.wat")
-const target = join(root, "src", "ScanModule.ts")
+const target = join(root, "src", "bytes", "ScanModule.ts")
 
 export const assemble = async () => {
   const wabt = await wabtInit()
@@ -32,7 +32,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const expected = render(await assemble())
   if (process.argv.includes("--check")) {
     const ok = readFileSync(target, "utf8") === expected
-    console.log(ok ? "src/ScanModule.ts matches wasm/scan.wat" : "src/ScanModule.ts is out of date: run `pnpm --filter @spool/core wasm`")
+    console.log(ok ? "src/bytes/ScanModule.ts matches wasm/scan.wat" : "src/bytes/ScanModule.ts is out of date: run `pnpm --filter @spool/core wasm`")
     process.exit(ok ? 0 : 1)
   }
   writeFileSync(target, expected)

@@ -1,40 +1,54 @@
-export { readTextFile } from "./AtomicFile.js"
-export * as AgentHarness from "./AgentHarness.js"
-export * as ByteBatches from "./ByteBatches.js"
-export * as ByteSearch from "./ByteSearch.js"
-export * from "./CheckResult.js"
-export * as CommandHarness from "./CommandHarness.js"
-export * from "./CompletionJudge.js"
-export * from "./CompletionCheck.js"
-export * from "./CompletionRule.js"
-export * from "./ContextStore.js"
-export * from "./Domain.js"
-export * from "./ErrorFingerprint.js"
-export * from "./ErrorJournal.js"
-export * from "./GitSummary.js"
-export * from "./Guards.js"
-export * from "./HarnessCapture.js"
-export * from "./HarnessProcess.js"
-export * from "./HarnessService.js"
-export * from "./HistoryStore.js"
-export * from "./Iteration.js"
-export * from "./JournalEntry.js"
-export * from "./JsonCompact.js"
-export * from "./JsonLine.js"
-export * from "./JsonOutput.js"
-export * from "./LimitWait.js"
-export * from "./LineBuffer.js"
-export * from "./Loop.js"
-export * from "./LoopFormat.js"
-export * from "./LoopInputs.js"
-export * from "./LoopLock.js"
-export * from "./LoopReporter.js"
-export * from "./LoopResult.js"
-export * from "./LoopRun.js"
-export * from "./OutputLog.js"
-export * from "./PromptBuilder.js"
-export * from "./Redact.js"
-export * from "./StateError.js"
-export * from "./Tasks.js"
-export * from "./Verification.js"
-export * from "./Workspace.js"
+// The public face of @spool/core, room by room. What is not named here (byte scanning, the judge's
+// machinery, an iteration's steps, the stores' file formats) stays inside its room.
+
+// domain: the records every room speaks in.
+export * from "./domain/Domain.js"
+export { formatDuration, oneLine } from "./text/Text.js"
+
+// state: the change's files under `.spool/.state/`, and the lock.
+export { readTextFile } from "./state/AtomicFile.js"
+export * from "./state/ContextStore.js"
+export * from "./state/ErrorJournal.js"
+export * from "./state/HistoryStore.js"
+export * from "./state/LoopLock.js"
+export { StateError } from "./state/StateError.js"
+export * from "./state/Workspace.js"
+
+// prompt: what the agent is told.
+export * from "./prompt/PromptBuilder.js"
+export { formatProgress, openTaskCount, parseTasks, type Task, type TaskList, type TaskStatus } from "./prompt/Tasks.js"
+
+// completion: whether the agent's own words claim completion.
+export { type CompletionJudgement, judgeCompletion, makeCompletionJudge, type Verdict } from "./completion/CompletionJudge.js"
+
+// verify: the project's checks of a claim (`--verify`).
+export { CheckResult, describeCheck, describeVerification } from "./verify/CheckResult.js"
+export * from "./verify/CheckRunner.js"
+
+// harness: driving an agent, and the scaffold each agent's package describes itself on.
+export * as AgentHarness from "./harness/AgentHarness.js"
+export * as CommandHarness from "./harness/CommandHarness.js"
+export { addCost, addUsage } from "./harness/HarnessCapture.js"
+export { currentGracePeriod, splitArgs } from "./harness/HarnessProcess.js"
+export * from "./harness/HarnessService.js"
+export * from "./harness/JsonOutput.js"
+export * as ByteBatches from "./bytes/ByteBatches.js"
+export { compactJsonLine } from "./bytes/JsonCompact.js"
+export { type DecodedLine, makeLineDecoder } from "./bytes/JsonLine.js"
+export { type BufferedLine, makeLineBuffer } from "./bytes/LineBuffer.js"
+
+// output: where the loop talks, and what it keeps secret.
+export * from "./output/LoopReporter.js"
+export { makeRedactor, REDACTED, type Redactor } from "./output/Redact.js"
+
+// git: the repository as the loop sees it.
+export * from "./git/GitSummary.js"
+
+// guards: caps, breakers and usage-limit waits.
+export { UnsupportedGuardError } from "./guards/Guards.js"
+
+// loop: running one change's loop.
+export { runLoop } from "./loop/Loop.js"
+export { formatSummary, promiseFate } from "./loop/LoopFormat.js"
+export * from "./loop/LoopResult.js"
+export * from "./loop/LoopRun.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as ByteBatches from "../src/ByteBatches.js"
+import * as ByteBatches from "../src/bytes/ByteBatches.js"
 
 describe("pooled batch buffers", () => {
   it("reuses a buffer only once it is sealed and every batch of it is back", () => {

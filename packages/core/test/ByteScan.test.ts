@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { execFileSync } from "node:child_process"
 import { join } from "node:path"
-import { makePairScanner, makeQuoteScanner, nativeScan } from "../src/ByteScan.js"
+import { makePairScanner, makeQuoteScanner, nativeScan } from "../src/bytes/ByteScan.js"
 
 type Buckets = ReadonlyArray<ReadonlyArray<readonly [number, number]>>
 

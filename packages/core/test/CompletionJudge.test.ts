@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { judgeCompletion, makeCompletionJudge } from "../src/CompletionJudge.js"
-import { renderPrompt } from "../src/PromptBuilder.js"
+import { judgeCompletion, makeCompletionJudge } from "../src/completion/CompletionJudge.js"
+import { renderPrompt } from "../src/prompt/PromptBuilder.js"
 
 // Under mutation testing (`pnpm mutate`) the properties run from one fixed seed: a mutant's result
 // then depends on the code and the tests alone, as a run that keeps earlier results assumes.

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { decideLabel, judgeOccurrence } from "../src/CompletionRule.js"
+import { decideLabel, judgeOccurrence } from "../src/completion/CompletionRule.js"
 
 const PROMISE = "<promise>COMPLETE</promise>"
 

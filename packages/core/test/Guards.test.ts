@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { IterationOutcome } from "../src/Domain.js"
-import { errorFingerprint } from "../src/ErrorFingerprint.js"
+import type { IterationOutcome } from "../src/domain/Domain.js"
+import { errorFingerprint } from "../src/guards/ErrorFingerprint.js"
 import {
   addSpend,
   countIteration,
@@ -10,7 +10,7 @@ import {
   judgeCounters,
   spendStop,
   unsupportedCap
-} from "../src/Guards.js"
+} from "../src/guards/Guards.js"
 
 const settings = (overrides: Partial<GuardSettings> = {}): GuardSettings => ({
   maxCostUsd: null,

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import * as ByteBatches from "../src/ByteBatches.js"
-import { makeCapture, runHarness } from "../src/HarnessCapture.js"
-import { HarnessEvent, type HarnessService } from "../src/HarnessService.js"
-import type { IterationLog } from "../src/HistoryStore.js"
-import { makeRedactor, REDACTED } from "../src/Redact.js"
+import * as ByteBatches from "../src/bytes/ByteBatches.js"
+import { makeCapture, runHarness } from "../src/harness/HarnessCapture.js"
+import { HarnessEvent, type HarnessService } from "../src/harness/HarnessService.js"
+import type { IterationLog } from "../src/state/HistoryStore.js"
+import { makeRedactor, REDACTED } from "../src/output/Redact.js"
 
 const SECRET = "sk-ant-0123456789abcdefghijklmnop"
 const utf8 = (text: string) => new TextEncoder().encode(text)

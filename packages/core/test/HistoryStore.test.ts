@@ -4,10 +4,10 @@ import { Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ContextStore } from "../src/ContextStore.js"
-import { ChangeId, type IterationRecord, type LoopState } from "../src/Domain.js"
-import { HistoryStore } from "../src/HistoryStore.js"
-import { Workspace } from "../src/Workspace.js"
+import { ContextStore } from "../src/state/ContextStore.js"
+import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
+import { Workspace } from "../src/state/Workspace.js"
 
 const changeId = ChangeId.make("001-01_x")
 

@@ -1,19 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
-import { type CheckRequest, CompletionCheck } from "../src/CompletionCheck.js"
-import { ContextStore } from "../src/ContextStore.js"
-import type { IterationRecord, LoopOptions } from "../src/Domain.js"
-import { ErrorJournal } from "../src/ErrorJournal.js"
-import { type GitSnapshot, GitError, GitSummary } from "../src/GitSummary.js"
-import { HarnessEvent, type HarnessRequest, HarnessService, outputOf, scriptedRun } from "../src/HarnessService.js"
-import { HistoryStore } from "../src/HistoryStore.js"
-import type { SpendGuard } from "../src/Guards.js"
-import { isSpoolPath, type IterationContext, listPaths, runIteration } from "../src/Iteration.js"
-import type { JournalEntry } from "../src/JournalEntry.js"
-import { formatBanner, formatSummary } from "../src/LoopFormat.js"
-import { LoopReporter } from "../src/LoopReporter.js"
-import { PromptBuilder } from "../src/PromptBuilder.js"
-import { parseTasks } from "../src/Tasks.js"
+import { type CheckRequest, CheckRunner } from "../src/verify/CheckRunner.js"
+import { ContextStore } from "../src/state/ContextStore.js"
+import type { IterationRecord, LoopOptions } from "../src/domain/Domain.js"
+import { ErrorJournal } from "../src/state/ErrorJournal.js"
+import { type GitSnapshot, GitError, GitSummary } from "../src/git/GitSummary.js"
+import { HarnessEvent, type HarnessRequest, HarnessService, outputOf, scriptedRun } from "../src/harness/HarnessService.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
+import type { SpendGuard } from "../src/guards/Guards.js"
+import { isSpoolPath, type IterationContext, listPaths, runIteration } from "../src/loop/Iteration.js"
+import type { JournalEntry } from "../src/state/JournalEntry.js"
+import { formatBanner, formatSummary } from "../src/loop/LoopFormat.js"
+import { LoopReporter } from "../src/output/LoopReporter.js"
+import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
+import { parseTasks } from "../src/prompt/Tasks.js"
 import { changeId, done, options } from "./loopFixture.js"
 
 type Events = ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
@@ -42,7 +42,7 @@ const iterate = (
     readonly uncommitted?: ReadonlyArray<string>
     readonly loopStartedAt?: number
     readonly iteration?: number
-    readonly checks?: Layer.Layer<CompletionCheck>
+    readonly checks?: Layer.Layer<CheckRunner>
     /** Stops the agent with a spend cap once it succeeds. */
     readonly stopWhen?: Effect.Effect<SpendGuard>
     /** Receives every record the iteration appends to the history. */
@@ -78,7 +78,7 @@ const iterate = (
       setup.git ?? GitSummary.layerTest(),
       PromptBuilder.layer,
       LoopReporter.layerTest(output),
-      setup.checks ?? CompletionCheck.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
+      setup.checks ?? CheckRunner.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
       ContextStore.layerMemory,
       ErrorJournal.layerMemory,
       history
@@ -427,7 +427,7 @@ describe("one iteration", () => {
     Effect.gen(function*() {
       const requests: Array<CheckRequest> = []
       const { output, record } = yield* iterate(() => scriptedRun(done), {
-        checks: CompletionCheck.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" }), requests)
+        checks: CheckRunner.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" }), requests)
       })
       assert.strictEqual(record.outcome, "complete")
       assert.deepStrictEqual(requests, [])
@@ -476,7 +476,7 @@ describe("one iteration", () => {
 
   it.effect("journals a claim the checks rejected with the check's output, not the agent's", () =>
     Effect.gen(function*() {
-      const checks = CompletionCheck.layerTest(() => ({ exitCode: 1, signal: null, timedOut: false, durationMs: 0, output: "1 test failed\n" }))
+      const checks = CheckRunner.layerTest(() => ({ exitCode: 1, signal: null, timedOut: false, durationMs: 0, output: "1 test failed\n" }))
       const { journal, record, result } = yield* iterate(
         () => [outputOf("stderr", "agent noise\n"), outputOf("stdout", done, true), HarnessEvent.Exited({ exitCode: 0, signal: null })],
         { options: { verify: ["pnpm test"] }, checks }
@@ -495,7 +495,7 @@ describe("one iteration", () => {
       const exit = yield* Effect.exit(iterate(() => scriptedRun(done), {
         options: { verify: ["pnpm test"] },
         git: GitSummary.layerTest({ changes: [change(["a.ts"])] }),
-        checks: CompletionCheck.layerTest(() => Effect.interrupt),
+        checks: CheckRunner.layerTest(() => Effect.interrupt),
         appended
       }))
       assert.isTrue(Exit.isInterrupted(exit))

@@ -5,8 +5,8 @@ import {
   parseEntries,
   previousErrorsSection,
   trimEntryForPrompt
-} from "../src/JournalEntry.js"
-import { makeByteHeadTail } from "../src/OutputLog.js"
+} from "../src/state/JournalEntry.js"
+import { makeByteHeadTail } from "../src/output/OutputLog.js"
 import { sampleEntry } from "./journalFixture.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { compactJsonLine, makeLineCompactor } from "../src/JsonCompact.js"
-import { type BufferedLine, makeLineBuffer } from "../src/LineBuffer.js"
+import { compactJsonLine, makeLineCompactor } from "../src/bytes/JsonCompact.js"
+import { type BufferedLine, makeLineBuffer } from "../src/bytes/LineBuffer.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 

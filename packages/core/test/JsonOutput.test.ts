@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { firstLine, type HarnessEvents, makeJsonOutput, makeLineDecoder, showLine, stripAnsi } from "../src/index.js"
-import { HarnessEvent, type HarnessEvent as Event, outputOf } from "../src/HarnessService.js"
+import { HarnessEvent, type HarnessEvent as Event, outputOf } from "../src/harness/HarnessService.js"
 import { inBatches } from "./fixtures/harnessEvents.js"
 
 const Said = Schema.Struct({ type: Schema.Literal("said"), text: Schema.String })

@@ -9,7 +9,7 @@ import {
   sleepLong,
   sleepPieces,
   type UsageLimit
-} from "../src/LimitWait.js"
+} from "../src/guards/LimitWait.js"
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, type Context, Deferred, Effect, Exit, Option, TestClock } from "effect"
-import { CompletionCheck } from "../src/CompletionCheck.js"
-import { GitSummary } from "../src/GitSummary.js"
-import { HarnessEvent, scriptedRun } from "../src/HarnessService.js"
-import { HistoryStore } from "../src/HistoryStore.js"
+import { CheckRunner } from "../src/verify/CheckRunner.js"
+import { GitSummary } from "../src/git/GitSummary.js"
+import { HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
 import { changeId, done, hangsAfter, runWith, untilPrinted } from "./loopFixture.js"
 
 const usage = (tokens: number, cost: number | null) =>
@@ -211,7 +211,7 @@ describe("how guards end a run", () => {
 
   it.effect("stops on --max-duration when time runs out after the agent ended, while its claim is checked", () =>
     Effect.gen(function*() {
-      const checks = CompletionCheck.layerTest(() =>
+      const checks = CheckRunner.layerTest(() =>
         Effect.as(Effect.sleep("2 minutes"), { exitCode: 1, signal: null, timedOut: false, durationMs: 120_000, output: "1 failing\n" })
       )
       const { exit, records } = yield* runWith(() => scriptedRun(done), { maxDurationMs: 60_000, maxIterations: 1, verify: ["pnpm test"] }, undefined, {

@@ -6,9 +6,9 @@ import { Effect, Exit, Layer, Option, Scope } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ChangeId } from "../src/Domain.js"
-import { type LockIdentity, LoopLock } from "../src/LoopLock.js"
-import { Workspace } from "../src/Workspace.js"
+import { ChangeId } from "../src/domain/Domain.js"
+import { type LockIdentity, LoopLock } from "../src/state/LoopLock.js"
+import { Workspace } from "../src/state/Workspace.js"
 
 const workspace = () => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "spool-lock-")))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { incompleteTail, makeByteHeadTail, makeByteOutputLog, makeOutputLog, MAX_REDACTED_LINE } from "../src/OutputLog.js"
-import { ANCHOR_LEAD, ANCHOR_REACH, makeRedactor, REDACTED } from "../src/Redact.js"
+import { incompleteTail, makeByteHeadTail, makeByteOutputLog, makeOutputLog, MAX_REDACTED_LINE } from "../src/output/OutputLog.js"
+import { ANCHOR_LEAD, ANCHOR_REACH, makeRedactor, REDACTED } from "../src/output/Redact.js"
 
 // Under mutation testing (`pnpm mutate`) the properties run from one fixed seed: a mutant's result
 // then depends on the code and the tests alone, as a run that keeps earlier results assumes.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { CONTEXT_HEADING, PromptBuilder, type PromptInput, renderPrompt, TASK_HEADING } from "../src/PromptBuilder.js"
-import { judgeCompletion } from "../src/CompletionJudge.js"
+import { CONTEXT_HEADING, PromptBuilder, type PromptInput, renderPrompt, TASK_HEADING } from "../src/prompt/PromptBuilder.js"
+import { judgeCompletion } from "../src/completion/CompletionJudge.js"
 
 const input = (overrides: Partial<PromptInput> = {}): PromptInput => ({
   iteration: 3,

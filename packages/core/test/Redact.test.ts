@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { makeByteOutputLog } from "../src/OutputLog.js"
-import { makeRedactor, REDACTED, type Redactor } from "../src/Redact.js"
+import { makeByteOutputLog } from "../src/output/OutputLog.js"
+import { makeRedactor, REDACTED, type Redactor } from "../src/output/Redact.js"
 
 describe("secret redaction", () => {
   it("replaces the values of environment variables whose names look like secrets", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { currentTask, formatProgress, openTaskCount, parseTasks, taskSection } from "../src/Tasks.js"
+import { currentTask, formatProgress, openTaskCount, parseTasks, taskSection } from "../src/prompt/Tasks.js"
 
 describe("tasks.md", () => {
   it("parses checkbox lines with every marker", () => {

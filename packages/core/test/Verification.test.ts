@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Option } from "effect"
-import { type CheckRequest, type CheckRun, CompletionCheck } from "../src/CompletionCheck.js"
-import { scriptedRun } from "../src/HarnessService.js"
-import { PROMPT_ENTRY_BUDGET } from "../src/JournalEntry.js"
-import { checkFailure, checksSection, describeCheck, rejectionNote } from "../src/Verification.js"
+import { type CheckRequest, type CheckRun, CheckRunner } from "../src/verify/CheckRunner.js"
+import { scriptedRun } from "../src/harness/HarnessService.js"
+import { PROMPT_ENTRY_BUDGET } from "../src/state/JournalEntry.js"
+import { describeCheck } from "../src/verify/CheckResult.js"
+import { checkFailure, checksSection, rejectionNote } from "../src/verify/Verification.js"
 import { done, runWith, SECRET } from "./loopFixture.js"
 
 type Answer = Omit<CheckRun, "command" | "passed">
@@ -13,7 +14,7 @@ const fails = (output: string, exitCode = 1): Answer => ({ exitCode, signal: nul
 /** A check service that answers each command from `answers` (a list per command, one entry per call, the last repeated). */
 const checks = (answers: Record<string, ReadonlyArray<Answer>>, requests: Array<CheckRequest>) => {
   const calls = new Map<string, number>()
-  return CompletionCheck.layerTest((request) => {
+  return CheckRunner.layerTest((request) => {
     const n = calls.get(request.command) ?? 0
     calls.set(request.command, n + 1)
     const list = answers[request.command]!

@@ -4,8 +4,8 @@ import { Effect, Exit } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ChangeId } from "../src/Domain.js"
-import { Workspace } from "../src/Workspace.js"
+import { ChangeId } from "../src/domain/Domain.js"
+import { Workspace } from "../src/state/Workspace.js"
 
 const tree = (files: Record<string, string>) => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "spool-ws-")))

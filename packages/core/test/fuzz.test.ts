@@ -4,13 +4,13 @@ import { Arbitrary, Cause, Effect, Either, Exit, FastCheck as fc, Layer, Option,
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type CompletionJudgement, judgeCompletion, makeCompletionJudge } from "../src/CompletionJudge.js"
-import { ChangeId, IterationRecord, LoopState } from "../src/Domain.js"
-import { HistoryStore } from "../src/HistoryStore.js"
-import { ENTRY_DELIMITER, formatEntry, type JournalEntry, parseEntries } from "../src/JournalEntry.js"
-import type { StateError } from "../src/StateError.js"
-import { currentTask, formatProgress, openTaskCount, parseTasks, type TaskList, type TaskStatus, taskSection } from "../src/Tasks.js"
-import { Workspace } from "../src/Workspace.js"
+import { type CompletionJudgement, judgeCompletion, makeCompletionJudge } from "../src/completion/CompletionJudge.js"
+import { ChangeId, IterationRecord, LoopState } from "../src/domain/Domain.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
+import { ENTRY_DELIMITER, formatEntry, type JournalEntry, parseEntries } from "../src/state/JournalEntry.js"
+import type { StateError } from "../src/state/StateError.js"
+import { currentTask, formatProgress, openTaskCount, parseTasks, type TaskList, type TaskStatus, taskSection } from "../src/prompt/Tasks.js"
+import { Workspace } from "../src/state/Workspace.js"
 
 // Pure properties run thousands of times; the ones on disk a few hundred. Lengths use `size: "max"`:
 // fast-check's default size keeps strings and arrays to about ten items whatever `maxLength` says.

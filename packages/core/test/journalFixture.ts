@@ -1,4 +1,4 @@
-import type { JournalEntry } from "../src/JournalEntry.js"
+import type { JournalEntry } from "../src/state/JournalEntry.js"
 
 /** A failed iteration's journal entry, with the given fields changed. */
 export const sampleEntry = (overrides: Partial<JournalEntry> = {}): JournalEntry => ({

@@ -3,19 +3,19 @@ import { Effect, Layer, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { CompletionCheck } from "../src/CompletionCheck.js"
-import { ContextStore } from "../src/ContextStore.js"
-import { ChangeId, type LoopOptions, type SettingsSource } from "../src/Domain.js"
-import { ErrorJournal } from "../src/ErrorJournal.js"
-import { GitSummary } from "../src/GitSummary.js"
-import type { HarnessEvent, HarnessRequest } from "../src/HarnessService.js"
-import { HarnessService } from "../src/HarnessService.js"
-import { HistoryStore } from "../src/HistoryStore.js"
-import { runLoop } from "../src/Loop.js"
-import { LoopLock } from "../src/LoopLock.js"
-import { type LoopProgress, LoopReporter } from "../src/LoopReporter.js"
-import { PromptBuilder } from "../src/PromptBuilder.js"
-import type { Change } from "../src/Workspace.js"
+import { CheckRunner } from "../src/verify/CheckRunner.js"
+import { ContextStore } from "../src/state/ContextStore.js"
+import { ChangeId, type LoopOptions, type SettingsSource } from "../src/domain/Domain.js"
+import { ErrorJournal } from "../src/state/ErrorJournal.js"
+import { GitSummary } from "../src/git/GitSummary.js"
+import type { HarnessEvent, HarnessRequest } from "../src/harness/HarnessService.js"
+import { HarnessService } from "../src/harness/HarnessService.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
+import { runLoop } from "../src/loop/Loop.js"
+import { LoopLock } from "../src/state/LoopLock.js"
+import { type LoopProgress, LoopReporter } from "../src/output/LoopReporter.js"
+import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
+import type { Change } from "../src/state/Workspace.js"
 
 export const changeId = ChangeId.make("002-01_add-ralph-loop")
 
@@ -87,7 +87,7 @@ export const runWith = (
     /** Runs beside the loop, with what it has printed so far (e.g. to move a test clock once it waits). */
     readonly during?: (output: () => string) => Effect.Effect<void, never, HistoryStore>
     /** The runner of `--verify` checks (default: every check passes at once, printing nothing). */
-    readonly checks?: Layer.Layer<CompletionCheck>
+    readonly checks?: Layer.Layer<CheckRunner>
     /** The journal of failures (default: one in memory). */
     readonly journal?: Layer.Layer<ErrorJournal>
     /** The change's lock (default: one in memory, free). */
@@ -128,7 +128,7 @@ export const runWith = (
       git,
       PromptBuilder.layer,
       LoopReporter.layerTest(output, progress),
-      extras.checks ?? CompletionCheck.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
+      extras.checks ?? CheckRunner.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
       NodeFileSystem.layer
     ).pipe(Layer.provideMerge(stores))
     const change = makeChange(extras.tasks, extras.documents)

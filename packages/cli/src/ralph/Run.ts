@@ -1,7 +1,7 @@
 import { FileSystem } from "@effect/platform"
 import {
   type Change,
-  CompletionCheck,
+  CheckRunner,
   HarnessService,
   LoopOptions,
   makeRedactor,
@@ -103,5 +103,5 @@ export const runChange = (args: RalphArgs, change: Change) =>
       yield* afterLoop(place, result.status === "complete")
       yield* setExitCode(exitCodes[result.status])
     })
-    yield* loop.pipe(Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.layer, CompletionCheck.layer)))
+    yield* loop.pipe(Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.layer, CheckRunner.layer)))
   })

@@ -1,5 +1,5 @@
 import { Context, Data, Effect, Layer, Schema, Stream } from "effect"
-import type { ChangeId, HarnessUsage } from "./Domain.js"
+import type { ChangeId, HarnessUsage } from "../domain/Domain.js"
 
 /**
  * The harness could not run at all: a fatal error, unlike an iteration whose agent exited non-zero.

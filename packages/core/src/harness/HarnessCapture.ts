@@ -1,13 +1,13 @@
 import { Duration, Effect, Fiber, Stream } from "effect"
-import * as ByteBatches from "./ByteBatches.js"
-import { makeCompletionJudge } from "./CompletionJudge.js"
-import type { HarnessUsage } from "./Domain.js"
+import * as ByteBatches from "../bytes/ByteBatches.js"
+import { makeCompletionJudge } from "../completion/CompletionJudge.js"
+import type { HarnessUsage } from "../domain/Domain.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
-import type { IterationLog } from "./HistoryStore.js"
-import type { LoopReporter } from "./LoopReporter.js"
-import { makeByteHeadTail, makeByteOutputLog, makeOutputLog } from "./OutputLog.js"
-import type { Redactor } from "./Redact.js"
-import type { StateError } from "./StateError.js"
+import type { IterationLog } from "../state/HistoryStore.js"
+import type { LoopReporter } from "../output/LoopReporter.js"
+import { makeByteHeadTail, makeByteOutputLog, makeOutputLog } from "../output/OutputLog.js"
+import type { Redactor } from "../output/Redact.js"
+import type { StateError } from "../state/StateError.js"
 
 /** How much of each stream an error journal entry keeps: this much from the start and from the end. */
 export const JOURNAL_STREAM_HALF = 128 * 1024

@@ -1,6 +1,6 @@
-import type { LoopOptions, SettingsSource } from "./Domain.js"
-import type { Redactor } from "./Redact.js"
-import type { Change } from "./Workspace.js"
+import type { LoopOptions, SettingsSource } from "../domain/Domain.js"
+import type { Redactor } from "../output/Redact.js"
+import type { Change } from "../state/Workspace.js"
 
 /** What one run of the loop is given: the change, the prompt, the options and where the agent works. */
 export interface LoopRun {

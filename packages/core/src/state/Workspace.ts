@@ -2,7 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer, Schema } from "effect"
 import { writeFileAtomic } from "./AtomicFile.js"
 import { StateError } from "./StateError.js"
-import { type ChangeId, ChangeId as ChangeIdSchema, type ModuleId, moduleIdOf } from "./Domain.js"
+import { type ChangeId, ChangeId as ChangeIdSchema, type ModuleId, moduleIdOf } from "../domain/Domain.js"
 
 /** No `.spool/` directory in the current directory or any ancestor. */
 export class WorkspaceNotFoundError extends Schema.TaggedError<WorkspaceNotFoundError>()("WorkspaceNotFoundError", {

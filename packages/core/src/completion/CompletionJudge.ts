@@ -15,7 +15,7 @@
  *    counts.
  * 5. Any one claim completes the iteration.
  */
-import { indexOf, lastIndexOf } from "./ByteSearch.js"
+import { indexOf, lastIndexOf } from "../bytes/ByteSearch.js"
 import { judgeOccurrence, type Occurrence, type Verdict } from "./CompletionRule.js"
 
 export type { Verdict } from "./CompletionRule.js"

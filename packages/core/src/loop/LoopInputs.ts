@@ -1,10 +1,10 @@
 import { FileSystem } from "@effect/platform"
 import { Effect, Ref } from "effect"
-import { readTextFile } from "./AtomicFile.js"
-import { LoopReporter } from "./LoopReporter.js"
-import { StateError } from "./StateError.js"
-import { parseTasks } from "./Tasks.js"
-import type { Change } from "./Workspace.js"
+import { readTextFile } from "../state/AtomicFile.js"
+import { LoopReporter } from "../output/LoopReporter.js"
+import { StateError } from "../state/StateError.js"
+import { parseTasks } from "../prompt/Tasks.js"
+import type { Change } from "../state/Workspace.js"
 
 /** A warning given the first time only. */
 const makeWarnOnce = Effect.gen(function*() {

@@ -1,8 +1,8 @@
 import { Command, CommandExecutor } from "@effect/platform"
 import { Clock, Context, Effect, Fiber, Layer, Option, Stream } from "effect"
 import type { CheckResult } from "./CheckResult.js"
-import { signalOf, stopProcessGroup } from "./HarnessProcess.js"
-import { makeByteHeadTail } from "./OutputLog.js"
+import { signalOf, stopProcessGroup } from "../harness/HarnessProcess.js"
+import { makeByteHeadTail } from "../output/OutputLog.js"
 
 /** One check to run: a shell command, where, and for how long at most. */
 export interface CheckRequest {
@@ -33,7 +33,7 @@ export const OUTPUT_HALF_BYTES = 8192
  * Runs the project's own checks of a claim (`--verify`). Which runner is used is a matter of the
  * layer: real processes in the CLI, a scripted fake in tests.
  */
-export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<CompletionCheck, {
+export class CheckRunner extends Context.Tag("@spool/core/CheckRunner")<CheckRunner, {
   /**
    * Runs `sh -c <command>` in its own process group with stdin closed. Past the timeout, or when
    * interrupted, the whole group gets SIGTERM, then SIGKILL after the grace period; nothing it
@@ -42,7 +42,7 @@ export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<
   readonly run: (request: CheckRequest) => Effect.Effect<CheckRun>
 }>() {
   static readonly layer = Layer.effect(
-    CompletionCheck,
+    CheckRunner,
     Effect.map(CommandExecutor.CommandExecutor, (executor) => ({
       run: (request: CheckRequest) =>
         Effect.gen(function*() {
@@ -101,7 +101,7 @@ export class CompletionCheck extends Context.Tag("@spool/core/CompletionCheck")<
     script: (request: CheckRequest) => Omit<CheckRun, "command" | "passed"> | Effect.Effect<Omit<CheckRun, "command" | "passed">>,
     requests: Array<CheckRequest> = []
   ) =>
-    Layer.succeed(CompletionCheck, {
+    Layer.succeed(CheckRunner, {
       run: (request) =>
         Effect.suspend(() => {
           requests.push(request)

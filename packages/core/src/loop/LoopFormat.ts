@@ -1,18 +1,6 @@
-import { type CommitInfo, countTokens, type IterationRecord } from "./Domain.js"
-import { describeVerification } from "./Verification.js"
-
-/** `1h02m`, `3m12s`, `12.3s`, `450ms`. */
-export const formatDuration = (ms: number): string => {
-  if (ms < 1000) return `${Math.round(ms)}ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
-  const totalSeconds = Math.round(ms / 1000)
-  const hours = Math.floor(totalSeconds / 3600)
-  const minutes = Math.floor((totalSeconds % 3600) / 60)
-  const seconds = totalSeconds % 60
-  return hours > 0
-    ? `${hours}h${String(minutes).padStart(2, "0")}m`
-    : `${minutes}m${String(seconds).padStart(2, "0")}s`
-}
+import { type CommitInfo, countTokens, type IterationRecord } from "../domain/Domain.js"
+import { formatDuration, oneLine } from "../text/Text.js"
+import { describeVerification } from "../verify/CheckResult.js"
 
 export const formatBanner = (iteration: number, maxIterations: number, elapsedMs: number) =>
   `=== spool ralph: iteration ${iteration}/${maxIterations} (elapsed ${formatDuration(elapsedMs)}) ===`
@@ -34,12 +22,6 @@ const describeChanges = (record: IterationRecord) =>
   record.git === null
     ? "changes: n/a"
     : `${record.git.changedFiles} file${record.git.changedFiles === 1 ? "" : "s"} changed`
-
-/** Whitespace collapsed, cut at `max` characters. */
-export const oneLine = (text: string, max = 200) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
 
 /** The reasons a claim is set aside: the run that made it failed, or was stopped or interrupted. */
 export const SET_ASIDE = { failed: "the run failed", cut: "the run was cut short" } as const
@@ -86,3 +68,4 @@ export const formatSummary = (record: IterationRecord) =>
 
 export const formatCommits = (commits: ReadonlyArray<CommitInfo>) =>
   commits.map((c) => `- ${c.hash} ${c.date} ${c.author}: ${c.subject}`).join("\n")
+

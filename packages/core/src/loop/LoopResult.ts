@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import type { LoopStatus, StopReason } from "./Domain.js"
-import { oneLine } from "./LoopFormat.js"
+import type { LoopStatus, StopReason } from "../domain/Domain.js"
+import { oneLine } from "../text/Text.js"
 
 /** The failure breaker tripped: `failures` iterations failed in a row (1 with `--fail-fast`). Exit code 1. */
 export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("LoopFailedError", {

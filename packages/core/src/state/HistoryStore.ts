@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer, Option, Ref, Schema, type Scope } from "effect"
 import { appendLine, readFileOrNull, writeFileAtomic } from "./AtomicFile.js"
-import { type ChangeId, IterationRecord, LoopState } from "./Domain.js"
+import { type ChangeId, IterationRecord, LoopState } from "../domain/Domain.js"
 import { StateError } from "./StateError.js"
 import { Workspace } from "./Workspace.js"
 

@@ -1,5 +1,5 @@
-import { type DecodedLine, readKeptLine, textOfLine } from "./JsonLine.js"
-import { type BufferedLine, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH } from "./LineBuffer.js"
+import { type DecodedLine, readKeptLine, textOfLine } from "../bytes/JsonLine.js"
+import { type BufferedLine, LONG_LINE, makeLineBuffer, MAX_LINE_LENGTH } from "../bytes/LineBuffer.js"
 import { HarnessEvent } from "./HarnessService.js"
 
 /** The events one line (or the end of the run) means, in order. */

@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Context, Effect, Layer, Option, Ref, Schema, type Scope } from "effect"
 import { readFileOrNull } from "./AtomicFile.js"
-import type { ChangeId } from "./Domain.js"
+import type { ChangeId } from "../domain/Domain.js"
 import { StateError } from "./StateError.js"
 import { Workspace } from "./Workspace.js"
 

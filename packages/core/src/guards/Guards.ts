@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { countTokens, type GuardReport, type HarnessUsage, type IterationOutcome, type LoopOptions } from "./Domain.js"
+import { countTokens, type GuardReport, type HarnessUsage, type IterationOutcome, type LoopOptions } from "../domain/Domain.js"
 import { errorFingerprint } from "./ErrorFingerprint.js"
-import { addCost } from "./HarnessCapture.js"
-import { formatDuration } from "./LoopFormat.js"
+import { addCost } from "../harness/HarnessCapture.js"
+import { formatDuration } from "../text/Text.js"
 
 /**
  * The guards of an unattended run, in one place: spend caps (cost, tokens, duration), the stall

@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import type { CheckResult } from "./CheckResult.js"
-import { type CheckRequest, CompletionCheck, type CheckRun } from "./CompletionCheck.js"
-import type { JournalCheck } from "./JournalEntry.js"
-import { formatDuration, oneLine } from "./LoopFormat.js"
-import { LoopReporter } from "./LoopReporter.js"
-import type { Redactor } from "./Redact.js"
+import { type CheckResult, describeCheck, shown } from "./CheckResult.js"
+import { type CheckRequest, CheckRunner, type CheckRun } from "./CheckRunner.js"
+import type { JournalCheck } from "../state/JournalEntry.js"
+import { oneLine } from "../text/Text.js"
+import { LoopReporter } from "../output/LoopReporter.js"
+import type { Redactor } from "../output/Redact.js"
 
 /** What the checks of one claim found: every check run, in order, and the one that failed (the last run), if one did. */
 export interface Verification {
@@ -18,7 +18,7 @@ export interface Verification {
  */
 export const verifyClaim = (commands: ReadonlyArray<string>, request: Omit<CheckRequest, "command">) =>
   Effect.gen(function*() {
-    const checks = yield* CompletionCheck
+    const checks = yield* CheckRunner
     const reporter = yield* LoopReporter
     const results: Array<CheckRun> = []
     for (const command of commands) {
@@ -29,22 +29,6 @@ export const verifyClaim = (commands: ReadonlyArray<string>, request: Omit<Check
     }
     return { results, failed: null } satisfies Verification
   })
-
-/** `exit 1, 4.2s`, `killed by SIGSEGV, 1.0s`, `timed out after 10m00s`. */
-export const describeCheck = (result: CheckResult) =>
-  result.timedOut
-    ? `timed out after ${formatDuration(result.durationMs)}`
-    : `${result.signal !== null ? `killed by ${result.signal}` : `exit ${result.exitCode}`}, ${formatDuration(result.durationMs)}`
-
-const shown = (command: string) => oneLine(command, 80)
-
-/** What the summary line says of the checks: `verified: pnpm test 3.1s` or `verify failed: pnpm test (exit 1, 4.2s)`. */
-export const describeVerification = (results: ReadonlyArray<CheckResult>) => {
-  const failed = results.find((result) => !result.passed)
-  return failed === undefined
-    ? `verified: ${results.map((result) => `${shown(result.command)} ${formatDuration(result.durationMs)}`).join(", ")}`
-    : `verify failed: ${shown(failed.command)} (${describeCheck(failed)})`
-}
 
 /** The record's part of a check: everything but its output. */
 export const checkResult = ({ output: _output, ...result }: CheckRun): CheckResult => result

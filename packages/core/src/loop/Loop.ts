@@ -1,8 +1,8 @@
 import { Clock, Deferred, Effect, Option, Ref, Schedule } from "effect"
-import { ContextStore } from "./ContextStore.js"
-import type { HarnessUsage, LoopState } from "./Domain.js"
-import { ErrorJournal } from "./ErrorJournal.js"
-import { type GitSnapshot, GitSummary } from "./GitSummary.js"
+import { ContextStore } from "../state/ContextStore.js"
+import type { HarnessUsage, LoopState } from "../domain/Domain.js"
+import { ErrorJournal } from "../state/ErrorJournal.js"
+import { type GitSnapshot, GitSummary } from "../git/GitSummary.js"
 import {
   addSpend,
   countIteration,
@@ -13,21 +13,21 @@ import {
   type SpendGuard,
   spendStop,
   unsupportedCap
-} from "./Guards.js"
-import { addUsage } from "./HarnessCapture.js"
-import { HarnessService } from "./HarnessService.js"
-import { HistoryStore } from "./HistoryStore.js"
+} from "../guards/Guards.js"
+import { addUsage } from "../harness/HarnessCapture.js"
+import { HarnessService } from "../harness/HarnessService.js"
+import { HistoryStore } from "../state/HistoryStore.js"
 import { type IterationContext, type IterationResult, isSpoolPath, listPaths, runIteration, type IterationWatch } from "./Iteration.js"
-import type { JournalEntry } from "./JournalEntry.js"
-import { clock, type LimitPlan, limitWaits, sleepLong } from "./LimitWait.js"
-import { oneLine } from "./LoopFormat.js"
+import type { JournalEntry } from "../state/JournalEntry.js"
+import { clock, type LimitPlan, limitWaits, sleepLong } from "../guards/LimitWait.js"
+import { oneLine } from "../text/Text.js"
 import { makeLoopInputs } from "./LoopInputs.js"
-import { LoopLock } from "./LoopLock.js"
-import { LoopReporter } from "./LoopReporter.js"
+import { LoopLock } from "../state/LoopLock.js"
+import { LoopReporter } from "../output/LoopReporter.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
-import { openTaskCount } from "./Tasks.js"
+import { openTaskCount } from "../prompt/Tasks.js"
 import type { LoopRun } from "./LoopRun.js"
-import { rejectingCheck } from "./Verification.js"
+import { rejectingCheck } from "../verify/Verification.js"
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 

@@ -1,5 +1,5 @@
-import { indexOf, lastIndexOf } from "./ByteSearch.js"
-import { makePairScanner } from "./ByteScan.js"
+import { indexOf, lastIndexOf } from "../bytes/ByteSearch.js"
+import { makePairScanner } from "../bytes/ByteScan.js"
 import { ANCHOR_LEAD, ANCHOR_REACH, type SecretAnchor } from "./Redact.js"
 
 /** The longest line redacted as one piece: a longer line is redacted in pieces of this length. */

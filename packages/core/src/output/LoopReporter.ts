@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import type { HarnessUsage } from "./Domain.js"
+import type { HarnessUsage } from "../domain/Domain.js"
 
 /** Where a running loop stands, for a live status line. */
 export interface LoopProgress {

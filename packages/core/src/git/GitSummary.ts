@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Ref, Schema } from "effect"
-import type { CommitInfo, GitChangeSummary } from "./Domain.js"
+import type { CommitInfo, GitChangeSummary } from "../domain/Domain.js"
 
 export class GitError extends Schema.TaggedError<GitError>()("GitError", {
   operation: Schema.String,
