@@ -94,7 +94,7 @@ const iterate = (
         pid: 42,
         redact: (text) => text
       },
-      run: "run-1",
+      runId: "run-1",
       loopStartedAt: setup.loopStartedAt ?? 0,
       inputs: {
         readDocument: (path) => Effect.succeed(`# ${path}\n`),

@@ -9,7 +9,7 @@ import { HarnessService } from "../harness/HarnessService.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { type JournalEntry, previousErrorsSection } from "../state/JournalEntry.js"
 import type { UsageLimit } from "../guards/LimitWait.js"
-import type { LoopRun } from "./LoopRun.js"
+import type { LoopRequest } from "./LoopRequest.js"
 import type { Verdict } from "../completion/CompletionRule.js"
 import { oneLine } from "../text/Text.js"
 import { formatBanner, formatCommits, formatSummary, SET_ASIDE } from "./LoopFormat.js"
@@ -24,8 +24,8 @@ const PREVIOUS_ERRORS = "Previous errors"
 
 /** What every iteration of a run shares. */
 export interface IterationContext {
-  readonly input: LoopRun
-  readonly run: string
+  readonly input: LoopRequest
+  readonly runId: string
   readonly loopStartedAt: number
   readonly inputs: LoopInputs
   /** The work tree as the last iteration left it (null: take a snapshot). */
@@ -291,7 +291,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         const redact = ctx.input.redact
         const error = capture.error === null ? null : redact(capture.error)
         const record: IterationRecord = {
-          run: ctx.run,
+          run: ctx.runId,
           iteration,
           startedAt: new Date(startedAt).toISOString(),
           durationMs: now - startedAt,
@@ -313,7 +313,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         if (failed || rejectedBy !== null) {
           const entry: JournalEntry = {
             timestamp: new Date(now).toISOString(),
-            run: ctx.run,
+            run: ctx.runId,
             iteration,
             exitCode: capture.exitCode,
             signal: capture.signal,
@@ -345,7 +345,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
 
     yield* Effect.scoped(
       Effect.gen(function*() {
-        const log = yield* history.openLog(change.id, ctx.run, iteration)
+        const log = yield* history.openLog(change.id, ctx.runId, iteration)
         logPath = log.path
         yield* log.write(ctx.input.redact(`=== prompt (iteration ${iteration}) ===\n${prompt}\n=== output ===\n`))
         yield* runHarness({

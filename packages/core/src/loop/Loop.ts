@@ -26,7 +26,7 @@ import { LoopLock } from "../state/LoopLock.js"
 import { LoopReporter } from "../output/LoopReporter.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
 import { openTaskCount } from "../prompt/Tasks.js"
-import type { LoopRun } from "./LoopRun.js"
+import type { LoopRequest } from "./LoopRequest.js"
 import { rejectingCheck } from "../verify/Verification.js"
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
@@ -43,7 +43,7 @@ type Attempt =
  * loop, holding the change's lock throughout. A usage limit is waited out and the same iteration
  * runs again.
  */
-export const runLoop = (input: LoopRun) =>
+export const runLoop = (input: LoopRequest) =>
   Effect.gen(function*() {
     const contexts = yield* ContextStore
     const history = yield* HistoryStore
@@ -73,7 +73,7 @@ export const runLoop = (input: LoopRun) =>
     }
 
     const loopStartedAt = yield* Clock.currentTimeMillis
-    const run = `${compactStamp(loopStartedAt)}-${Math.random().toString(36).slice(2, 6)}`
+    const runId = `${compactStamp(loopStartedAt)}-${Math.random().toString(36).slice(2, 6)}`
     const deadline = options.maxDurationMs === null ? null : loopStartedAt + options.maxDurationMs
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - loopStartedAt)
     const counters = yield* Ref.make(initialCounters)
@@ -83,7 +83,7 @@ export const runLoop = (input: LoopRun) =>
       reporter.progress === undefined ? Effect.void : reporter.progress({ iteration, maxIterations: options.maxIterations, usage })
     const state = yield* Ref.make<LoopState>({
       changeId: change.id,
-      run,
+      run: runId,
       status: "running",
       iteration: 0,
       minIterations: options.minIterations,
@@ -111,7 +111,7 @@ export const runLoop = (input: LoopRun) =>
     )).slice(-options.errorHistory)
     const ctx: IterationContext = {
       input,
-      run,
+      runId,
       loopStartedAt,
       inputs,
       lastSnapshot: yield* Ref.make<GitSnapshot | null>(null),
@@ -192,7 +192,7 @@ export const runLoop = (input: LoopRun) =>
         }
       })
 
-    const end = (result: Omit<LoopResult, "run">): End => ({ _tag: "End", result: { run, ...result } })
+    const end = (result: Omit<LoopResult, "run">): End => ({ _tag: "End", result: { run: runId, ...result } })
 
     /** One iteration and what the guards make of it: the next iteration, or the end of the run. */
     const step = ({ iteration, notes }: Next) =>

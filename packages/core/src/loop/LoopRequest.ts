@@ -3,7 +3,7 @@ import type { Redactor } from "../output/Redact.js"
 import type { Change } from "../state/Workspace.js"
 
 /** What one run of the loop is given: the change, the prompt, the options and where the agent works. */
-export interface LoopRun {
+export interface LoopRequest {
   readonly change: Change
   readonly userPrompt: string
   readonly options: LoopOptions
