@@ -1,67 +1,9 @@
-import type { GitError } from "@spool/core"
-import { Effect, Schema } from "effect"
+import { branchOf, type GitError, type OpenWorktree, type RemoveWorktree, type Worktree, WorktreeError, Worktrees } from "@spool/core"
+import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as GitCommand from "./GitCommand.js"
 import { parseWorktreeList, type WorktreeEntry } from "./GitOutput.js"
-
-/** A change's worktree cannot be made, reused or removed as asked; the message says what to do. */
-export class WorktreeError extends Schema.TaggedError<WorktreeError>()("WorktreeError", {
-  reason: Schema.Literal(
-    "NotARepository",
-    "NoCommit",
-    "NotCommitted",
-    "CheckedOutElsewhere",
-    "WrongBranch",
-    "Missing",
-    "Occupied",
-    "NotIgnored",
-    "NotFound",
-    "Uncommitted"
-  ),
-  changeId: Schema.String,
-  /** The worktree directory, or for `CheckedOutElsewhere` the worktree holding the branch. */
-  path: Schema.String,
-  detail: Schema.String
-}) {
-  override get message() {
-    const branch = branchOf(this.changeId)
-    switch (this.reason) {
-      case "NotARepository":
-        return `--worktree needs a git repository, and ${this.path} is not inside one; run git init and commit, or run without --worktree`
-      case "NoCommit":
-        return `--worktree checks out the current commit, and the repository has none yet; commit the change first`
-      case "NotCommitted":
-        return `${this.detail}, and the worktree is a checkout of it; commit the change first (git add .spool/changes/${this.changeId} && git commit)`
-      case "CheckedOutElsewhere":
-        return `branch ${branch} is checked out in another worktree, ${this.path}; a branch lives in one worktree at a time: remove that one (git worktree remove ${this.path}) or switch it to another branch`
-      case "WrongBranch":
-        return `the worktree ${this.path} has ${this.detail} checked out, not ${branch}; check out ${branch} there, or remove it with git worktree remove ${this.path}`
-      case "Missing":
-        return `the worktree of ${this.changeId} at ${this.path} is gone (deleted by hand?); run git worktree prune to forget it, then start again: branch ${branch} keeps its commits`
-      case "Occupied":
-        return `${this.path} exists but is not a worktree of this repository; move it away and start again`
-      case "NotIgnored":
-        return `${this.path} would show in git status; add a line '*' to .spool/.state/.gitignore and start again`
-      case "NotFound":
-        return `change ${this.changeId} has no worktree at ${this.path}; nothing to remove`
-      case "Uncommitted":
-        return `the worktree ${this.path} holds uncommitted work (${this.detail}); commit or discard it there first; nothing was removed`
-    }
-  }
-}
-
-/** A change's worktree: its directory, the directory holding `.spool/` in it, its branch. */
-export interface Worktree {
-  readonly path: string
-  /** Where `.spool/` is in the worktree: `path`, or a subdirectory when `.spool/` is not at the repository's top. */
-  readonly root: string
-  readonly branch: string
-  /** Made now (true) or reused from an earlier run (false). */
-  readonly created: boolean
-}
-
-export const branchOf = (changeId: string) => `spool/${changeId}`
 
 /** `<root>/.spool/.state/worktrees/<change-id>`: under the state directory, which git ignores. */
 export const directoryOf = (root: string, changeId: string) => Path.join(root, ".spool", ".state", "worktrees", changeId)
@@ -106,12 +48,7 @@ const refOf = (changeId: string) => `refs/heads/${branchOf(changeId)}`
  * from HEAD the first time). `requires` are paths relative to `root` the checkout must hold;
  * `prepare` runs once everything is checked, just before a worktree is made.
  */
-export const open = <E = never>(input: {
-  readonly root: string
-  readonly changeId: string
-  readonly requires: ReadonlyArray<string>
-  readonly prepare?: Effect.Effect<unknown, E>
-}): Effect.Effect<Worktree, WorktreeError | GitError | E> =>
+export const open = <E = never>(input: OpenWorktree<E>): Effect.Effect<Worktree, WorktreeError | GitError | E> =>
   Effect.gen(function*() {
     const { changeId } = input
     const { git, prefix, target } = yield* openRepository(input.root, changeId)
@@ -162,7 +99,7 @@ export const open = <E = never>(input: {
   })
 
 /** Removes the change's worktree when it holds no uncommitted work; its branch stays. */
-export const remove = (input: { readonly root: string; readonly changeId: string }): Effect.Effect<Worktree, WorktreeError | GitError> =>
+export const remove = (input: RemoveWorktree): Effect.Effect<Worktree, WorktreeError | GitError> =>
   Effect.gen(function*() {
     const { changeId } = input
     const { git, prefix, target } = yield* openRepository(input.root, changeId)
@@ -176,3 +113,8 @@ export const remove = (input: { readonly root: string; readonly changeId: string
     yield* git.runQuiet("worktree", ["worktree", "remove", target])
     return { path: target, root: Path.resolve(target, prefix), branch: branchOf(changeId), created: false }
   })
+
+/** The changes' worktrees made with git, one operation at a time in this process. */
+export const layer = Layer.effect(Worktrees, Worktrees.serialised({ open, remove }))
+
+export { branchOf, type Worktree, WorktreeError }

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Worktrees } from "@spool/core"
 import { Effect, Either } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -194,4 +195,28 @@ describe("parseWorktreeList", () => {
       { path: "/gone", branch: "refs/heads/spool/x", prunable: true }
     ])
   })
+})
+
+describe("GitWorktree.layer", () => {
+  it.effect("opens the worktrees of several changes asked for at once, each on its own branch", () =>
+    Effect.gen(function*() {
+      const changes = ["001-01_a", "001-02_b", "001-03_c", "001-04_d"]
+      const files = Object.fromEntries(changes.map((id) => [`.spool/changes/${id}/proposal.md`, `# ${id}\n`]))
+      const root = repository({ "README.md": "hello\n", ...files })
+      write(root, ".spool/.state/.gitignore", "*\n")
+      const worktrees = yield* Worktrees
+      const opened = yield* Effect.forEach(
+        changes,
+        (changeId) => worktrees.open({ root, changeId, requires: [`.spool/changes/${changeId}/proposal.md`] }),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(opened.map((worktree) => worktree.branch), changes.map((id) => `spool/${id}`))
+      for (const worktree of opened) {
+        assert.strictEqual(git(worktree.path, "rev-parse", "--abbrev-ref", "HEAD").trim(), worktree.branch)
+      }
+      const listed = parseWorktreeList(git(root, "worktree", "list", "--porcelain")).map((entry) => entry.branch)
+      for (const id of changes) assert.include(listed, `refs/heads/spool/${id}`)
+      yield* Effect.forEach(changes, (changeId) => worktrees.remove({ root, changeId }), { concurrency: "unbounded" })
+      assert.strictEqual(parseWorktreeList(git(root, "worktree", "list", "--porcelain")).length, 1)
+    }).pipe(Effect.provide(GitWorktree.layer)))
 })

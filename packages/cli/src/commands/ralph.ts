@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
 import { ContextStore, ErrorJournal, HistoryStore, LoopLock, Workspace } from "@spool/core"
+import { GitWorktree } from "@spool/git"
 import { Effect, Layer, Option } from "effect"
 import { lockIdentity } from "../Process.js"
 import { type RalphArgs, ralphOptions } from "../ralph/Options.js"
@@ -53,7 +54,7 @@ const handler = (input: RalphArgs) =>
     yield* runChange(args, change)
   }).pipe(
     Effect.provide(
-      Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer, LoopLock.layer(lockIdentity)).pipe(
+      Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer, LoopLock.layer(lockIdentity), GitWorktree.layer).pipe(
         Layer.provideMerge(Workspace.layer(location.workspaceCwd))
       )
     )

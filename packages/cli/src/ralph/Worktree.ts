@@ -1,5 +1,4 @@
-import { type Change, HistoryStore, LoopLock, LoopReporter, Workspace } from "@spool/core"
-import { GitWorktree } from "@spool/git"
+import { type Change, HistoryStore, LoopLock, LoopReporter, Workspace, type Worktree, Worktrees } from "@spool/core"
 import { Effect, Layer } from "effect"
 import { realpathSync } from "node:fs"
 import { join, relative } from "node:path"
@@ -10,7 +9,7 @@ import { UsageError } from "../UsageError.js"
 export interface WorkPlace {
   readonly cwd: string
   readonly change: Change
-  readonly worktree: GitWorktree.Worktree | null
+  readonly worktree: Worktree | null
 }
 
 const real = (path: string) => {
@@ -66,7 +65,7 @@ export const workPlace = (change: Change, options: { readonly worktree: boolean;
       yield* refuseSharedWorkTree(change, real(workspace.root), options.commits)
       return { cwd: workspace.root, change, worktree: null } satisfies WorkPlace
     }
-    const worktree = yield* GitWorktree.open({
+    const worktree = yield* (yield* Worktrees).open({
       root: workspace.root,
       changeId: change.id,
       requires: [change.proposalPath, ...(change.modulePath === null ? [] : [change.modulePath])].map((file) =>
@@ -118,7 +117,7 @@ export const removeWorktree = (change: Change) =>
         message: `a loop is running on ${change.id} (pid ${running.owner.pid}); stop it before removing its worktree`
       })
     }
-    const removed = yield* GitWorktree.remove({ root: workspace.root, changeId: change.id })
+    const removed = yield* (yield* Worktrees).remove({ root: workspace.root, changeId: change.id })
     yield* Effect.sync(() =>
       console.log(`removed the worktree ${removed.path}; branch ${removed.branch} stays (git branch -d ${removed.branch} once it is merged)`)
     )
