@@ -53,3 +53,6 @@ export { runLoop } from "./loop/Loop.js"
 export { formatSummary, promiseFate } from "./loop/LoopFormat.js"
 export * from "./loop/LoopResult.js"
 export * from "./loop/LoopRequest.js"
+
+// sweep: many changes, one after another or side by side.
+export * from "./sweep/SweepPolicy.js"

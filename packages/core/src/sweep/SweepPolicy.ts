@@ -1,0 +1,85 @@
+import type { LoopStatus } from "../domain/Domain.js"
+import { moduleIdOf } from "../domain/Domain.js"
+
+/** What a sweep knows of a change before it runs: enough to tell whether it is ready. */
+export interface ChangeCandidate {
+  readonly id: string
+  /** Under `changes/archive/`: done and put away. */
+  readonly archived: boolean
+  readonly hasProposal: boolean
+  /** How its last loop ended or stands (null: no loop ran on it yet). */
+  readonly loopStatus: LoopStatus | null
+  /** Its `tasks.md`'s tasks (null: it has none, or none a task list counts). */
+  readonly tasks: { readonly total: number; readonly open: number } | null
+}
+
+export type Readiness =
+  | { readonly _tag: "Ready" }
+  | { readonly _tag: "Complete"; readonly why: "its loop completed" | "every task is done" }
+  | { readonly _tag: "NotReady"; readonly why: "archived" | "no proposal.md" }
+
+/**
+ * A change is ready when it is active, has a proposal, its own loop has not completed, and its
+ * task list, when it has tasks, still has open ones. A tasks.md with no task in it (a template) says
+ * nothing either way.
+ */
+export const readiness = (change: ChangeCandidate): Readiness =>
+  change.archived
+    ? { _tag: "NotReady", why: "archived" }
+    : !change.hasProposal
+    ? { _tag: "NotReady", why: "no proposal.md" }
+    : change.loopStatus === "complete"
+    ? { _tag: "Complete", why: "its loop completed" }
+    : change.tasks !== null && change.tasks.total > 0 && change.tasks.open === 0
+    ? { _tag: "Complete", why: "every task is done" }
+    : { _tag: "Ready" }
+
+/** Which changes a sweep takes: every ready one, a module's, or the ones named (in the order named). */
+export type SweepSelection =
+  | { readonly _tag: "AllReady" }
+  | { readonly _tag: "Module"; readonly moduleId: string }
+  | { readonly _tag: "Named"; readonly ids: ReadonlyArray<string> }
+
+const byId = (a: ChangeCandidate, b: ChangeCandidate) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+/**
+ * The changes a sweep goes through, in its order: change-id order, or the order given for named
+ * changes (each once). Archived changes are never taken; the rest keep their readiness, so the
+ * sweep can list a complete one as such.
+ */
+export const sweepChanges = (
+  candidates: ReadonlyArray<ChangeCandidate>,
+  selection: SweepSelection
+): ReadonlyArray<{ readonly change: ChangeCandidate; readonly readiness: Readiness }> => {
+  const active = candidates.filter((change) => !change.archived)
+  const chosen = selection._tag === "Named"
+    ? [...new Set(selection.ids)].flatMap((id) => active.filter((change) => change.id === id))
+    : active.filter((change) => selection._tag === "AllReady" || moduleIdOf(change.id) === selection.moduleId).sort(byId)
+  return chosen.map((change) => ({ change, readiness: readiness(change) }))
+}
+
+/**
+ * How a change's part in a sweep ended: its loop's ending, or why it did not run (`busy`: another
+ * loop holds it; `already-complete`; `not-started`: the sweep stopped first).
+ */
+export type SweepOutcome =
+  | Exclude<LoopStatus, "running" | "waiting">
+  | "busy"
+  | "already-complete"
+  | "not-started"
+
+/** What the sweep's own ending says: every change it ran completed, or the ending that matters most. */
+export type SweepEnding = "complete" | "failed" | "stopped" | "max-iterations" | "usage-limit" | "interrupted"
+
+/**
+ * Whether the sweep succeeded: only when every change it ran completed (a change skipped as busy or
+ * already complete does not count against it). Otherwise the ending a person must act on first: an
+ * interruption, then a failure, a guard's stop, `--max-iterations`, and last a usage limit (which
+ * only asks to run again later).
+ */
+export const sweepEnding = (outcomes: ReadonlyArray<SweepOutcome>): SweepEnding => {
+  for (const ending of ["interrupted", "failed", "stopped", "max-iterations", "usage-limit"] as const) {
+    if (outcomes.includes(ending)) return ending
+  }
+  return "complete"
+}
