@@ -43,6 +43,7 @@ export { makeRedactor, REDACTED, type Redactor } from "./output/Redact.js"
 
 // git: the repository as the loop sees it.
 export * from "./git/GitSummary.js"
+export * from "./git/Merges.js"
 export * from "./git/Worktrees.js"
 
 // guards: caps, breakers and usage-limit waits.

@@ -1,8 +1,9 @@
-import { branchOf, type GitError, type OpenWorktree, type RemoveWorktree, type Worktree, WorktreeError, Worktrees } from "@spool/core"
-import { Effect, Layer } from "effect"
+import { branchOf, type GitError, Merges, type OpenWorktree, type RemoveWorktree, type Worktree, WorktreeError, Worktrees } from "@spool/core"
+import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as GitCommand from "./GitCommand.js"
+import { merge } from "./GitMerge.js"
 import { parseWorktreeList, type WorktreeEntry } from "./GitOutput.js"
 
 /** `<root>/.spool/.state/worktrees/<change-id>`: under the state directory, which git ignores. */
@@ -114,7 +115,19 @@ export const remove = (input: RemoveWorktree): Effect.Effect<Worktree, WorktreeE
     return { path: target, root: Path.resolve(target, prefix), branch: branchOf(changeId), created: false }
   })
 
-/** The changes' worktrees made with git, one operation at a time in this process. */
-export const layer = Layer.effect(Worktrees, Worktrees.serialised({ open, remove }))
+/**
+ * The changes' worktrees and their merges, made with git. Whatever adds or removes a worktree runs
+ * one at a time in this process: git's bookkeeping of worktrees is not made for two writers at once.
+ */
+export const layer = Layer.effectContext(
+  Effect.gen(function*() {
+    const one = yield* Effect.makeSemaphore(1)
+    const bookkeeping = <A, E>(step: Effect.Effect<A, E>) => one.withPermits(1)(step)
+    return Context.make(Worktrees, {
+      open: (request) => bookkeeping(open(request)),
+      remove: (request) => bookkeeping(remove(request))
+    }).pipe(Context.add(Merges, { merge: merge(bookkeeping) }))
+  })
+)
 
 export { branchOf, type Worktree, WorktreeError }
