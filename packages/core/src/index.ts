@@ -57,3 +57,4 @@ export * from "./loop/LoopRequest.js"
 
 // sweep: many changes, one after another or side by side.
 export * from "./sweep/SweepPolicy.js"
+export * from "./sweep/Sweep.js"

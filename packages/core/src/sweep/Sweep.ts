@@ -1,0 +1,140 @@
+import { Clock, Effect, Fiber, Option, Queue, Ref } from "effect"
+import type { LoopResult } from "../loop/LoopResult.js"
+import { type Readiness, type SweepEnding, sweepEnding, type SweepOutcome } from "./SweepPolicy.js"
+
+/** What a change's run left behind, as its history records tell it. */
+export interface RunFacts {
+  readonly iterations: number
+  readonly costUsd: number | null
+  readonly tokens: number | null
+  readonly branch: string | null
+  readonly lastCommit: string | null
+}
+
+/** One change's line in the sweep's summary. */
+export interface SweepRow extends RunFacts {
+  readonly changeId: string
+  readonly outcome: SweepOutcome
+  /** Why it ended so (the loop's last line, the error, why it did not run). */
+  readonly message: string | null
+  readonly durationMs: number
+  /** What became of its merge: null when no merge was asked for or the change did not complete. */
+  readonly merge: string | null
+}
+
+export interface SweepReport {
+  readonly rows: ReadonlyArray<SweepRow>
+  readonly ending: SweepEnding
+}
+
+/** How a sweep runs one change and reads what it left; the CLI provides the loops, the stores and git. */
+export interface SweepRunner<E> {
+  /** Runs the change's loop to its end. */
+  readonly runChange: (changeId: string) => Effect.Effect<LoopResult, E>
+  /** What the change's last run left, read from its records. */
+  readonly facts: (changeId: string) => Effect.Effect<RunFacts>
+  /** Brings a completed change home and says what became of it; null: no merging. */
+  readonly merge: ((changeId: string) => Effect.Effect<string>) | null
+}
+
+export interface SweepPlan {
+  readonly changes: ReadonlyArray<{ readonly id: string; readonly readiness: Readiness }>
+  /** Loops at once (`--max-parallel`). */
+  readonly concurrency: number
+}
+
+const noFacts: RunFacts = { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null }
+
+/** A failure of one change's loop, as the sweep records it: busy when another loop holds it. */
+const outcomeOfFailure = (error: unknown): { readonly outcome: SweepOutcome; readonly message: string } => {
+  const tagged = error as { readonly _tag?: string; readonly message?: string }
+  const message = typeof tagged.message === "string" && tagged.message !== "" ? tagged.message.split("\n")[0]! : String(error)
+  return { outcome: tagged._tag === "LockError" ? "busy" : "failed", message }
+}
+
+/**
+ * Runs the ready changes of `plan`, up to `concurrency` at once, fail-soft: a change that fails or
+ * stops is recorded and the sweep goes on. Completed changes are merged one at a time, in the order
+ * they complete, each on top of the ones before. A usage limit a loop gave up on is the account's:
+ * no change starts after it. `report` gets the summary when the sweep ends, however it ends
+ * (interrupted too: the changes running then are `interrupted`, those not reached `not-started`).
+ */
+export const runSweep = <E>(plan: SweepPlan, runner: SweepRunner<E>, report: (report: SweepReport) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const rows = yield* Ref.make<ReadonlyMap<string, SweepRow>>(new Map())
+    const setRow = (row: SweepRow) => Ref.update(rows, (all) => new Map([...all, [row.changeId, row]]))
+    const patchRow = (changeId: string, patch: Partial<SweepRow>) =>
+      Ref.update(rows, (all) => {
+        const row = all.get(changeId)
+        return row === undefined ? all : new Map([...all, [changeId, { ...row, ...patch }]])
+      })
+    const running = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
+    const limited = yield* Ref.make(false)
+    const merges = yield* Queue.unbounded<Option.Option<string>>()
+
+    const skipped = (changeId: string, outcome: SweepOutcome, message: string) =>
+      setRow({ changeId, outcome, message, durationMs: 0, merge: null, ...noFacts })
+
+    const runOne = (changeId: string) =>
+      Effect.gen(function*() {
+        if (yield* Ref.get(limited)) return yield* skipped(changeId, "not-started", "not started: the usage limit met by an earlier change")
+        const startedAt = yield* Clock.currentTimeMillis
+        yield* Ref.update(running, (all) => new Map([...all, [changeId, startedAt]]))
+        const ended = yield* Effect.either(runner.runChange(changeId))
+        const durationMs = (yield* Clock.currentTimeMillis) - startedAt
+        yield* Ref.update(running, (all) => new Map([...all].filter(([id]) => id !== changeId)))
+        const facts = yield* runner.facts(changeId)
+        if (ended._tag === "Left") {
+          const failure = outcomeOfFailure(ended.left)
+          // A busy change's records are another loop's: its row says only that it was skipped.
+          return yield* setRow({ changeId, ...failure, durationMs, merge: null, ...(failure.outcome === "busy" ? noFacts : facts) })
+        }
+        const result = ended.right
+        if (result.status === "usage-limit") yield* Ref.set(limited, true)
+        yield* setRow({ changeId, outcome: result.status, message: result.message, durationMs, merge: null, ...facts })
+        if (result.status === "complete" && runner.merge !== null) yield* Queue.offer(merges, Option.some(changeId))
+      })
+
+    const mergeAll = (merge: (changeId: string) => Effect.Effect<string>) =>
+      Effect.gen(function*() {
+        for (;;) {
+          const next = yield* Queue.take(merges)
+          if (Option.isNone(next)) return
+          yield* patchRow(next.value, { merge: "merging" })
+          yield* patchRow(next.value, { merge: yield* merge(next.value) })
+        }
+      })
+
+    const finish = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const done = yield* Ref.get(rows)
+      const stillRunning = yield* Ref.get(running)
+      const all = plan.changes.map(({ id }): SweepRow => {
+        const row = done.get(id)
+        if (row !== undefined) return row.merge === "merging" ? { ...row, merge: "not merged: interrupted while merging" } : row
+        const startedAt = stillRunning.get(id)
+        return startedAt === undefined
+          ? { changeId: id, outcome: "not-started", message: null, durationMs: 0, merge: null, ...noFacts }
+          : { changeId: id, outcome: "interrupted", message: null, durationMs: now - startedAt, merge: null, ...noFacts }
+      })
+      return { rows: all, ending: sweepEnding(all.map((row) => row.outcome)) } satisfies SweepReport
+    })
+
+    const merger = runner.merge === null ? null : yield* Effect.fork(mergeAll(runner.merge))
+    const work = Effect.gen(function*() {
+      yield* Effect.forEach(plan.changes, ({ id, readiness }) =>
+        readiness._tag === "Ready"
+          ? runOne(id)
+          : skipped(id, readiness._tag === "Complete" ? "already-complete" : "not-started", readiness._tag === "Complete" ? `already complete: ${readiness.why}` : `not ready: ${readiness.why}`), {
+        concurrency: Math.max(1, plan.concurrency),
+        discard: true
+      })
+      yield* Queue.offer(merges, Option.none())
+      if (merger !== null) yield* Fiber.join(merger)
+      return yield* finish
+    })
+    return yield* work.pipe(
+      Effect.onExit(() => Effect.flatMap(finish, report)),
+      Effect.ensuring(merger === null ? Effect.void : Fiber.interrupt(merger))
+    )
+  })

@@ -1,0 +1,157 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Ref } from "effect"
+import type { LoopResult } from "../src/loop/LoopResult.js"
+import { type RunFacts, runSweep, type SweepReport, type SweepRunner } from "../src/sweep/Sweep.js"
+import type { Readiness } from "../src/sweep/SweepPolicy.js"
+
+const ready: Readiness = { _tag: "Ready" }
+const plan = (ids: ReadonlyArray<string>, concurrency = 1, readiness: Record<string, Readiness> = {}) => ({
+  changes: ids.map((id) => ({ id, readiness: readiness[id] ?? ready })),
+  concurrency
+})
+
+const ended = (status: LoopResult["status"], iterations = 1): LoopResult => ({
+  run: "run-1",
+  status,
+  reason: status === "stopped" ? "max-cost" : status,
+  iterations,
+  message: `${status}: ended`,
+  resumeAt: null
+})
+
+const facts = (changeId: string): RunFacts => ({
+  iterations: 2,
+  costUsd: 0.5,
+  tokens: 1000,
+  branch: `spool/${changeId}`,
+  lastCommit: `commit-of-${changeId}`
+})
+
+const tagged = (tag: string, message: string) => Object.assign(new Error(message), { _tag: tag })
+
+const runner = (
+  runChange: SweepRunner<Error>["runChange"],
+  merge: SweepRunner<Error>["merge"] = null
+): SweepRunner<Error> => ({ runChange, facts: (id) => Effect.succeed(facts(id)), merge })
+
+const capture = () => {
+  const reports: Array<SweepReport> = []
+  return { reports, report: (report: SweepReport) => Effect.sync(() => void reports.push(report)) }
+}
+
+describe("runSweep", () => {
+  it.effect("goes on past a change that fails or stops, and names the ending that matters most", () =>
+    Effect.gen(function*() {
+      const ran: Array<string> = []
+      const { reports, report } = capture()
+      const result = yield* runSweep(plan(["a", "b", "c", "d"]), runner((id) => {
+        ran.push(id)
+        return id === "a"
+          ? Effect.fail(tagged("LoopFailedError", "3 iterations failed in a row"))
+          : Effect.succeed(ended(id === "b" ? "stopped" : "complete"))
+      }), report)
+      assert.deepStrictEqual(ran, ["a", "b", "c", "d"])
+      assert.deepStrictEqual(result.rows.map((row) => row.outcome), ["failed", "stopped", "complete", "complete"])
+      assert.strictEqual(result.rows[0]!.message, "3 iterations failed in a row")
+      assert.strictEqual(result.rows[2]!.lastCommit, "commit-of-c")
+      assert.strictEqual(result.rows[2]!.costUsd, 0.5)
+      assert.strictEqual(result.ending, "failed")
+      assert.deepStrictEqual(reports, [result])
+    }))
+
+  it.effect("skips a change another loop holds as busy, and one already complete without running it", () =>
+    Effect.gen(function*() {
+      const ran: Array<string> = []
+      const { report } = capture()
+      const result = yield* runSweep(
+        plan(["a", "b", "c"], 1, { c: { _tag: "Complete", why: "its loop completed" } }),
+        runner((id) => {
+          ran.push(id)
+          return id === "a" ? Effect.fail(tagged("LockError", "a loop is already running on a")) : Effect.succeed(ended("complete"))
+        }),
+        report
+      )
+      assert.deepStrictEqual(ran, ["a", "b"])
+      assert.deepStrictEqual(result.rows.map((row) => row.outcome), ["busy", "complete", "already-complete"])
+      assert.strictEqual(result.rows[0]!.lastCommit, null)
+      assert.strictEqual(result.rows[2]!.message, "already complete: its loop completed")
+      assert.strictEqual(result.ending, "complete")
+    }))
+
+  it.effect("runs up to --max-parallel changes at once", () =>
+    Effect.gen(function*() {
+      const inFlight = yield* Ref.make(0)
+      const most = yield* Ref.make(0)
+      const { report } = capture()
+      yield* runSweep(plan(["a", "b", "c", "d", "e"], 2), runner(() =>
+        Effect.gen(function*() {
+          const now = yield* Ref.updateAndGet(inFlight, (n) => n + 1)
+          yield* Ref.update(most, (m) => Math.max(m, now))
+          yield* Effect.yieldNow()
+          yield* Effect.yieldNow()
+          yield* Ref.update(inFlight, (n) => n - 1)
+          return ended("complete")
+        })), report)
+      assert.strictEqual(yield* Ref.get(most), 2)
+    }))
+
+  it.effect("merges completed changes one at a time, in the order they complete", () =>
+    Effect.gen(function*() {
+      const gates = { a: yield* Deferred.make<void>(), b: yield* Deferred.make<void>() }
+      const firstMerged = yield* Deferred.make<void>()
+      const merged: Array<string> = []
+      const { report } = capture()
+      const sweep = yield* Effect.fork(runSweep(
+        plan(["a", "b", "c"], 3),
+        runner(
+          (id) =>
+            id === "c"
+              ? Effect.succeed(ended("max-iterations"))
+              : Effect.as(Deferred.await(gates[id as "a" | "b"]), ended("complete")),
+          (id) =>
+            Effect.sync(() => {
+              merged.push(id)
+              return `merged ${id}`
+            }).pipe(Effect.zipLeft(Deferred.succeed(firstMerged, undefined)))
+        ),
+        report
+      ))
+      // b completes first, and is merged before a is let complete.
+      yield* Deferred.succeed(gates.b, undefined)
+      yield* Deferred.await(firstMerged)
+      yield* Deferred.succeed(gates.a, undefined)
+      const result = yield* Fiber.join(sweep)
+      assert.deepStrictEqual(merged, ["b", "a"])
+      assert.deepStrictEqual(result.rows.map((row) => row.merge), ["merged a", "merged b", null])
+      assert.strictEqual(result.ending, "max-iterations")
+    }))
+
+  it.effect("starts no change after one gave up on a usage limit", () =>
+    Effect.gen(function*() {
+      const ran: Array<string> = []
+      const { report } = capture()
+      const result = yield* runSweep(plan(["a", "b", "c"]), runner((id) => {
+        ran.push(id)
+        return Effect.succeed(ended(id === "a" ? "usage-limit" : "complete"))
+      }), report)
+      assert.deepStrictEqual(ran, ["a"])
+      assert.deepStrictEqual(result.rows.map((row) => row.outcome), ["usage-limit", "not-started", "not-started"])
+      assert.strictEqual(result.ending, "usage-limit")
+    }))
+
+  it.effect("when interrupted, reports the changes running then as interrupted and the rest as not started", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const { reports, report } = capture()
+      const sweep = yield* Effect.fork(runSweep(plan(["a", "b", "c"], 2), runner((id) =>
+        id === "a"
+          ? Effect.succeed(ended("complete"))
+          : Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)
+      ), report))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(sweep)
+      assert.strictEqual(reports.length, 1)
+      assert.deepStrictEqual(reports[0]!.rows.map((row) => row.outcome), ["complete", "interrupted", "interrupted"])
+      assert.strictEqual(reports[0]!.ending, "interrupted")
+    }))
+})
