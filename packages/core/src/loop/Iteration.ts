@@ -15,7 +15,7 @@ import { oneLine } from "../text/Text.js"
 import { formatBanner, formatCommits, formatSummary, SET_ASIDE } from "./LoopFormat.js"
 import type { LoopInputs } from "./LoopInputs.js"
 import { LoopReporter } from "../output/LoopReporter.js"
-import { PromptBuilder, type PromptSection, renderPrompt } from "../prompt/PromptBuilder.js"
+import { PromptBuilder, type PromptSection } from "../prompt/PromptBuilder.js"
 import type { StateError } from "../state/StateError.js"
 import { currentTask, openTaskCount, type TaskList, taskSection } from "../prompt/Tasks.js"
 import { checkFailure, checkResult, checksSection, journalCheck, rejectionNote, type Verification, verifyClaim } from "../verify/Verification.js"
@@ -194,9 +194,10 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
     }
     const prompt = builder.build(promptInput)
     // An echo is recognised against the prompt without the agent's own earlier output, which the
-    // journal quotes: a claim repeated after a failed run is a claim, not an echo.
+    // journal quotes: a claim repeated after a failed run is a claim, not an echo. The same builder
+    // renders it, so that it reads as the prompt the agent was sent.
     const echoReference = sections.some((s) => s.title === PREVIOUS_ERRORS)
-      ? renderPrompt({ ...promptInput, sections: sections.filter((s) => s.title !== PREVIOUS_ERRORS) })
+      ? builder.build({ ...promptInput, sections: sections.filter((s) => s.title !== PREVIOUS_ERRORS) })
       : prompt
 
     const startedAt = yield* Clock.currentTimeMillis
