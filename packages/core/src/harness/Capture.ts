@@ -7,7 +7,7 @@ import { makeByteHeadTail } from "../output/HeadTail.js"
 export const JOURNAL_STREAM_HALF = 128 * 1024
 
 /**
- * Everything one harness run reported, gathered as it streams, in bounded memory. `echoReference`
+ * Everything one agent run reported, gathered as it streams, in bounded memory. `echoReference`
  * is the prompt text an echo is recognised against.
  */
 export const makeCapture = (completionPromise: string, echoReference: string) => {
@@ -17,7 +17,7 @@ export const makeCapture = (completionPromise: string, echoReference: string) =>
     exitCode: null as number | null,
     signal: null as string | null,
     timedOut: false,
-    /** Why a guard stopped the agent mid-run (a spend cap), if one did. */
+    /** Why a guard stopped the agent run (a spend cap), if one did. */
     stopped: null as string | null,
     usage: null as HarnessUsage | null,
     /** The failure the agent reported (`Failed`), the first one kept. */

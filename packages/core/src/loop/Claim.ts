@@ -70,16 +70,16 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
  * `tasksAfter` is tasks.md as the agent left it.
  */
 export const judgeClaim = (
-  end: AgentRunEnd,
+  agentRun: AgentRunEnd,
   judgement: CompletionJudgement,
   options: Pick<LoopOptions, "minIterations" | "requireTasks" | "completionPromise">,
   iteration: number,
   tasksAfter: TaskList
 ): ClaimJudgement => {
-  const claimed = judgement.claimed && !end.failed && !end.cut
+  const claimed = judgement.claimed && !agentRun.failed && !agentRun.cut
   const verdicts = claimed || !judgement.claimed
     ? judgement.verdicts
-    : judgement.verdicts.map((v) => (v.accepted ? { ...v, accepted: false, reason: end.failed ? SET_ASIDE.failed : SET_ASIDE.cut } : v))
+    : judgement.verdicts.map((v) => (v.accepted ? { ...v, accepted: false, reason: agentRun.failed ? SET_ASIDE.failed : SET_ASIDE.cut } : v))
   let accepted = claimed && iteration >= options.minIterations
   const lines: Array<string> = []
   const notes: Array<string> = []
@@ -87,9 +87,9 @@ export const judgeClaim = (
   if (claimed && !accepted) {
     lines.push(`completion promise seen, but --min-iterations is ${options.minIterations}: going on`)
   }
-  if (judgement.claimed && end.failed) {
+  if (judgement.claimed && agentRun.failed) {
     notes.push(
-      `In iteration ${iteration} you printed the completion promise, but the run failed (${end.failure}), ` +
+      `In iteration ${iteration} you printed the completion promise, but the run failed (${agentRun.failure}), ` +
         "so the claim was set aside. Fix the failure, check that everything passes, and only then claim completion again."
     )
   }
