@@ -13,7 +13,11 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  */
 export const groups = [
   { name: "completion", mutate: [core("completion/CompletionJudge"), core("completion/CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
-  { name: "redaction", mutate: [core("output/Redact"), core("output/OutputLog")], tests: coreTests("Redact", "OutputLog", "HarnessCapture") },
+  {
+    name: "redaction",
+    mutate: [core("output/Redact"), core("output/OutputLog"), core("output/ByteOutputLog"), core("output/HeadTail"), core("bytes/Utf8Tail"), core("bytes/ByteConcat")],
+    tests: coreTests("Redact", "OutputLog", "AgentRun", "HeadTail", "Utf8Tail")
+  },
   { name: "tasks", mutate: [core("prompt/Tasks")], tests: coreTests("Tasks", "fuzz") },
   { name: "guards", mutate: [core("guards/Guards")], tests: coreTests("Guards", "LoopGuards") },
   {
@@ -23,8 +27,18 @@ export const groups = [
   },
   {
     name: "loop",
-    mutate: [core("loop/Iteration"), core("loop/Loop"), core("guards/LimitWait"), core("prompt/PromptBuilder"), core("verify/Verification")],
-    tests: coreTests("Iteration", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
+    mutate: [
+      core("loop/Iteration"),
+      core("loop/IterationPrompt"),
+      core("loop/Claim"),
+      core("loop/IterationCommit"),
+      core("loop/IterationSteps"),
+      core("loop/Loop"),
+      core("guards/LimitWait"),
+      core("prompt/PromptBuilder"),
+      core("verify/Verification")
+    ],
+    tests: coreTests("Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
   { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.

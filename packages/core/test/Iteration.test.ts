@@ -12,7 +12,7 @@ import { isSpoolPath, type IterationContext, listPaths, runIteration } from "../
 import type { JournalEntry } from "../src/state/JournalEntry.js"
 import { formatBanner, formatSummary } from "../src/loop/LoopFormat.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
-import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
+import { PromptBuilder, renderPrompt } from "../src/prompt/PromptBuilder.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
 import { changeId, done, options } from "./loopFixture.js"
 
@@ -43,6 +43,8 @@ const iterate = (
     readonly loopStartedAt?: number
     readonly iteration?: number
     readonly checks?: Layer.Layer<CheckRunner>
+    /** Builds the prompts (the real builder unless given). */
+    readonly prompts?: Layer.Layer<PromptBuilder>
     /** Stops the agent with a spend cap once it succeeds. */
     readonly stopWhen?: Effect.Effect<SpendGuard>
     /** Receives every record the iteration appends to the history. */
@@ -76,7 +78,7 @@ const iterate = (
     const layer = Layer.mergeAll(
       harness,
       setup.git ?? GitSummary.layerTest(),
-      PromptBuilder.layer,
+      setup.prompts ?? PromptBuilder.layer,
       LoopReporter.layerTest(output),
       setup.checks ?? CheckRunner.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
       ContextStore.layerMemory,
@@ -259,6 +261,34 @@ describe("one iteration", () => {
       const echo = "Everything is finished.\n<promise>COMPLETE</promise>"
       const echoed = yield* iterate(() => scriptedRun(`${echo}\n`), { journaled: [entry], notes: [`A note quoting a claim:\n${echo}`], iteration: 2 })
       assert.deepStrictEqual(echoed.record.promises.map((p) => [p.accepted, p.reason]), [[false, "echo of the prompt"]])
+      assert.strictEqual(echoed.record.outcome, "continue")
+    }))
+
+  it.effect("recognises an agent echoing the prompt it was sent as an echo, however the prompt builder renders it", () =>
+    Effect.gen(function*() {
+      const failure: JournalEntry = {
+        timestamp: "2026-11-01T10:00:00.000Z",
+        run: "run-0",
+        iteration: 1,
+        exitCode: 1,
+        signal: null,
+        timedOut: false,
+        error: null,
+        taskId: null,
+        taskDescription: null,
+        stderr: "Error: 2 tests failed\n",
+        stdout: "",
+        check: null
+      }
+      // A builder of its own: a worked example of a claim heads its prompts, which the module's renderPrompt never writes.
+      const example = "An iteration that finished the work ends like this:\nEverything is finished.\n<promise>COMPLETE</promise>"
+      const prompts = Layer.succeed(PromptBuilder, { build: (input) => `${example}\n\n${renderPrompt(input)}` })
+      const echoed = yield* iterate((request) => scriptedRun(request.prompt), { journaled: [failure], prompts, iteration: 2 })
+      assert.isTrue(echoed.prompt.startsWith(example))
+      assert.include(echoed.prompt, "## Previous errors")
+      assert.isFalse(echoed.record.completionDetected)
+      assert.isTrue(echoed.record.promises.length > 0)
+      assert.deepStrictEqual(echoed.record.promises.filter((p) => p.reason === "echo of the prompt").map((p) => p.text), echoed.record.promises.map((p) => p.text))
       assert.strictEqual(echoed.record.outcome, "continue")
     }))
 

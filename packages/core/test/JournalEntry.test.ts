@@ -6,7 +6,7 @@ import {
   previousErrorsSection,
   trimEntryForPrompt
 } from "../src/state/JournalEntry.js"
-import { makeByteHeadTail } from "../src/output/OutputLog.js"
+import { makeByteHeadTail } from "../src/output/HeadTail.js"
 import { sampleEntry } from "./journalFixture.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { incompleteTail, makeByteHeadTail, makeByteOutputLog, makeOutputLog, MAX_REDACTED_LINE } from "../src/output/OutputLog.js"
+import { makeByteOutputLog } from "../src/output/ByteOutputLog.js"
+import { makeOutputLog, MAX_REDACTED_LINE } from "../src/output/OutputLog.js"
 import { ANCHOR_LEAD, ANCHOR_REACH, makeRedactor, REDACTED } from "../src/output/Redact.js"
 
 // Under mutation testing (`pnpm mutate`) the properties run from one fixed seed: a mutant's result
@@ -105,25 +106,6 @@ describe("the iteration log in bytes", () => {
     const cuts = [1024 * 1024, 2 * 1024 * 1024, 3 * 1024 * 1024 + 5, 4 * 1024 * 1024]
     const out = new TextDecoder().decode(logged(cut(bytes, cuts)))
     expect(out).toBe(`${long} ${REDACTED} ${long}\n`)
-  })
-
-  it("keeps the first and last bytes of a stream for the journal, however it was batched", () => {
-    fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 12 }), fc.integer({ min: 1, max: 30 }), (batches, half) => {
-        const all = Uint8Array.from(batches.flatMap((b) => [...b]))
-        const kept = makeByteHeadTail(half)
-        for (const batch of batches) kept.append(batch)
-        // The batches may be reused once appended.
-        for (const batch of batches) batch.fill(0)
-        const head = all.subarray(0, half)
-        const tail = all.subarray(Math.max(head.length, all.length - half))
-        const cut = all.length - head.length - tail.length
-        const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
-        expect(kept.text("LOG")).toBe(
-          cut === 0 ? decode(all) : `${decode(head)}\n[... ${cut} bytes cut here; the full output is in LOG ...]\n${decode(tail)}`
-        )
-      })
-    )
   })
 })
 
@@ -353,34 +335,5 @@ describe("what the byte log decodes around a secret", () => {
     const first = decode(joined(log.push(batch)))
     batch.fill(0x21)
     expect(first + decode(joined(log.flush()))).toBe(`done\nkey ${REDACTED} and no end yet`)
-  })
-})
-
-describe("a character cut at the end of bytes", () => {
-  it("counts the bytes of a character begun but not finished", () => {
-    const tail = (...bytes: Array<number>) => incompleteTail(new Uint8Array(bytes))
-    expect(tail()).toBe(0)
-    expect(tail(0x61)).toBe(0)
-    expect(tail(0xc3)).toBe(1)
-    expect(tail(0xc0)).toBe(1)
-    expect(tail(0x61, 0xc3, 0xa9)).toBe(0)
-    expect(tail(0xe2)).toBe(1)
-    expect(tail(0xe0, 0xa0)).toBe(2)
-    expect(tail(0x61, 0xe2, 0x82)).toBe(2)
-    expect(tail(0xe2, 0x82, 0xac)).toBe(0)
-    expect(tail(0xf0)).toBe(1)
-    expect(tail(0xf0, 0x9f, 0x98)).toBe(3)
-    expect(tail(0xf0, 0x9f, 0x98, 0x80)).toBe(0)
-    expect(tail(0x80)).toBe(0)
-    expect(tail(0x80, 0x80, 0x80)).toBe(0)
-  })
-})
-
-describe("the head and tail of a stream", () => {
-  it("says where the full output is only when it is somewhere", () => {
-    const kept = makeByteHeadTail(3)
-    kept.append(utf8("abcdefghij"))
-    expect(kept.text(null)).toBe("abc\n[... 4 bytes cut here ...]\nhij")
-    expect(kept.text("out.log")).toBe("abc\n[... 4 bytes cut here; the full output is in out.log ...]\nhij")
   })
 })

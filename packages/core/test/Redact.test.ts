@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { makeByteOutputLog } from "../src/output/OutputLog.js"
+import { makeByteOutputLog } from "../src/output/ByteOutputLog.js"
 import { makeRedactor, REDACTED, type Redactor } from "../src/output/Redact.js"
 
 describe("secret redaction", () => {

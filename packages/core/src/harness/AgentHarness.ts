@@ -1,6 +1,7 @@
 import { CommandExecutor, FileSystem } from "@effect/platform"
 import { Effect, Layer, Stream } from "effect"
-import { type AgentProgram, resolveAgent, runProcess } from "./HarnessProcess.js"
+import { type AgentProgram, resolveAgent } from "./AgentProgram.js"
+import { runProcess } from "./HarnessProcess.js"
 import { type HarnessError, type HarnessEvent, type HarnessRequest, HarnessService } from "./HarnessService.js"
 
 /** What every agent harness is made from; each harness says what `model` and `allowAll` become for its agent. */

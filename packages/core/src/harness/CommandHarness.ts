@@ -1,6 +1,7 @@
 import { CommandExecutor, FileSystem } from "@effect/platform"
 import { Effect, Layer, Stream } from "effect"
-import { resolveProgram, runProcess } from "./HarnessProcess.js"
+import { resolveProgram } from "./AgentProgram.js"
+import { runProcess } from "./HarnessProcess.js"
 import { HarnessService } from "./HarnessService.js"
 
 export interface CommandHarnessOptions {

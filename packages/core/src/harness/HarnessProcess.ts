@@ -1,5 +1,5 @@
-import { Command, CommandExecutor, FileSystem } from "@effect/platform"
-import { Duration, Effect, FiberRef, Option, Stream } from "effect"
+import { Command, CommandExecutor } from "@effect/platform"
+import { Duration, Effect, FiberRef, Stream } from "effect"
 import { HarnessError, HarnessEvent } from "./HarnessService.js"
 
 export interface ProcessSpec {
@@ -80,87 +80,4 @@ export const runProcess = (
       )
     })
   )
-}
-
-/** Finds a program the way a shell would: a path with a `/` as given, otherwise the first match on PATH. */
-export const resolveProgram = (program: string, pathEnv: string | undefined, harness: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const candidates = program.includes("/")
-      ? [program]
-      : (pathEnv ?? "").split(":").filter((dir) => dir !== "").map((dir) => `${dir}/${program}`)
-    for (const candidate of candidates) {
-      const info = yield* fs.stat(candidate).pipe(Effect.option)
-      if (Option.isSome(info) && info.value.type === "File") {
-        if ((info.value.mode & 0o111) === 0) {
-          return yield* new HarnessError({ harness, reason: "NotExecutable", detail: `'${candidate}' is not executable (chmod +x it)` })
-        }
-        return candidate
-      }
-    }
-    return yield* new HarnessError({ harness, reason: "NotFound", detail: `'${program}' was not found${program.includes("/") ? "" : " on PATH"}` })
-  })
-
-/** Where an agent's program is looked for, and what to say when it is missing. */
-export interface AgentProgram {
-  readonly harness: string
-  /** The program's name on PATH (`opencode`). */
-  readonly program: string
-  /** The environment variable that may name it instead (`SPOOL_OPENCODE_BIN`). */
-  readonly envVar: string
-  /** The variable's value, or null when it is not set. */
-  readonly binary: string | null
-  readonly pathEnv: string | undefined
-  /** How to install it, e.g. "install it with `npm install -g opencode-ai`". */
-  readonly install: string
-}
-
-/** Finds an agent's program (the variable's path, else PATH); when it is missing, says how to install it. */
-export const resolveAgent = (agent: AgentProgram) =>
-  resolveProgram(agent.binary ?? agent.program, agent.pathEnv, agent.harness).pipe(
-    Effect.catchTag("HarnessError", (error) => {
-      if (error.reason !== "NotFound") return Effect.fail(error)
-      const hint = `${agent.install}, or set ${agent.envVar} to its path`
-      return Effect.fail(
-        new HarnessError({
-          harness: agent.harness,
-          reason: "NotFound",
-          detail: agent.binary === null
-            ? `'${agent.program}' was not found on PATH; ${hint}`
-            : `${agent.envVar} is '${agent.binary}', which does not exist; ${hint}`
-        })
-      )
-    })
-  )
-
-/** Splits `program arg "quoted arg"` into argv, as a shell would for plain words and quotes, without running a shell; null on an unterminated quote. */
-export const splitArgs = (text: string): Array<string> | null => {
-  const args: Array<string> = []
-  let current = ""
-  let quote: "'" | "\"" | null = null
-  let started = false
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!
-    if (quote !== null) {
-      if (ch === quote) quote = null
-      else if (ch === "\\" && quote === "\"" && i + 1 < text.length) current += text[++i]
-      else current += ch
-    } else if (ch === "'" || ch === "\"") {
-      quote = ch
-      started = true
-    } else if (ch === "\\" && i + 1 < text.length) {
-      current += text[++i]
-      started = true
-    } else if (/\s/.test(ch)) {
-      if (started) args.push(current)
-      current = ""
-      started = false
-    } else {
-      current += ch
-      started = true
-    }
-  }
-  if (quote !== null) return null
-  if (started) args.push(current)
-  return args
 }

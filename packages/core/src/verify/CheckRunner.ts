@@ -2,7 +2,7 @@ import { Command, CommandExecutor } from "@effect/platform"
 import { Clock, Context, Effect, Fiber, Layer, Option, Stream } from "effect"
 import type { CheckResult } from "./CheckResult.js"
 import { signalOf, stopProcessGroup } from "../harness/HarnessProcess.js"
-import { makeByteHeadTail } from "../output/OutputLog.js"
+import { makeByteHeadTail } from "../output/HeadTail.js"
 
 /** One check to run: a shell command, where, and for how long at most. */
 export interface CheckRequest {

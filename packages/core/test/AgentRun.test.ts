@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as ByteBatches from "../src/bytes/ByteBatches.js"
-import { makeCapture, runHarness } from "../src/harness/HarnessCapture.js"
+import { makeCapture } from "../src/harness/Capture.js"
+import { runHarness } from "../src/harness/AgentRun.js"
 import { HarnessEvent, type HarnessService } from "../src/harness/HarnessService.js"
 import type { IterationLog } from "../src/state/HistoryStore.js"
 import { makeRedactor, REDACTED } from "../src/output/Redact.js"
@@ -10,8 +11,8 @@ const SECRET = "sk-ant-0123456789abcdefghijklmnop"
 const utf8 = (text: string) => new TextEncoder().encode(text)
 const stdout = (bytes: Uint8Array, plain = true) => HarnessEvent.Output({ stream: "stdout", bytes, plain })
 
-/** Runs `events` (in chunks of `per`) through `runHarness`; returns the log's bytes and the capture. */
-const run = (events: ReadonlyArray<HarnessEvent>, per = 1, writeDelay = 0) =>
+/** One agent run of `events` (in chunks of `per`) through `runHarness`; returns the log's bytes and the capture. */
+const runAgent = (events: ReadonlyArray<HarnessEvent>, per = 1, writeDelay = 0) =>
   Effect.gen(function*() {
     const written: Array<Uint8Array> = []
     const log: IterationLog = {
@@ -50,13 +51,13 @@ const exited = HarnessEvent.Exited({ exitCode: 0, signal: null })
 describe("runHarness", () => {
   it.effect("redacts a secret on the agent's last line, which ends without a newline", () =>
     Effect.gen(function*() {
-      const { text } = yield* run([stdout(utf8("working\n")), stdout(utf8(`the key is ${SECRET}`)), exited])
+      const { text } = yield* runAgent([stdout(utf8("working\n")), stdout(utf8(`the key is ${SECRET}`)), exited])
       assert.strictEqual(text, `working\nthe key is ${REDACTED}`)
     }))
 
   it.effect("redacts a secret split across two batches, and one on stderr", () =>
     Effect.gen(function*() {
-      const { text } = yield* run([
+      const { text } = yield* runAgent([
         stdout(utf8(`a ${SECRET.slice(0, 10)}`)),
         stdout(utf8(`${SECRET.slice(10)} b\nnext\n`)),
         HarnessEvent.Output({ stream: "stderr", bytes: utf8(`oops ${SECRET}\n`), plain: true }),
@@ -72,7 +73,7 @@ describe("runHarness", () => {
         (acc, cut, i, cuts) => [...acc, stdout(whole.subarray(cut, cuts[i + 1] ?? whole.length))],
         [stdout(whole.subarray(0, 3))]
       )
-      const { bytes, capture } = yield* run([...events, exited], 3)
+      const { bytes, capture } = yield* runAgent([...events, exited], 3)
       assert.deepStrictEqual(bytes, whole)
       assert.isTrue(capture.judge.judgement().claimed)
     }))
@@ -80,7 +81,7 @@ describe("runHarness", () => {
   it.effect("cuts a line longer than 64 KiB into pieces it still redacts", () =>
     Effect.gen(function*() {
       const long = "x ".repeat(40_000)
-      const { text } = yield* run([stdout(utf8(long)), stdout(utf8(`${long}${SECRET} end`)), exited])
+      const { text } = yield* runAgent([stdout(utf8(long)), stdout(utf8(`${long}${SECRET} end`)), exited])
       assert.notInclude(text, SECRET)
       assert.strictEqual(text.length, long.length * 2 + `${REDACTED} end`.length)
     }))
@@ -101,7 +102,7 @@ describe("runHarness", () => {
       ]
       ByteBatches.seal(first)
       ByteBatches.seal(second)
-      const { text, capture } = yield* run([...batches.map((bytes) => stdout(bytes)), exited], 1, 5)
+      const { text, capture } = yield* runAgent([...batches.map((bytes) => stdout(bytes)), exited], 1, 5)
       assert.strictEqual(text, `first line\na ${REDACTED} here\nand a line in progress\nlast line without end`)
       // Given back: the pool hands the same buffers out again, and what is written into them now changes nothing kept.
       const reused = [ByteBatches.take(), ByteBatches.take()]

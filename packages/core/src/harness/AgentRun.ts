@@ -1,56 +1,15 @@
 import { Duration, Effect, Fiber, Stream } from "effect"
 import * as ByteBatches from "../bytes/ByteBatches.js"
-import { makeCompletionJudge } from "../completion/CompletionJudge.js"
 import type { HarnessUsage } from "../domain/Domain.js"
+import type { Capture } from "./Capture.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
 import type { IterationLog } from "../state/HistoryStore.js"
 import type { LoopReporter } from "../output/LoopReporter.js"
-import { makeByteHeadTail, makeByteOutputLog, makeOutputLog } from "../output/OutputLog.js"
+import { makeByteOutputLog } from "../output/ByteOutputLog.js"
+import { makeOutputLog } from "../output/OutputLog.js"
 import type { Redactor } from "../output/Redact.js"
 import type { StateError } from "../state/StateError.js"
-
-/** How much of each stream an error journal entry keeps: this much from the start and from the end. */
-export const JOURNAL_STREAM_HALF = 128 * 1024
-
-/** Unknown only while every part is unknown. */
-export const addCost = (a: number | null, b: number | null): number | null => a === null ? b : b === null ? a : a + b
-
-/** `next` added to `total` (null: nothing reported yet). */
-export const addUsage = (total: HarnessUsage | null, next: HarnessUsage): HarnessUsage =>
-  total === null ? next : {
-    inputTokens: total.inputTokens + next.inputTokens,
-    outputTokens: total.outputTokens + next.outputTokens,
-    reasoningTokens: total.reasoningTokens + next.reasoningTokens,
-    cacheReadTokens: total.cacheReadTokens + next.cacheReadTokens,
-    cacheWriteTokens: total.cacheWriteTokens + next.cacheWriteTokens,
-    cost: addCost(total.cost, next.cost)
-  }
-
-/**
- * Everything one harness run reported, gathered as it streams, in bounded memory. `echoReference`
- * is the prompt text an echo is recognised against.
- */
-export const makeCapture = (completionPromise: string, echoReference: string) => {
-  const judge = makeCompletionJudge({ token: completionPromise, prompt: echoReference })
-  return {
-    judge,
-    exitCode: null as number | null,
-    signal: null as string | null,
-    timedOut: false,
-    /** Why a guard stopped the agent mid-run (a spend cap), if one did. */
-    stopped: null as string | null,
-    usage: null as HarnessUsage | null,
-    /** The failure the agent reported (`Failed`), the first one kept. */
-    error: null as string | null,
-    /** The usage limit the agent hit (`Limited`), the last one kept. */
-    limited: null as Extract<HarnessEvent, { _tag: "Limited" }> | null,
-    warnings: [] as Array<string>,
-    stdout: makeByteHeadTail(JOURNAL_STREAM_HALF),
-    stderr: makeByteHeadTail(JOURNAL_STREAM_HALF),
-    displayAtLineStart: true
-  }
-}
-export type Capture = ReturnType<typeof makeCapture>
+import { addUsage } from "./Usage.js"
 
 /** Adjacent texts joined, so that a chunk of text events is one write. */
 const joinText = (pieces: ReadonlyArray<string | Uint8Array>): Array<string | Uint8Array> => {
