@@ -4,7 +4,7 @@ import { makeCompletionJudge } from "../completion/CompletionJudge.js"
 import type { HarnessUsage } from "../domain/Domain.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
 import type { IterationLog } from "../state/HistoryStore.js"
-import type { LoopReporter } from "../output/LoopReporter.js"
+import { lend, type LoopReporter } from "../output/LoopReporter.js"
 import { makeByteHeadTail, makeByteOutputLog, makeOutputLog } from "../output/OutputLog.js"
 import type { Redactor } from "../output/Redact.js"
 import type { StateError } from "../state/StateError.js"
@@ -192,7 +192,9 @@ export const runHarness = (options: {
         const usage = capture.usage
         // The live view first: its bytes are done with once it is written, before the log gives the batches back.
         return Effect.all([
-          Effect.forEach(joinText(out.shown), reporter.write, { discard: true }),
+          Effect.forEach(joinText(out.shown), (piece) => reporter.write(typeof piece === "string" ? piece : lend(piece)), {
+            discard: true
+          }),
           out.pieces.length === 0 ? Effect.sync(() => out.done.forEach(ByteBatches.give)) : writeLog(out.pieces, out.done),
           !out.usage || usage === null || options.onUsage === undefined ? Effect.void : options.onUsage(usage)
         ], { discard: true })
