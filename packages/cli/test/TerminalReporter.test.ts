@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
+import { lend } from "@spool/core"
 import { Effect } from "effect"
 import { colourEnabled } from "../src/Colour.js"
-import { makeTerminalReporter, statusLine } from "../src/TerminalReporter.js"
+import { makeTerminal, type Output, statusLine } from "../src/TerminalReporter.js"
 
 const stream = (isTTY: boolean) => {
   const chunks: Array<string> = []
@@ -11,6 +12,10 @@ const stream = (isTTY: boolean) => {
   }
   return { isTTY, chunks, write, text: () => chunks.join("") }
 }
+
+/** A terminal writing to `stdout` and `stderr` with one loop attached, as a run of one change has it. */
+const makeTerminalReporter = (stdout: Output, stderr: Output, env: Record<string, string>) =>
+  makeTerminal(stdout, stderr, env).attach("001-01_greeting-cli")
 
 const usage = { inputTokens: 12_000, outputTokens: 3_200, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0.42 }
 
@@ -39,8 +44,8 @@ describe("the terminal reporter", () => {
     const { service, close } = makeTerminalReporter(out, stream(false), {})
     let done = false
     Effect.runSync(Effect.all([
-      service.write(new TextEncoder().encode("ünïcödé bytes, half")),
-      service.write(new TextEncoder().encode(" a line\n")),
+      service.write(lend(new TextEncoder().encode("ünïcödé bytes, half"))),
+      service.write(lend(new TextEncoder().encode(" a line\n"))),
       service.line("--- iteration 1"),
       Effect.sync(() => void (done = true))
     ]))
