@@ -4,6 +4,7 @@ import { type Shell, readCommandLine } from "./CommandLine.js"
 import { version } from "./Commands.js"
 import { handler, loop, ralph } from "./commands/ralph.js"
 import { Outcome } from "./ExitCode.js"
+import { describeFailure } from "./Failure.js"
 import { commandHelp, rootHelp } from "./Help.js"
 import { Invocation } from "./Invocation.js"
 import { applySettings, blameSettings, readSettings, SettingsOrigin } from "./ralph/Settings.js"
@@ -90,3 +91,16 @@ export const run = (argv: ReadonlyArray<string>) =>
       }
     }
   })
+
+/** `spool <argv>` to its end: a failure is told in one `spool:` line; how it ended is the result, for `exitCodeOf`. */
+export const main = (argv: ReadonlyArray<string>) =>
+  run(argv).pipe(
+    Effect.catchAll((error) =>
+      Effect.flatMap(TerminalReporter, (terminal) =>
+        Effect.sync(() => {
+          const failure = describeFailure(error)
+          terminal.error(failure.message)
+          return failure.outcome
+        }))
+    )
+  )

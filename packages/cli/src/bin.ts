@@ -2,9 +2,8 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { currentGracePeriod } from "@spool/core"
 import { Cause, Deferred, Duration, Effect, Exit, FiberId, Layer } from "effect"
-import { run } from "./Cli.js"
+import { main } from "./Cli.js"
 import { exitCodeOf, Outcome, type StopReason } from "./ExitCode.js"
-import { describeFailure } from "./Failure.js"
 import * as Invocation from "./Invocation.js"
 import * as ProcessExecutor from "./ProcessExecutor.js"
 import * as TerminalReporter from "./TerminalReporter.js"
@@ -21,14 +20,7 @@ let signalled: StopReason | null = null
 const stopNow = Deferred.unsafeMake<void>(FiberId.none)
 const GRACE = Duration.seconds(5)
 
-const program = run(process.argv).pipe(
-  Effect.catchAll((error) =>
-    Effect.sync(() => {
-      const failure = describeFailure(error)
-      terminal.error(failure.message)
-      return failure.outcome
-    })
-  ),
+const program = main(process.argv).pipe(
   Effect.locally(currentGracePeriod, Effect.raceFirst(Effect.sleep(GRACE), Deferred.await(stopNow))),
   Effect.provide(
     Layer.mergeAll(

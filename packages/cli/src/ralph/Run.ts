@@ -1,4 +1,4 @@
-import { FileSystem } from "@effect/platform"
+import { FileSystem, Path } from "@effect/platform"
 import {
   type Change,
   CheckRunner,
@@ -70,8 +70,10 @@ const readPrompt = (args: RalphArgs) =>
     }
     const fs = yield* FileSystem.FileSystem
     const file = args.promptFile.value
-    const text = yield* readTextFile(fs, file, { maxBytes: 8 * 1024 * 1024, hint: "shorten the prompt" }).pipe(
-      Effect.mapError((error) => usage(`--prompt-file: ${error.message}`))
+    // Relative to where spool was started, not to this process's directory; messages name it as given.
+    const path = (yield* Path.Path).resolve((yield* Invocation).cwd, file)
+    const text = yield* readTextFile(fs, path, { maxBytes: 8 * 1024 * 1024, hint: "shorten the prompt" }).pipe(
+      Effect.mapError((error) => usage(`--prompt-file: ${error.message.split(path).join(file)}`))
     )
     if (text === null) return yield* usage(`--prompt-file ${file} does not exist; check the path`)
     if (text.trim() === "") return yield* usage(`--prompt-file ${file} is empty; write the prompt into it`)
