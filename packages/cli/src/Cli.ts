@@ -1,12 +1,15 @@
 import { CliConfig, Command, CommandDescriptor, HelpDoc, ValidationError } from "@effect/cli"
 import { Effect, Either } from "effect"
-import { stdoutPalette } from "./Colour.js"
 import { type Shell, readCommandLine } from "./CommandLine.js"
 import { version } from "./Commands.js"
-import { loop, ralph } from "./commands/ralph.js"
+import { handler, loop, ralph } from "./commands/ralph.js"
+import { Outcome } from "./ExitCode.js"
+import { describeFailure } from "./Failure.js"
 import { commandHelp, rootHelp } from "./Help.js"
+import { Invocation } from "./Invocation.js"
 import { applySettings, blameSettings, readSettings, SettingsOrigin } from "./ralph/Settings.js"
 import { locate } from "./ralph/WorktreeLocation.js"
+import { TerminalReporter } from "./TerminalReporter.js"
 import { UsageError } from "./UsageError.js"
 
 const runnable = { ralph, loop } as const
@@ -15,7 +18,8 @@ const spool = Command.make("spool").pipe(Command.withSubcommands([ralph, loop]))
 // spool has checked the command line already: the parser only converts it, to the letter.
 const config = CliConfig.make({ isCaseSensitive: true, autoCorrectLimit: 0 })
 
-const print = (text: string) => Effect.sync(() => void process.stdout.write(`${text}\n`))
+const print = (text: string) => Effect.as(Effect.flatMap(TerminalReporter, (terminal) => terminal.print(text)), Outcome.Done())
+const stdoutPalette = Effect.map(TerminalReporter, (terminal) => terminal.stdoutPalette)
 
 /**
  * @effect/cli's scripts also offer its built-in `--wizard` and `--log-level`, and `--completions`
@@ -49,16 +53,19 @@ const completions = (shell: Shell) =>
 const firstLine = (error: ValidationError.ValidationError) =>
   HelpDoc.toAnsiText(error.error).replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((line) => line.trim() !== "")?.trim()
 
-/** `spool <argv>`: help, version and completions answered here, commands parsed by @effect/cli and run. */
+/**
+ * `spool <argv>`: help, version and completions answered here, commands parsed by @effect/cli and
+ * run. It ends with how it ended (`exitCodeOf` makes that the exit code), or fails with what went wrong.
+ */
 export const run = (argv: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const request = readCommandLine(argv.slice(2))
     if (Either.isLeft(request)) return yield* request.left
     switch (request.right._tag) {
       case "RootHelp":
-        return yield* print(rootHelp(stdoutPalette()))
+        return yield* print(rootHelp(yield* stdoutPalette))
       case "CommandHelp":
-        return yield* print(commandHelp(request.right.command, stdoutPalette()))
+        return yield* print(commandHelp(request.right.command, yield* stdoutPalette))
       case "Version":
         return yield* print(version)
       case "Completions":
@@ -67,7 +74,7 @@ export const run = (argv: ReadonlyArray<string>) =>
         const { command } = request.right
         const target = runnable[command.name as keyof typeof runnable]
         // The repository's settings, checked before anything runs; the command line wins option by option.
-        const settings = applySettings(command, request.right.args, yield* readSettings(command, locate(process.cwd()).workspaceCwd))
+        const settings = applySettings(command, request.right.args, yield* readSettings(command, locate((yield* Invocation).cwd).workspaceCwd))
         const args = settings.args
         const directive = yield* CommandDescriptor.parse(target.descriptor, [command.name, ...args], config).pipe(
           Effect.mapError((error) =>
@@ -77,10 +84,23 @@ export const run = (argv: ReadonlyArray<string>) =>
         if (directive._tag === "BuiltIn" || directive.leftover.length > 0) {
           return yield* new UsageError({ message: `the command line cannot be read (see spool ${command.name} --help)` })
         }
-        return yield* target.transform(target.handler(directive.value), directive.value).pipe(
+        return yield* handler(directive.value).pipe(
           Effect.provideService(SettingsOrigin, settings.source),
           Effect.catchTag("UsageError", (error) => Effect.fail(blameSettings(settings.source)(error)))
         )
       }
     }
   })
+
+/** `spool <argv>` to its end: a failure is told in one `spool:` line; how it ended is the result, for `exitCodeOf`. */
+export const main = (argv: ReadonlyArray<string>) =>
+  run(argv).pipe(
+    Effect.catchAll((error) =>
+      Effect.flatMap(TerminalReporter, (terminal) =>
+        Effect.sync(() => {
+          const failure = describeFailure(error)
+          terminal.error(failure.message)
+          return failure.outcome
+        }))
+    )
+  )

@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import type { LoopResult } from "@spool/core"
+import { Data } from "effect"
 
 /** Every exit code spool ends with, and what it means: the help and README list them from here. */
 const exitCodes = {
@@ -25,4 +26,41 @@ export const exitCodeTable: ReadonlyArray<{ readonly code: number; readonly mean
   .slice()
   .sort((a, b) => a.code - b.code)
 
-export const setExitCode = (code: number) => Effect.sync(() => void (process.exitCode = code))
+/** Why spool was stopped from outside: a signal, or its output pipe closing. */
+export type StopReason = "SIGINT" | "SIGTERM" | "SIGHUP" | "EPIPE"
+
+/** How a run of spool ended, as far as its exit code goes. */
+export type Outcome = Data.TaggedEnum<{
+  /** Help, the version, completions, or a mode's answer (--status, --add-context, ...). */
+  Done: {}
+  /** The loop ran and ended so. */
+  LoopEnded: { readonly status: LoopResult["status"] }
+  /** A failure, told to the user in one line: a usage error, or any other. */
+  Failed: { readonly usage: boolean }
+  /** A signal, or the output closing, stopped it. */
+  Stopped: { readonly reason: StopReason }
+  /** Interrupted from within: Ctrl-C at a question, which arrives as a key. */
+  Interrupted: {}
+  /** A defect: something spool did not expect. */
+  Crashed: {}
+}>
+export const Outcome = Data.taggedEnum<Outcome>()
+
+const loopEnded = {
+  complete: ExitCode.Completed,
+  "max-iterations": ExitCode.MaxIterations,
+  stopped: ExitCode.GuardStop,
+  "usage-limit": ExitCode.UsageLimit
+} as const
+
+const stopped = { SIGINT: ExitCode.Interrupted, SIGTERM: ExitCode.Terminated, SIGHUP: ExitCode.HangUp, EPIPE: ExitCode.PipeClosed } as const
+
+/** The exit code of each way spool can end: decided here alone. */
+export const exitCodeOf: (outcome: Outcome) => number = Outcome.$match({
+  Done: () => ExitCode.Completed,
+  LoopEnded: ({ status }) => loopEnded[status],
+  Failed: ({ usage }) => usage ? ExitCode.Usage : ExitCode.Failed,
+  Stopped: ({ reason }) => stopped[reason],
+  Interrupted: () => ExitCode.Interrupted,
+  Crashed: () => ExitCode.Failed
+})

@@ -5,6 +5,7 @@ import { GeminiHarness } from "@spool/harness-gemini"
 import { OpencodeHarness } from "@spool/harness-opencode"
 import { PiHarness } from "@spool/harness-pi"
 import { Effect } from "effect"
+import type { InvocationShape } from "./Invocation.js"
 import { UsageError } from "./UsageError.js"
 
 export interface HarnessSettings {
@@ -14,30 +15,30 @@ export interface HarnessSettings {
 }
 
 /** What every agent harness takes: the settings, the program named by `variable` (else PATH). */
-const agentOptions = (settings: HarnessSettings, variable: string) => ({
+const agentOptions = (settings: HarnessSettings, variable: string, { env }: InvocationShape) => ({
   model: settings.model,
   allowAll: settings.allowAll,
-  binary: process.env[variable]?.trim() || null,
-  pathEnv: process.env.PATH
+  binary: env[variable]?.trim() || null,
+  pathEnv: env.PATH
 })
 
-/** The harnesses `--harness` can name, each described by how its layer is made from the settings. */
+/** The harnesses `--harness` can name, each described by how its layer is made from the settings and the invocation. */
 export const harnesses = {
-  opencode: (settings: HarnessSettings) =>
-    Effect.succeed(OpencodeHarness.layer(agentOptions(settings, "SPOOL_OPENCODE_BIN"))),
-  claude: (settings: HarnessSettings) =>
+  opencode: (settings: HarnessSettings, invocation: InvocationShape) =>
+    Effect.succeed(OpencodeHarness.layer(agentOptions(settings, "SPOOL_OPENCODE_BIN", invocation))),
+  claude: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.succeed(ClaudeHarness.layer({
-      ...agentOptions(settings, "SPOOL_CLAUDE_BIN"),
-      runsAsRoot: process.getuid?.() === 0,
-      isSandbox: process.env.IS_SANDBOX
+      ...agentOptions(settings, "SPOOL_CLAUDE_BIN", invocation),
+      runsAsRoot: invocation.isRoot,
+      isSandbox: invocation.env.IS_SANDBOX
     })),
-  codex: (settings: HarnessSettings) =>
-    Effect.succeed(CodexHarness.layer(agentOptions(settings, "SPOOL_CODEX_BIN"))),
-  gemini: (settings: HarnessSettings) =>
-    Effect.succeed(GeminiHarness.layer(agentOptions(settings, "SPOOL_GEMINI_BIN"))),
-  pi: (settings: HarnessSettings) =>
-    Effect.succeed(PiHarness.layer(agentOptions(settings, "SPOOL_PI_BIN"))),
-  command: (settings: HarnessSettings) =>
+  codex: (settings: HarnessSettings, invocation: InvocationShape) =>
+    Effect.succeed(CodexHarness.layer(agentOptions(settings, "SPOOL_CODEX_BIN", invocation))),
+  gemini: (settings: HarnessSettings, invocation: InvocationShape) =>
+    Effect.succeed(GeminiHarness.layer(agentOptions(settings, "SPOOL_GEMINI_BIN", invocation))),
+  pi: (settings: HarnessSettings, invocation: InvocationShape) =>
+    Effect.succeed(PiHarness.layer(agentOptions(settings, "SPOOL_PI_BIN", invocation))),
+  command: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.gen(function*() {
       if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {
         return yield* new UsageError({
@@ -51,7 +52,7 @@ export const harnesses = {
       const [program, ...args] = argv
       return CommandHarness.layer({
         argv: [program!, ...args],
-        pathEnv: process.env.PATH,
+        pathEnv: invocation.env.PATH,
         model: settings.model,
         allowAll: settings.allowAll
       })
@@ -61,7 +62,7 @@ export const harnesses = {
 export type HarnessName = keyof typeof harnesses
 export const harnessNames = Object.keys(harnesses) as ReadonlyArray<HarnessName>
 
-export const harnessLayer = (name: string, settings: HarnessSettings) =>
+export const harnessLayer = (name: string, settings: HarnessSettings, invocation: InvocationShape) =>
   Object.hasOwn(harnesses, name)
-    ? harnesses[name as HarnessName](settings)
+    ? harnesses[name as HarnessName](settings, invocation)
     : Effect.fail(new UsageError({ message: `unknown harness '${name}'; known harnesses: ${harnessNames.join(", ")}` }))

@@ -11,5 +11,5 @@ const isAlive = (pid: number) => {
   }
 }
 
-/** This process, as the lock file records it. */
-export const lockIdentity: LockIdentity = { pid: process.pid, host: hostname(), isAlive }
+/** The process `pid` (this one, as the invocation says), as the lock file records it. */
+export const lockIdentity = (pid: number): LockIdentity => ({ pid, host: hostname(), isAlive })

@@ -17,7 +17,7 @@ const ProcessProto = {
 }
 
 /** Starts one plain command (no pipeline) in its own process group, its output read in batches. */
-const startStandard = (fs: FileSystem.FileSystem, command: Command.StandardCommand) =>
+const startStandard = (fs: FileSystem.FileSystem, env: NodeJS.ProcessEnv, command: Command.StandardCommand) =>
   Effect.gen(function*() {
     // As the platform's executor does: a missing directory is not reported as a missing program.
     if (Option.isSome(command.cwd)) yield* fs.access(command.cwd.value)
@@ -38,7 +38,7 @@ const startStandard = (fs: FileSystem.FileSystem, command: Command.StandardComma
             channels?.[1]!.childEnd ?? "pipe"
           ],
           cwd: Option.getOrUndefined(command.cwd),
-          env: command.extendEnv ? { ...process.env, ...Object.fromEntries(command.env) } : Object.fromEntries(command.env),
+          env: command.extendEnv ? { ...env, ...Object.fromEntries(command.env) } : Object.fromEntries(command.env),
           detached: true
         })
         handle.on("error", (error) => {
@@ -110,14 +110,16 @@ const signalGroup = (handle: ChildProcess.ChildProcess, signal: NodeJS.Signals) 
 /**
  * The platform's command executor, except that a plain command's output is read through output
  * channels (`openChannels`; pipes when none can be made) in batches; pipelines go to the platform's own.
+ * A plain command extends `env`, the environment spool was started with.
  */
-export const layer: Layer.Layer<CommandExecutor.CommandExecutor, never, FileSystem.FileSystem> = Layer.effect(
-  CommandExecutor.CommandExecutor,
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const platform = yield* Effect.provide(CommandExecutor.CommandExecutor, NodeCommandExecutor.layer)
-    return CommandExecutor.makeExecutor((command) =>
-      command._tag === "StandardCommand" ? startStandard(fs, command) : platform.start(command)
-    )
-  })
-)
+export const layer = (env: NodeJS.ProcessEnv): Layer.Layer<CommandExecutor.CommandExecutor, never, FileSystem.FileSystem> =>
+  Layer.effect(
+    CommandExecutor.CommandExecutor,
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const platform = yield* Effect.provide(CommandExecutor.CommandExecutor, NodeCommandExecutor.layer)
+      return CommandExecutor.makeExecutor((command) =>
+        command._tag === "StandardCommand" ? startStandard(fs, env, command) : platform.start(command)
+      )
+    })
+  )

@@ -1,9 +1,15 @@
-import { formatDuration, type HarnessUsage, type LoopProgress, LoopReporter } from "@spool/core"
-import { Effect, Layer } from "effect"
-import { colourEnabled, type Palette, palette, redrawEnabled } from "./Colour.js"
+import { type LentBytes, type LoopProgress, LoopReporter } from "@spool/core"
+import { type Clock, Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"
+import { colourEnabled, palette, redrawEnabled } from "./Colour.js"
+import type { Env } from "./Invocation.js"
+import { colourLine, prefixByteLines, prefixLines, statusLine, statusLines } from "./StatusLine.js"
 
-interface Output {
+export { statusLine } from "./StatusLine.js"
+
+export interface Output {
   readonly isTTY?: boolean
+  /** The terminal's width, when it is one: a status line of several loops is cut to it. */
+  readonly columns?: number
   /** `done` is called once the output no longer needs what was written. */
   readonly write: (data: string | Uint8Array, done?: (error?: Error | null) => void) => unknown
   /** Where a write that returned false is waited for (`drain`), when the output can say. */
@@ -16,127 +22,213 @@ const drained = (stream: Output, accepted: unknown) =>
     ? Effect.void
     : Effect.async<void>((resume) => void stream.once!("drain", () => resume(Effect.void)))
 
-const tokens = (usage: HarnessUsage) => {
-  const n = usage.inputTokens + usage.outputTokens + usage.reasoningTokens
-  return n >= 1000 ? `${(n / 1000).toFixed(1)}k tokens` : `${n} tokens`
+/** One loop attached to the terminal. */
+interface Attached {
+  readonly changeId: string
+  progress: LoopProgress | null
+  startedAt: number
 }
 
-const cost = (usd: number) => `$${usd.toFixed(usd < 0.1 ? 3 : 2)}`
+const shortId = (changeId: string) => changeId.split("_")[0]!
 
-/** `[spool] iteration 3/20 · 4m12s · $0.42 · 15.2k tokens` */
-export const statusLine = (progress: LoopProgress, elapsedMs: number) =>
-  [
-    `[spool] iteration ${progress.iteration}/${progress.maxIterations}`,
-    formatDuration(elapsedMs),
-    ...(progress.usage === null ? [] : [...(progress.usage.cost === null ? [] : [cost(progress.usage.cost)]), tokens(progress.usage)])
-  ].join(" · ")
-
-/** The loop's own lines, coloured by what they say. */
-const colourLine = (p: Palette, text: string) =>
-  text.startsWith("=== ")
-    ? p.bold(p.cyan(text))
-    : text.startsWith("--- ")
-    ? / -> complete$/.test(text) ? p.green(text) : / -> (failed|timeout|interrupted)$/.test(text) ? p.red(text) : p.dim(text)
-    : text.startsWith("complete:")
-    ? p.green(text)
-    : text.startsWith("stopped:")
-    ? p.yellow(text)
-    : text
+/** A loop's own reporter on the terminal, and how it lets go of it. */
+export interface Attachment {
+  readonly service: LoopReporter["Type"]
+  /** Detaches the loop; with `now`, the loops left are shown at once. */
+  readonly close: (now?: number) => void
+}
 
 /**
- * Live output and summaries on stdout, warnings on stderr. On a terminal, a dim status line (where
- * the loop stands) sits below the agent's output while it is at the start of a line, redrawn in
- * place; piped, the output is the plain lines alone.
+ * The one writer of stdout and stderr: live output and summaries on stdout, warnings and errors on
+ * stderr. On a terminal, a dim status line (where the loops stand) sits below the agents' output
+ * while it is at the start of a line, redrawn in place; piped, the output is the plain lines alone.
+ * Each loop attached gets its own reporter; with more than one, their lines begin `[<change>] `.
  */
-export const makeTerminalReporter = (stdout: Output, stderr: Output, env: Readonly<Record<string, string | undefined>>) => {
+export const makeTerminal = (stdout: Output, stderr: Output, env: Env) => {
   const out = palette(colourEnabled(stdout, env))
   const err = palette(colourEnabled(stderr, env))
   const live = redrawEnabled(stdout, env)
-  let progress: LoopProgress | null = null
-  let startedAt = 0
+  const loops: Array<Attached> = []
   let atLineStart = true
+  // Whose output the line in progress is: another loop's line is ended before a loop writes.
+  let lineOwner: Attached | null = null
   // The width of the status line on screen (0: none). It is erased with spaces, not an escape
   // sequence, so that without colour the output has no escape sequences at all.
   let shown = 0
+
+  const label = (loop: Attached) =>
+    loops.some((other) => other !== loop && shortId(other.changeId) === shortId(loop.changeId)) ? loop.changeId : shortId(loop.changeId)
+  /** Nothing with one loop, as spool has always written; `[002-01] ` with several. */
+  const prefix = (loop: Attached) => loops.length < 2 ? "" : `[${label(loop)}] `
+
+  const status = (now: number): string | null => {
+    const running = loops.filter((loop) => loop.progress !== null)
+    if (running.length === 0) return null
+    if (loops.length === 1) return statusLine(running[0]!.progress!, now - running[0]!.startedAt)
+    const text = statusLines(running.map((loop) => ({ label: label(loop), progress: loop.progress!, elapsedMs: now - loop.startedAt })))
+    return stdout.columns !== undefined && text.length >= stdout.columns ? text.slice(0, Math.max(stdout.columns - 1, 0)) : text
+  }
   const clear = () => {
     if (shown > 0) stdout.write(`\r${" ".repeat(shown)}\r`)
     shown = 0
   }
-  const draw = () => {
-    if (!live || progress === null || !atLineStart || shown > 0) return
-    const text = statusLine(progress, Date.now() - startedAt)
+  const draw = (now: number) => {
+    if (!live || !atLineStart || shown > 0) return
+    const text = status(now)
+    if (text === null) return
     stdout.write(out.dim(text))
     shown = text.length
   }
-  const redraw = () => {
-    clear()
-    draw()
+  /** With several loops, a loop's output starts on a line of its own. */
+  const takeLine = (loop: Attached) => {
+    if (loops.length < 2 || atLineStart || lineOwner === loop) return
+    stdout.write("\n")
+    atLineStart = true
   }
-  const timer = live ? setInterval(redraw, 1000) : null
-  timer?.unref()
-  const service: LoopReporter["Type"] = {
-    // The agent's output waits for the terminal (or pipe) to take it: an agent printing faster
-    // than it is read is held back rather than buffered in memory.
-    write: (output) =>
-      Effect.suspend(() => {
-        clear()
-        if (typeof output !== "string") {
-          // Bytes are written as they came; the batch they are part of is reused once they are out.
-          atLineStart = output[output.length - 1] === 10
-          return Effect.async<void>((resume) => {
-            stdout.write(output, () => {
-              draw()
-              resume(Effect.void)
-            })
+
+  const attach = (changeId: string): Attachment => {
+    const loop: Attached = { changeId, progress: null, startedAt: 0 }
+    loops.push(loop)
+    const service: LoopReporter["Type"] = {
+      // The agent's output waits for the terminal (or pipe) to take it: an agent printing faster
+      // than it is read is held back rather than buffered in memory.
+      write: (output) =>
+        Effect.clockWith((clock) =>
+          Effect.suspend(() => {
+            clear()
+            takeLine(loop)
+            const tag = prefix(loop)
+            lineOwner = loop
+            if (typeof output !== "string") return writeBytes(clock, tag, output)
+            const accepted = stdout.write(tag === "" ? output : prefixLines(tag, output, atLineStart))
+            atLineStart = output.endsWith("\n")
+            draw(clock.unsafeCurrentTimeMillis())
+            return drained(stdout, accepted)
           })
-        }
-        const accepted = stdout.write(output)
-        atLineStart = output.endsWith("\n")
-        draw()
-        return drained(stdout, accepted)
-      }),
-    line: (text) =>
-      Effect.sync(() => {
-        clear()
-        stdout.write(`${colourLine(out, text)}\n`)
-        atLineStart = true
-        draw()
-      }),
-    warn: (text) =>
-      Effect.sync(() => {
-        clear()
-        stderr.write(`${err.yellow("warning:")} ${text}\n`)
-        draw()
-      }),
-    progress: (next) =>
-      Effect.sync(() => {
-        if (progress === null) startedAt = Date.now()
-        progress = next
-        redraw()
+        ),
+      line: (text) =>
+        Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            clear()
+            takeLine(loop)
+            stdout.write(`${atLineStart ? prefix(loop) : ""}${colourLine(out, text)}\n`)
+            atLineStart = true
+            draw(clock.unsafeCurrentTimeMillis())
+          })
+        ),
+      warn: (text) =>
+        Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            clear()
+            stderr.write(`${prefix(loop)}${err.yellow("warning:")} ${text}\n`)
+            draw(clock.unsafeCurrentTimeMillis())
+          })
+        ),
+      progress: (next) =>
+        Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            const now = clock.unsafeCurrentTimeMillis()
+            if (loop.progress === null) loop.startedAt = now
+            loop.progress = next
+            clear()
+            draw(now)
+          })
+        )
+    }
+    const close = (now?: number) => {
+      const at = loops.indexOf(loop)
+      if (at === -1) return
+      clear()
+      loops.splice(at, 1)
+      if (lineOwner === loop) lineOwner = null
+      if (now !== undefined) draw(now)
+    }
+    return { service, close }
+  }
+
+  /** Bytes are written as they came; the batch they are part of is reused once they are out. */
+  const writeBytes = (clock: Clock.Clock, tag: string, output: LentBytes) => {
+    const pieces = tag === "" ? [output] : prefixByteLines(tag, output, atLineStart)
+    atLineStart = output[output.length - 1] === 10
+    return Effect.async<void>((resume) => {
+      pieces.forEach((piece, i) => {
+        if (i < pieces.length - 1) return void stdout.write(piece)
+        stdout.write(piece, () => {
+          draw(clock.unsafeCurrentTimeMillis())
+          resume(Effect.void)
+        })
       })
+    })
   }
-  const close = () => {
-    if (timer !== null) clearInterval(timer)
-    clear()
-    progress = null
-    if (erase === clear) erase = null
+
+  return {
+    live,
+    stdoutPalette: out,
+    stderrPalette: err,
+    attach,
+    /** A loop's reporter for as long as the scope lasts. */
+    reporterFor: (changeId: string): Effect.Effect<LoopReporter["Type"], never, Scope.Scope> =>
+      Effect.map(
+        Effect.acquireRelease(
+          Effect.sync(() => attach(changeId)),
+          (attachment) => Effect.clockWith((clock) => Effect.sync(() => attachment.close(clock.unsafeCurrentTimeMillis())))
+        ),
+        (attachment) => attachment.service
+      ),
+    /** Text and a newline on stdout: the answer of a command that is not a loop. */
+    print: (text: string) =>
+      Effect.sync(() => {
+        clear()
+        stdout.write(`${text}\n`)
+      }),
+    /** `spool: <message>` on stderr, the prefix in red on a terminal; `afterBreak` ends the line in progress first (after a `^C`). */
+    error: (message: string, options: { readonly afterBreak?: boolean } = {}) => {
+      clear()
+      if (options.afterBreak === true) stderr.write("\n")
+      stderr.write(`${err.red("spool:")} ${message}\n`)
+    },
+    /** Erases the live status line, if one is shown, before something else is written to the terminal. */
+    erase: clear,
+    /** The status line drawn again: the elapsed time moves on. */
+    redraw: Effect.clockWith((clock) =>
+      Effect.sync(() => {
+        clear()
+        draw(clock.unsafeCurrentTimeMillis())
+      })
+    )
   }
-  erase = clear
-  return { service, close }
 }
 
-let erase: (() => void) | null = null
+export type Terminal = ReturnType<typeof makeTerminal>
 
-/** Erases the live status line, if one is shown, before something else is written to the terminal. */
-export const eraseStatusLine = () => erase?.()
+/** The terminal spool writes to: its process's stdout and stderr, or captured ones in a test. */
+export class TerminalReporter extends Context.Tag("@spool/cli/TerminalReporter")<TerminalReporter, Terminal>() {}
 
-export const layer = Layer.scoped(
-  LoopReporter,
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => makeTerminalReporter(process.stdout, process.stderr, process.env)),
-      (reporter) => Effect.sync(reporter.close)
-    ),
-    (reporter) => reporter.service
+/** Provides `terminal`, redrawing its status line every second while the scope lasts (on a terminal). */
+export const layer = (terminal: Terminal) =>
+  Layer.scoped(
+    TerminalReporter,
+    Effect.as(
+      terminal.live ? Effect.forkScoped(Effect.repeat(terminal.redraw, Schedule.spaced(Duration.seconds(1)))) : Effect.void,
+      terminal
+    )
   )
-)
+
+/** A loop's `LoopReporter`: attached to the terminal while the layer lasts. */
+export const loopReporter = (changeId: string) =>
+  Layer.scoped(LoopReporter, Effect.flatMap(TerminalReporter, (terminal) => terminal.reporterFor(changeId)))
+
+/** A terminal that collects what is written to it: not a TTY, no colour unless `env` asks for it. */
+export const capture = (env: Env = {}) => {
+  const chunks = { stdout: [] as Array<string>, stderr: [] as Array<string> }
+  const stream = (into: Array<string>): Output => ({
+    isTTY: false,
+    write: (data, done) => {
+      into.push(typeof data === "string" ? data : new TextDecoder().decode(data))
+      done?.()
+      return true
+    }
+  })
+  const terminal = makeTerminal(stream(chunks.stdout), stream(chunks.stderr), env)
+  return { terminal, stdout: () => chunks.stdout.join(""), stderr: () => chunks.stderr.join(""), layer: layer(terminal) }
+}

@@ -1,67 +1,69 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { currentGracePeriod } from "@spool/core"
-import { Cause, Deferred, Duration, Effect, Exit, FiberId } from "effect"
-import { run } from "./Cli.js"
-import { ExitCode } from "./ExitCode.js"
-import { describeFailure, writeError } from "./Failure.js"
+import { Cause, Deferred, Duration, Effect, Exit, FiberId, Layer } from "effect"
+import { main } from "./Cli.js"
+import { exitCodeOf, Outcome, type StopReason } from "./ExitCode.js"
+import * as Invocation from "./Invocation.js"
 import * as ProcessExecutor from "./ProcessExecutor.js"
-import { eraseStatusLine } from "./TerminalReporter.js"
+import * as TerminalReporter from "./TerminalReporter.js"
 
-/** Why the loop is being stopped from outside: a signal, or its output pipe closing. */
-type Stop = NodeJS.Signals | "EPIPE"
-let signalled: Stop | null = null
-const exitCodes: Partial<Record<Stop, number>> = {
-  SIGTERM: ExitCode.Terminated,
-  SIGHUP: ExitCode.HangUp,
-  EPIPE: ExitCode.PipeClosed
-}
-const exitCodeFor = (stop: Stop) => exitCodes[stop] ?? ExitCode.Interrupted
+// The edge: the process is read here, once, and handed down; its stdout and stderr have one writer.
+const invocation = Invocation.fromProcess()
+const terminal = TerminalReporter.makeTerminal(process.stdout, process.stderr, invocation.env)
+
+/** Why the loop is being stopped from outside, once it is. */
+let signalled: StopReason | null = null
 
 // The first Ctrl-C (or SIGTERM) stops the loop gracefully: the agent gets SIGTERM and a grace
 // period. A second one ends the grace period at once, and the process soon after.
 const stopNow = Deferred.unsafeMake<void>(FiberId.none)
 const GRACE = Duration.seconds(5)
 
-const program = run(process.argv).pipe(
-  Effect.catchAll((error) =>
-    Effect.sync(() => {
-      const failure = describeFailure(error)
-      writeError(failure.message)
-      process.exitCode = failure.exitCode
-    })
-  ),
+const program = main(process.argv).pipe(
   Effect.locally(currentGracePeriod, Effect.raceFirst(Effect.sleep(GRACE), Deferred.await(stopNow))),
-  // Agents run through ProcessExecutor: their output is read in batches.
-  Effect.provide(ProcessExecutor.layer),
+  Effect.provide(
+    Layer.mergeAll(
+      Layer.succeed(Invocation.Invocation, invocation),
+      TerminalReporter.layer(terminal),
+      // Agents run through ProcessExecutor: their output is read in batches.
+      ProcessExecutor.layer(invocation.env)
+    )
+  ),
   Effect.provide(NodeContext.layer)
 )
+
+/** How spool ended: a stop from outside wins over what the program made of it. */
+const outcomeOf = (exit: Exit.Exit<unknown, unknown>): Outcome =>
+  signalled !== null
+    ? Outcome.Stopped({ reason: signalled })
+    : Exit.isSuccess(exit)
+    // What `program` succeeds with; the runtime's teardown is told of any program.
+    ? exit.value as Outcome
+    // Ctrl-C at a question arrives as a key, not a signal: the program is interrupted all the same.
+    : Cause.isInterruptedOnly(exit.cause)
+    ? Outcome.Interrupted()
+    : Outcome.Crashed()
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   teardown: (exit, onExit) => {
-    if (signalled !== null) return onExit(exitCodeFor(signalled))
-    // Ctrl-C at a question arrives as a key, not a signal: the program is interrupted all the same.
-    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return onExit(ExitCode.Interrupted)
-    if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
-      writeError(`unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}`)
-      return onExit(ExitCode.Failed)
+    const outcome = outcomeOf(exit)
+    if (outcome._tag === "Crashed" && Exit.isFailure(exit)) {
+      terminal.error(`unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}`)
     }
-    onExit(typeof process.exitCode === "number" ? process.exitCode : 0)
+    onExit(exitCodeOf(outcome))
   }
 })
 
 /** The runtime interrupts the program on SIGTERM; other reasons to stop are forwarded to it. */
 let forwarding = false
-const stop = (reason: Stop) => {
+const stop = (reason: StopReason) => {
   if (forwarding) return
   if (signalled === null) {
     signalled = reason
-    eraseStatusLine()
-    if (reason !== "EPIPE") {
-      process.stderr.write("\n")
-      writeError(`stopping (${reason}); again to stop at once`)
-    }
+    terminal.erase()
+    if (reason !== "EPIPE") terminal.error(`stopping (${reason}); again to stop at once`, { afterBreak: true })
     if (reason !== "SIGINT" && reason !== "SIGTERM") {
       forwarding = true
       process.emit("SIGTERM", "SIGTERM")
@@ -70,7 +72,7 @@ const stop = (reason: Stop) => {
     return
   }
   Deferred.unsafeDone(stopNow, Exit.void)
-  setTimeout(() => process.exit(exitCodeFor(signalled ?? reason)), 2000).unref()
+  setTimeout(() => process.exit(exitCodeOf(Outcome.Stopped({ reason: signalled ?? reason }))), 2000).unref()
 }
 
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.prependListener(signal, () => stop(signal))

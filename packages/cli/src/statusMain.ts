@@ -2,8 +2,9 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { HistoryStore, Workspace } from "@spool/core"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { colourEnabled, palette } from "./Colour.js"
 import { ExitCode } from "./ExitCode.js"
-import { describeFailure, writeError } from "./Failure.js"
+import { describeFailure, errorLine } from "./Failure.js"
 import { locate } from "./ralph/WorktreeLocation.js"
 import { parseStatusArgs } from "./StatusArgs.js"
 import { onlyChangeWithState, printStatus } from "./Status.js"
@@ -29,6 +30,6 @@ Effect.runPromiseExit(program).then((exit) => {
   const failure = Option.isSome(error)
     ? describeFailure(error.value)
     : { message: `unexpected failure: ${Cause.pretty(exit.cause).split("\n")[0]}`, exitCode: ExitCode.Failed }
-  writeError(failure.message)
+  process.stderr.write(errorLine(palette(colourEnabled(process.stderr, process.env)), failure.message))
   process.exitCode = failure.exitCode
 })

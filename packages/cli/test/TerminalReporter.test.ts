@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
+import { lend } from "@spool/core"
 import { Effect } from "effect"
 import { colourEnabled } from "../src/Colour.js"
-import { makeTerminalReporter, statusLine } from "../src/TerminalReporter.js"
+import { makeTerminal, type Output, statusLine } from "../src/TerminalReporter.js"
 
 const stream = (isTTY: boolean) => {
   const chunks: Array<string> = []
@@ -11,6 +12,10 @@ const stream = (isTTY: boolean) => {
   }
   return { isTTY, chunks, write, text: () => chunks.join("") }
 }
+
+/** A terminal writing to `stdout` and `stderr` with one loop attached, as a run of one change has it. */
+const makeTerminalReporter = (stdout: Output, stderr: Output, env: Record<string, string>) =>
+  makeTerminal(stdout, stderr, env).attach("001-01_greeting-cli")
 
 const usage = { inputTokens: 12_000, outputTokens: 3_200, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0.42 }
 
@@ -39,8 +44,8 @@ describe("the terminal reporter", () => {
     const { service, close } = makeTerminalReporter(out, stream(false), {})
     let done = false
     Effect.runSync(Effect.all([
-      service.write(new TextEncoder().encode("ünïcödé bytes, half")),
-      service.write(new TextEncoder().encode(" a line\n")),
+      service.write(lend(new TextEncoder().encode("ünïcödé bytes, half"))),
+      service.write(lend(new TextEncoder().encode(" a line\n"))),
       service.line("--- iteration 1"),
       Effect.sync(() => void (done = true))
     ]))
@@ -91,6 +96,58 @@ describe("the terminal reporter", () => {
   it("says what is spent when the harness reports it: cost when known, tokens always", () => {
     expect(statusLine({ iteration: 3, maxIterations: 20, usage: null }, 252_000)).toBe("[spool] iteration 3/20 · 4m12s")
     expect(statusLine({ iteration: 3, maxIterations: 20, usage: { ...usage, cost: null } }, 1000)).toBe("[spool] iteration 3/20 · 1.0s · 15.2k tokens")
+  })
+})
+
+/** What stays on screen: the status line drawn and erased in place taken out. */
+const onScreen = (text: string) => text.replace(/\[spool\][^\r\n]*\r {2,}\r/g, "")
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
+describe("the terminal with several loops", () => {
+  it("tells their lines apart by change, shows them in one status line, and goes on with one when the other closes", () => {
+    const out = stream(true)
+    const err = stream(true)
+    const terminal = makeTerminal(out, err, { NO_COLOR: "1" })
+    const alpha = terminal.attach("002-01_alpha")
+    const beta = terminal.attach("003-01_beta")
+    Effect.runSync(Effect.all([
+      alpha.service.progress!({ iteration: 1, maxIterations: 20, usage: null }),
+      beta.service.progress!({ iteration: 2, maxIterations: 5, usage }),
+      alpha.service.line("=== spool ralph: iteration 1/20 ==="),
+      alpha.service.write("alpha says\nhalf a line"),
+      beta.service.write(lend(utf8("beta says\nand more\n"))),
+      alpha.service.write(", the rest\n"),
+      beta.service.warn("something to know")
+    ]))
+    alpha.close()
+    Effect.runSync(Effect.all([
+      beta.service.progress!({ iteration: 3, maxIterations: 5, usage: null }),
+      beta.service.line("--- iteration 3"),
+      beta.service.write(lend(utf8("beta alone\n")))
+    ]))
+    beta.close()
+
+    expect(onScreen(out.text())).toBe(
+      "[002-01] === spool ralph: iteration 1/20 ===\n[002-01] alpha says\n[002-01] half a line\n" +
+        "[003-01] beta says\n[003-01] and more\n[002-01] , the rest\n--- iteration 3\nbeta alone\n"
+    )
+    expect(err.text()).toBe("[003-01] warning: something to know\n")
+    // One status line at a time, each erased before anything else is written.
+    const statuses = out.text().match(/\[spool\][^\r\n]*/g) ?? []
+    expect(statuses.length).toBe((out.text().match(/\[spool\][^\r\n]*\r {2,}\r/g) ?? []).length)
+    expect(statuses).toContainEqual(expect.stringMatching(/^\[spool\] 002-01 iteration 1\/20 · \d+ms \| 003-01 iteration 2\/5 · \d+ms · \$0\.42 · 15\.2k tokens$/))
+    // Alone again: the status line of one loop, as ever.
+    expect(statuses).toContainEqual(expect.stringMatching(/^\[spool\] iteration 3\/5 · \d+ms$/))
+  })
+
+  it("names loops by their whole change id when the short ids are alike", () => {
+    const out = stream(false)
+    const terminal = makeTerminal(out, stream(false), {})
+    const first = terminal.attach("002-01_alpha")
+    const second = terminal.attach("002-01_beta")
+    const third = terminal.attach("004-02_gamma")
+    Effect.runSync(Effect.all([first.service.line("one"), second.service.line("two"), third.service.line("three")]))
+    expect(out.text()).toBe("[002-01_alpha] one\n[002-01_beta] two\n[004-02] three\n")
   })
 })
 

@@ -2,31 +2,37 @@ import { Command } from "@effect/cli"
 import { ContextStore, ErrorJournal, HistoryStore, LoopLock, Workspace } from "@spool/core"
 import { GitWorktree } from "@spool/git"
 import { Effect, Layer, Option } from "effect"
+import { Outcome } from "../ExitCode.js"
+import { Invocation } from "../Invocation.js"
 import { lockIdentity } from "../Process.js"
 import { type RalphArgs, ralphOptions } from "../ralph/Options.js"
 import { runChange } from "../ralph/Run.js"
 import { statusTarget, targetChange } from "../ralph/Targeting.js"
 import { removeWorktree } from "../ralph/Worktree.js"
-import { locate } from "../ralph/WorktreeLocation.js"
+import { type Location, locate } from "../ralph/WorktreeLocation.js"
 import { printStatus } from "../Status.js"
+import { TerminalReporter } from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 
 const usage = (message: string) => new UsageError({ message })
 
-const location = locate(process.cwd())
-
 /** Inside a change's worktree, spool works on that change, and a loop runs in that worktree. */
-const inWorktree = (args: RalphArgs): RalphArgs =>
+const inWorktree = (args: RalphArgs, location: Location): RalphArgs =>
   location.worktreeChange === null ? args : {
     ...args,
     change: Option.orElse(args.change, () => Option.some(location.worktreeChange!)),
     worktree: true
   }
 
-/** `spool ralph`: one of its modes (status, add or clear context) or the loop itself. */
-const handler = (input: RalphArgs) =>
+const done = (answer?: string) =>
+  answer === undefined
+    ? Effect.succeed(Outcome.Done())
+    : Effect.as(Effect.flatMap(TerminalReporter, (terminal) => terminal.print(answer)), Outcome.Done())
+
+/** One of `spool ralph`'s modes (status, add or clear context, remove) or the loop itself. */
+const ralphIn = (input: RalphArgs, location: Location) =>
   Effect.gen(function*() {
-    const args = inWorktree(input)
+    const args = inWorktree(input, location)
     const modes = [args.status, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean).length
     if (modes > 1) return yield* usage("use only one of --status, --add-context, --clear-context and --remove at a time")
     if (args.remove && !input.worktree) {
@@ -37,31 +43,44 @@ const handler = (input: RalphArgs) =>
     }
     if (args.json && !args.status) return yield* usage("--json goes with --status: spool ralph --status --json")
 
-    if (args.status) return yield* printStatus(yield* statusTarget(args), args.json)
+    if (args.status) {
+      yield* printStatus(yield* statusTarget(args), args.json)
+      return yield* done()
+    }
     const change = yield* targetChange(args)
     const contexts = yield* ContextStore
     if (Option.isSome(args.addContext)) {
       yield* contexts.append(change.id, args.addContext.value)
-      yield* Effect.sync(() => console.log(`added context for ${change.id}; the loop uses it from its next iteration`))
-      return
+      return yield* done(`added context for ${change.id}; the loop uses it from its next iteration`)
     }
-    if (args.remove) return yield* removeWorktree(change)
+    if (args.remove) {
+      yield* removeWorktree(change)
+      return yield* done()
+    }
     if (args.clearContext) {
       yield* contexts.clear(change.id)
-      yield* Effect.sync(() => console.log(`cleared context for ${change.id}`))
-      return
+      return yield* done(`cleared context for ${change.id}`)
     }
-    yield* runChange(args, change)
-  }).pipe(
-    Effect.provide(
-      Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer, LoopLock.layer(lockIdentity), GitWorktree.layer).pipe(
-        Layer.provideMerge(Workspace.layer(location.workspaceCwd))
+    const result = yield* runChange(args, change)
+    return Outcome.LoopEnded({ status: result.status })
+  })
+
+/** `spool ralph` (or `loop`) with its parsed options, in the repository the invocation is in. */
+export const handler = (input: RalphArgs) =>
+  Effect.gen(function*() {
+    const invocation = yield* Invocation
+    const location = locate(invocation.cwd)
+    return yield* ralphIn(input, location).pipe(
+      Effect.provide(
+        Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer, LoopLock.layer(lockIdentity(invocation.pid)), GitWorktree.layer).pipe(
+          Layer.provideMerge(Workspace.layer(location.workspaceCwd))
+        )
       )
     )
-  )
+  })
 
 const make = <Name extends string>(name: Name, description: string) =>
-  Command.make(name, ralphOptions).pipe(Command.withDescription(description), Command.withHandler(handler))
+  Command.make(name, ralphOptions).pipe(Command.withDescription(description))
 
 /** `ralph` and `loop` are one command under two names: same options, same handler. */
 export const ralph = make("ralph", "Run an agent in a loop on a change until it prints the completion promise")

@@ -1,4 +1,4 @@
-import { FileSystem } from "@effect/platform"
+import { FileSystem, Path } from "@effect/platform"
 import {
   type Change,
   CheckRunner,
@@ -11,9 +11,11 @@ import {
 } from "@spool/core"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { parseDuration } from "../Duration.js"
-import { ExitCode, setExitCode } from "../ExitCode.js"
 import { gitLayer } from "../Git.js"
 import { harnessLayer } from "../Harnesses.js"
+import { Invocation } from "../Invocation.js"
+import type { OptionSpec } from "../OptionSpec.js"
+import { lockIdentity } from "../Process.js"
 import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { guardOptions, wholeNumber } from "./GuardOptions.js"
@@ -23,11 +25,39 @@ import { afterLoop, placeLayer, workPlace } from "./Worktree.js"
 
 const usage = (message: string) => new UsageError({ message })
 
+/** The flag that sets each of the loop's options: core names the field, the user reads the flag. */
+const flags: { readonly [Field in keyof LoopOptions]: OptionSpec } = {
+  minIterations: specs.minIterations,
+  maxIterations: specs.maxIterations,
+  completionPromise: specs.completionPromise,
+  stream: specs.noStream,
+  failFast: specs.failFast,
+  commit: specs.noCommit,
+  inactivityTimeoutMs: specs.inactivityTimeout,
+  historyCount: specs.historyCommits,
+  includeMerges: specs.historyMerges,
+  requireTasks: specs.requireTasks,
+  keepErrors: specs.keepErrors,
+  errorHistory: specs.errorHistory,
+  maxCostUsd: specs.maxCost,
+  maxTokens: specs.maxTokens,
+  maxDurationMs: specs.maxDuration,
+  stallIterations: specs.stallIterations,
+  maxConsecutiveFailures: specs.maxConsecutiveFailures,
+  verify: specs.verify,
+  verifyTimeoutMs: specs.verifyTimeout,
+  maxLimitWaitMs: specs.maxLimitWait
+}
+const fieldNames = new RegExp(`\\b(?:${Object.keys(flags).join("|")})\\b`, "g")
+
+/** Core's message about a field, with each field named as its flag. */
+export const inFlags = (message: string) => message.replace(fieldNames, (field) => `--${flags[field as keyof LoopOptions].name}`)
+
 const decodeLoopOptions = (input: unknown) =>
   Schema.decodeUnknown(LoopOptions)(input).pipe(
     Effect.mapError((error) => {
       const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      return usage(issue?.message ?? "invalid loop options")
+      return usage(issue === undefined ? "invalid loop options" : inFlags(issue.message))
     })
   )
 
@@ -40,8 +70,10 @@ const readPrompt = (args: RalphArgs) =>
     }
     const fs = yield* FileSystem.FileSystem
     const file = args.promptFile.value
-    const text = yield* readTextFile(fs, file, { maxBytes: 8 * 1024 * 1024, hint: "shorten the prompt" }).pipe(
-      Effect.mapError((error) => usage(`--prompt-file: ${error.message}`))
+    // Relative to where spool was started, not to this process's directory; messages name it as given.
+    const path = (yield* Path.Path).resolve((yield* Invocation).cwd, file)
+    const text = yield* readTextFile(fs, path, { maxBytes: 8 * 1024 * 1024, hint: "shorten the prompt" }).pipe(
+      Effect.mapError((error) => usage(`--prompt-file: ${error.message.split(path).join(file)}`))
     )
     if (text === null) return yield* usage(`--prompt-file ${file} does not exist; check the path`)
     if (text.trim() === "") return yield* usage(`--prompt-file ${file} is empty; write the prompt into it`)
@@ -70,23 +102,17 @@ const loopOptions = (args: RalphArgs) =>
     })
   })
 
-const exitCodes = {
-  complete: ExitCode.Completed,
-  "max-iterations": ExitCode.MaxIterations,
-  stopped: ExitCode.GuardStop,
-  "usage-limit": ExitCode.UsageLimit
-} as const
-
-/** Runs the loop on `change` and sets the exit code from how it ended. */
+/** Runs the loop on `change`: how it ended is the result. */
 export const runChange = (args: RalphArgs, change: Change) =>
   Effect.gen(function*() {
+    const invocation = yield* Invocation
     const userPrompt = yield* readPrompt(args)
     const options = yield* loopOptions(args)
     const harness = yield* harnessLayer(args.harness.trim(), {
       model: Option.getOrNull(args.model),
       allowAll: args.allowAll,
       harnessCommand: Option.getOrNull(args.harnessCommand)
-    })
+    }, invocation)
     const loop = Effect.gen(function*() {
       // An agent that cannot start must not leave a new worktree behind.
       if (args.worktree) yield* Effect.flatMap(HarnessService, (agent) => agent.preflight)
@@ -96,12 +122,14 @@ export const runChange = (args: RalphArgs, change: Change) =>
         userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
         options,
         cwd: place.cwd,
-        pid: process.pid,
-        redact: makeRedactor(process.env),
+        pid: invocation.pid,
+        redact: makeRedactor(invocation.env),
         settings: yield* SettingsOrigin
-      }).pipe(Effect.provide(Layer.merge(placeLayer(place), gitLayer(place.cwd))))
+      }).pipe(Effect.provide(Layer.merge(placeLayer(place, lockIdentity(invocation.pid)), gitLayer(place.cwd))))
       yield* afterLoop(place, result.status === "complete")
-      yield* setExitCode(exitCodes[result.status])
+      return result
     })
-    yield* loop.pipe(Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.layer, CheckRunner.layer)))
+    return yield* loop.pipe(
+      Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.loopReporter(change.id), CheckRunner.layer))
+    )
   })

@@ -2,6 +2,7 @@ import { Workspace } from "@spool/core"
 import { Effect, Option } from "effect"
 import { selectChange } from "../ChangeSelection.js"
 import { firstChangeHint } from "../FirstChange.js"
+import { Invocation } from "../Invocation.js"
 import { onlyChangeWithState } from "../Status.js"
 import { UsageError } from "../UsageError.js"
 import type { RalphArgs } from "./Options.js"
@@ -37,7 +38,8 @@ export const targetChange = (args: RalphArgs) =>
     if (Option.isSome(moduleFilter) && candidates.length === 1) {
       return yield* workspace.resolveChange(candidates[0]!)
     }
-    const interactive = !args.noInteractive && process.stdin.isTTY === true && !process.env.CI
+    const invocation = yield* Invocation
+    const interactive = !args.noInteractive && invocation.stdinIsTTY && !invocation.env.CI
     if (!interactive) {
       return yield* usage(
         `--change is required when spool cannot ask (no terminal, --no-interactive or CI); active changes: ${candidates.join(", ")}`

@@ -1,8 +1,7 @@
-import { type Change, HistoryStore, LoopLock, LoopReporter, Workspace, type Worktree, Worktrees } from "@spool/core"
+import { type Change, HistoryStore, type LockIdentity, LoopLock, LoopReporter, Workspace, type Worktree, Worktrees } from "@spool/core"
 import { Effect, Layer } from "effect"
 import { realpathSync } from "node:fs"
 import { join, relative } from "node:path"
-import { lockIdentity } from "../Process.js"
 import { UsageError } from "../UsageError.js"
 
 /** Where a loop works: the directory the agent runs in, the change's documents there, and the worktree, if any. */
@@ -84,8 +83,8 @@ export const workPlace = (change: Change, options: { readonly worktree: boolean;
  * The loop's lock records the work tree it runs in, and with `--worktree` its state names the
  * branch and the worktree, for `--status`. Both wrap the layers the command provides.
  */
-export const placeLayer = (place: WorkPlace) => {
-  const lock = LoopLock.layer({ ...lockIdentity, workTree: real(place.cwd) })
+export const placeLayer = (place: WorkPlace, owner: LockIdentity) => {
+  const lock = LoopLock.layer({ ...owner, workTree: real(place.cwd) })
   const { worktree } = place
   if (worktree === null) return lock
   const history = Layer.effect(

@@ -4,7 +4,7 @@ import type { HarnessUsage } from "../domain/Domain.js"
 import type { Capture } from "./Capture.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
 import type { IterationLog } from "../state/HistoryStore.js"
-import type { LoopReporter } from "../output/LoopReporter.js"
+import { lend, type LoopReporter } from "../output/LoopReporter.js"
 import { makeByteOutputLog } from "../output/ByteOutputLog.js"
 import { makeOutputLog } from "../output/OutputLog.js"
 import type { Redactor } from "../output/Redact.js"
@@ -151,7 +151,9 @@ export const runHarness = (options: {
         const usage = capture.usage
         // The live view first: its bytes are done with once it is written, before the log gives the batches back.
         return Effect.all([
-          Effect.forEach(joinText(out.shown), reporter.write, { discard: true }),
+          Effect.forEach(joinText(out.shown), (piece) => reporter.write(typeof piece === "string" ? piece : lend(piece)), {
+            discard: true
+          }),
           out.pieces.length === 0 ? Effect.sync(() => out.done.forEach(ByteBatches.give)) : writeLog(out.pieces, out.done),
           !out.usage || usage === null || options.onUsage === undefined ? Effect.void : options.onUsage(usage)
         ], { discard: true })

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "@effect/vitest"
+import { exitCodeOf, Outcome } from "../src/ExitCode.js"
+import { inFlags } from "../src/ralph/Run.js"
+
+describe("exitCodeOf: how spool ended, as the exit code README lists", () => {
+  it.each([
+    [Outcome.Done(), 0],
+    [Outcome.LoopEnded({ status: "complete" }), 0],
+    [Outcome.Failed({ usage: false }), 1],
+    [Outcome.Crashed(), 1],
+    [Outcome.Failed({ usage: true }), 2],
+    [Outcome.LoopEnded({ status: "max-iterations" }), 3],
+    [Outcome.LoopEnded({ status: "stopped" }), 4],
+    [Outcome.LoopEnded({ status: "usage-limit" }), 5],
+    [Outcome.Stopped({ reason: "SIGHUP" }), 129],
+    [Outcome.Stopped({ reason: "SIGINT" }), 130],
+    [Outcome.Interrupted(), 130],
+    [Outcome.Stopped({ reason: "EPIPE" }), 141],
+    [Outcome.Stopped({ reason: "SIGTERM" }), 143]
+  ])("%j exits %i", (outcome, code) => {
+    expect(exitCodeOf(outcome)).toBe(code)
+  })
+})
+
+describe("core's words about the loop's options, in flags", () => {
+  it("names each field as the flag that sets it", () => {
+    expect(inFlags("minIterations (5) must not be above maxIterations (3)")).toBe("--min-iterations (5) must not be above --max-iterations (3)")
+    expect(inFlags("maxCostUsd must be above 0")).toBe("--max-cost must be above 0")
+    expect(inFlags("verify needs a command, e.g. verify \"pnpm test\"")).toBe("--verify needs a command, e.g. --verify \"pnpm test\"")
+    expect(inFlags("historyCount must be 0 or more")).toBe("--history-commits must be 0 or more")
+  })
+})
