@@ -12,6 +12,7 @@ export * from "./state/ErrorJournal.js"
 export * from "./state/HistoryStore.js"
 export * from "./state/LoopLock.js"
 export { StateError } from "./state/StateError.js"
+export * from "./state/StatusReport.js"
 export * from "./state/Workspace.js"
 
 // prompt: what the agent is told.
