@@ -47,6 +47,10 @@ export * from "./git/GitSummary.js"
 
 // guards: caps, breakers and usage-limit waits.
 export { UnsupportedGuardError } from "./guards/Guards.js"
+export * from "./guards/UsageLimitGate.js"
+
+// live: what the loops of this process do, as they do it.
+export * from "./live/LoopEvents.js"
 
 // loop: running one change's loop.
 export { runLoop } from "./loop/Loop.js"

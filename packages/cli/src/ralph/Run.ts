@@ -3,11 +3,13 @@ import {
   type Change,
   CheckRunner,
   HarnessService,
+  LoopEvents,
   LoopOptions,
   makeRedactor,
   PromptBuilder,
   readTextFile,
-  runLoop
+  runLoop,
+  UsageLimitGate
 } from "@spool/core"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { parseDuration } from "../Duration.js"
@@ -103,5 +105,6 @@ export const runChange = (args: RalphArgs, change: Change) =>
       yield* afterLoop(place, result.status === "complete")
       yield* setExitCode(exitCodes[result.status])
     })
-    yield* loop.pipe(Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.layer, CheckRunner.layer)))
+    const live = Layer.merge(LoopEvents.layer, UsageLimitGate.layerPerLoop)
+    yield* loop.pipe(Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.layer, CheckRunner.layer, live)))
   })
