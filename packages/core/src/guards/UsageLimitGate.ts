@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Option, type Stream, SubscriptionRef } from "effect"
+import { Clock, Context, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
 import type { ChangeId } from "../domain/Domain.js"
 
 /** A usage limit a loop met and waits out: it runs again at `until` (epoch ms). */
@@ -26,7 +26,8 @@ const gateOf = (holds: Holds, changeId: ChangeId): LimitGate => ({
       Option.isSome(held) && held.value.until >= until ? held : Option.some({ changeId, until })),
   heldByOthers: Effect.flatMap(Clock.currentTimeMillis, (now) =>
     Effect.map(SubscriptionRef.get(holds), Option.filter((held) => held.changeId !== changeId && held.until > now))),
-  holds: holds.changes
+  // A report that leaves the longer limit in place changes nothing to tell.
+  holds: Stream.changes(holds.changes)
 })
 
 const makeHolds = SubscriptionRef.make<Option.Option<LimitHold>>(Option.none())
