@@ -188,4 +188,41 @@ describe("a usage limit several loops share", () => {
         [1, "complete", "1970-01-01T00:02:00.000Z"]
       ])
     }))
+
+  it.effect("shared: a loop whose caps do not reach the end of another loop's limit stops at once, saying whose limit and when to run again", () =>
+    Effect.gen(function*() {
+      const root = workspaceWith([A, B])
+      const aWaits = yield* Deferred.make<void>()
+      let aRuns = 0
+      const a = loopOn({
+        id: A,
+        script: () =>
+          ++aRuns === 1
+            ? [HarnessEvent.Limited({ message: "429 rate limited", resetAt: null, retryAfterMs: 2 * 3_600_000, resets: true }), HarnessEvent.Exited({ exitCode: 1, signal: null })]
+            : scriptedRun(done)
+      })
+      const b = loopOn({
+        id: B,
+        options: { maxLimitWaitMs: 3_600_000 },
+        script: () => Stream.fromEffect(Deferred.await(aWaits)).pipe(Stream.drain, Stream.concat(Stream.fromIterable(scriptedRun("step one\n"))))
+      })
+      const seen = yield* Effect.gen(function*() {
+        const driver = Effect.gen(function*() {
+          yield* untilPrinted(a.output, "waiting for the usage limit until")
+          yield* Deferred.succeed(aWaits, undefined)
+          yield* untilPrinted(b.output, "stopped:")
+          yield* untilSleeping(1, 2 * 3_600_000)
+          yield* TestClock.adjust("2 hours")
+        })
+        const [results] = yield* Effect.all([Effect.forEach([a, b], (loop) => loop.run, { concurrency: 2 }), driver], { concurrency: 2 })
+        return { results, bState: yield* stateOf(B), bRecords: yield* recordsOf(B) }
+      }).pipe(Effect.provide(processLayer(root, UsageLimitGate.layerShared)))
+      const message = "stopped: the limit lifts at 1970-01-01T02:00:00Z, past --max-limit-wait (1h00m) (the usage limit the loop on 001-01_alpha met); " +
+        "run spool again after 1970-01-01T02:00:00Z"
+      assert.deepStrictEqual(seen.results.map((r) => [r.status, r.iterations, r.resumeAt]), [["complete", 1, null], ["usage-limit", 1, 2 * 3_600_000]])
+      assert.strictEqual(seen.results[1]!.message, message)
+      assert.include(b.output(), `${message}\n`)
+      assert.deepInclude(seen.bState, { status: "usage-limit", stopReason: "usage-limit", iteration: 1, resumeAt: "1970-01-01T02:00:00.000Z" })
+      assert.deepStrictEqual(seen.bRecords.map((r) => r.outcome), ["continue"])
+    }))
 })
