@@ -1,4 +1,4 @@
-import { Clock, Deferred, Effect, Option, Random, Ref, Schedule } from "effect"
+import { Clock, Deferred, Effect, Option, Random, Ref } from "effect"
 import { ContextStore } from "../state/ContextStore.js"
 import type { HarnessUsage, LoopState } from "../domain/Domain.js"
 import { ErrorJournal } from "../state/ErrorJournal.js"
@@ -19,10 +19,11 @@ import { HarnessService } from "../harness/HarnessService.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { type IterationContext, type IterationResult, isSpoolPath, listPaths, runIteration, type IterationWatch } from "./Iteration.js"
 import type { JournalEntry } from "../state/JournalEntry.js"
-import { clock, type HeldLimit, type LimitPlan, limitWaits, sleepLong, type UsageLimit } from "../guards/LimitWait.js"
+import { clock, type LimitPlan, sleepLong } from "../guards/LimitWait.js"
 import { UsageLimitGate } from "../guards/UsageLimitGate.js"
 import { LoopEvent, LoopEvents } from "../live/LoopEvents.js"
 import { oneLine } from "../text/Text.js"
+import { iterationWaits } from "./LimitWaiting.js"
 import { makeLoopInputs } from "./LoopInputs.js"
 import { LoopLock } from "../state/LoopLock.js"
 import { LoopReporter } from "../output/LoopReporter.js"
@@ -188,28 +189,13 @@ export const runLoop = (input: LoopRequest) =>
         Effect.zipRight(history.append(changeId, record), events.publish(LoopEvent.IterationRecorded({ changeId, record })))
     })
 
-    const announceWait = (plan: LimitPlan) =>
-      plan._tag === "GiveUp" ? Effect.void : Effect.zipRight(
-        // Loops sharing the gate wait for a limit this loop met, rather than run into it too.
-        plan.basis === "another loop's limit" ? Effect.void : gate.report(plan.resumeAt),
-        Effect.zipRight(
-          reporter.line(`waiting for the usage limit until ${clock(plan.resumeAt)} (${plan.basis}); Ctrl-C stops the loop`),
-          // The wait goes on even when the state file cannot say so.
-          saveState({ status: "waiting", resumeAt: new Date(plan.resumeAt).toISOString() }).pipe(
-            Effect.catchAll((error) => reporter.warn(error.message))
-          )
-        )
-      )
-
     /**
      * Runs iteration `iteration`, waiting out usage limits (its own, and those other loops met) and
      * running it again as the limit schedule allows. The lock is checked before each run of the agent.
      */
     const attemptIteration = (iteration: number, notes: ReadonlyArray<string>) =>
       Effect.gen(function*() {
-        const waits = yield* Schedule.driver(limitWaits({ maxLimitWaitMs: options.maxLimitWaitMs, deadline }).pipe(Schedule.tapOutput(announceWait)))
-        const waitFor = (limit: UsageLimit | HeldLimit) =>
-          Effect.flatMap(Effect.option(waits.next(limit)), (waited) => Option.isSome(waited) ? Effect.succeed(waited.value) : Effect.orDie(waits.last))
+        const { waitFor } = yield* iterationWaits({ settings: { maxLimitWaitMs: options.maxLimitWaitMs, deadline }, gate, reporter, saveState })
         for (;;) {
           yield* lock.check(change.id)
           const capped = spendStop(options, (yield* Ref.get(counters)).spend, yield* elapsed)
