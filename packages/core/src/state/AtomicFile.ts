@@ -29,6 +29,7 @@ const isNotFound = (error: { readonly _tag: string; readonly reason?: string }) 
   error._tag === "SystemError" && error.reason === "NotFound"
 
 /** A short random tag that keeps a temporary file's name apart from its siblings', from `Random`. */
+// Stryker disable next-line MethodExpression: only temporary files' names (as unique with the leading "0.")
 export const randomTag = Effect.map(Random.next, (n) => n.toString(36).slice(2))
 
 /** Writes `content` to a temporary sibling and renames it over `path`: readers see the old or the new file, never half of one. */

@@ -104,7 +104,6 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             // A complete file linked into place: the lock never exists half-written.
             const tryLink = Effect.scoped(
               Effect.gen(function*() {
-                // Stryker disable next-line MethodExpression: only the name of a temporary file removed at once (still unique, the pid and a random number)
                 const tmp = path.join(dir, `.lock.${identity.pid}.${yield* randomTag}`)
                 yield* Effect.addFinalizer(() => fs.remove(tmp).pipe(Effect.ignore))
                 yield* fs.writeFileString(tmp, content, { mode: 0o600 }).pipe(Effect.mapError(fail))
@@ -144,7 +143,6 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
               })
               if (!stale) return yield* new LockError({ changeId, owner: Option.getOrThrow(owner), path: lock })
               // Move the stale lock aside; if it changed meanwhile, someone else took it over first.
-              // Stryker disable next-line MethodExpression: only the name of a moved-aside file removed at once (still random)
               const aside = path.join(dir, `.lock.stale.${yield* randomTag}`)
               // Stryker disable next-line ArrowFunction: undefined is falsy as false is: the lock counts as not moved either way
               const moved = yield* fs.rename(lock, aside).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
