@@ -1,99 +1,20 @@
-import { FileSystem, Path } from "@effect/platform"
 import {
-  addCost,
-  countTokens,
   type ChangeId,
   formatDuration,
   formatProgress,
-  HistoryStore,
   type IterationRecord,
+  loadStatus,
   type LoopState,
-  parseTasks,
   promiseFate,
   type SettingsSource,
-  type TaskList,
+  statusJson,
+  type StatusReport,
+  usageTotals,
   Workspace
 } from "@spool/core"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { type Palette, palette, stdoutPalette } from "./Colour.js"
 import { UsageError } from "./UsageError.js"
-
-const RECENT = 10
-
-export interface StatusReport {
-  readonly changeId: ChangeId
-  readonly state: LoopState | null
-  readonly history: ReadonlyArray<IterationRecord>
-  readonly skipped: number
-  readonly tasks: TaskList
-}
-
-export const loadStatus = (changeId: ChangeId) =>
-  Effect.gen(function*() {
-    const store = yield* HistoryStore
-    const state = Option.getOrNull(yield* store.readState(changeId))
-    const { records, skipped } = yield* store.recent(changeId, RECENT)
-    const workspace = yield* Workspace
-    const path = yield* Path.Path
-    const fs = yield* FileSystem.FileSystem
-    const tasksIn = (root: string) => fs.readFileString(path.join(root, ".spool", "changes", changeId, "tasks.md"))
-    // A loop in a worktree ticks the tasks there; the main work tree's copy is the fallback.
-    const tasksText = yield* (state?.worktree === undefined ? tasksIn(workspace.root) : tasksIn(state.worktree)).pipe(
-      Effect.orElse(() => tasksIn(workspace.root)),
-      Effect.orElseSucceed(() => null)
-    )
-    return { changeId, state, history: records, skipped, tasks: parseTasks(tasksText) } satisfies StatusReport
-  })
-
-const totals = (records: ReadonlyArray<IterationRecord>) => {
-  const used = records.filter((r) => r.usage !== null)
-  if (used.length === 0) return null
-  return {
-    tokens: used.reduce((n, r) => n + countTokens(r.usage!), 0),
-    cost: used.reduce<number | null>((n, r) => addCost(n, r.usage!.cost), null)
-  }
-}
-
-export const statusJson = (report: StatusReport) => ({
-  changeId: report.changeId,
-  run: report.state?.run ?? null,
-  iteration: report.state?.iteration ?? 0,
-  status: report.state?.status ?? "none",
-  branch: report.state?.branch ?? null,
-  worktree: report.state?.worktree ?? null,
-  minIterations: report.state?.minIterations ?? null,
-  maxIterations: report.state?.maxIterations ?? null,
-  startedAt: report.state?.startedAt ?? null,
-  updatedAt: report.state?.updatedAt ?? null,
-  stopReason: report.state?.stopReason ?? null,
-  stopMessage: report.state?.stopMessage ?? null,
-  resumeAt: report.state?.resumeAt ?? null,
-  guards: report.state?.guards ?? null,
-  settings: report.state?.settings ?? null,
-  usage: totals(report.history),
-  tasks: {
-    total: report.tasks.tasks.length,
-    complete: report.tasks.tasks.filter((t) => t.status === "complete").length,
-    shelved: report.tasks.tasks.filter((t) => t.status === "shelved").length
-  },
-  history: report.history.map((r) => ({
-    run: r.run,
-    iteration: r.iteration,
-    startedAt: r.startedAt,
-    durationMs: r.durationMs,
-    exitCode: r.exitCode,
-    signal: r.signal,
-    completionDetected: r.completionDetected,
-    promises: r.promises,
-    outcome: r.outcome,
-    git: r.git,
-    commit: r.commit,
-    usage: r.usage,
-    error: r.error,
-    warnings: r.warnings,
-    verify: r.verify ?? []
-  }))
-})
 
 const pad = (text: string, width: number) => text.padEnd(width)
 
@@ -159,7 +80,7 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     if (state.status === "usage-limit" && state.resumeAt !== null) lines.push(`resume:    run spool again after ${state.resumeAt}`)
   }
   if (report.tasks.tasks.length > 0) lines.push(`tasks:     ${formatProgress(report.tasks)}`)
-  const sum = totals(report.history)
+  const sum = usageTotals(report.history)
   if (sum !== null) lines.push(`usage:     ${sum.tokens} tokens, ${sum.cost === null ? "cost unknown" : `$${sum.cost.toFixed(4)}`} over the iterations below`)
   if (report.history.length > 0) {
     lines.push("", p.bold(`recent iterations (last ${report.history.length}):`))

@@ -12,6 +12,7 @@ export * from "./state/ErrorJournal.js"
 export * from "./state/HistoryStore.js"
 export * from "./state/LoopLock.js"
 export { StateError } from "./state/StateError.js"
+export * from "./state/StatusReport.js"
 export * from "./state/Workspace.js"
 
 // prompt: what the agent is told.
@@ -49,6 +50,10 @@ export * from "./git/Worktrees.js"
 
 // guards: caps, breakers and usage-limit waits.
 export { UnsupportedGuardError } from "./guards/Guards.js"
+export * from "./guards/UsageLimitGate.js"
+
+// live: what the loops of this process do, as they do it.
+export * from "./live/LoopEvents.js"
 
 // loop: running one change's loop.
 export { runLoop } from "./loop/Loop.js"

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Fiber, Option, Schedule, TestClock } from "effect"
 import {
   backoffMs,
+  type HeldLimit,
   type LimitPlan,
   limitWaits,
   MAX_SINGLE_SLEEP_MS,
@@ -27,7 +28,7 @@ const limit = (overrides: Partial<UsageLimit> = {}): UsageLimit => ({
  * Feeds `limits` to the schedule one after another, as the loop does with each limited attempt,
  * moving the test clock by each planned wait: the waits made and the plan it ended on.
  */
-const drive = (settings: { maxLimitWaitMs: number; deadline: number | null }, limits: ReadonlyArray<UsageLimit>) =>
+const drive = (settings: { maxLimitWaitMs: number; deadline: number | null }, limits: ReadonlyArray<UsageLimit | HeldLimit>) =>
   Effect.gen(function*() {
     const plans: Array<LimitPlan> = []
     const driver = yield* Schedule.driver(limitWaits(settings).pipe(Schedule.tapOutput((plan) => Effect.sync(() => plans.push(plan)))))
@@ -197,5 +198,34 @@ describe("planning one usage-limit wait", () => {
       const start = yield* Clock.currentTimeMillis
       const { waits } = yield* drive({ maxLimitWaitMs: 6 * HOUR, deadline: null }, [limit({ resetAt: start + 4 * MINUTE }), limit()])
       assert.deepStrictEqual(waits, [5 * MINUTE, MINUTE])
+    }))
+
+  it("waits for another loop's limit until it lifts, to the millisecond, within the same caps", () => {
+    const now = Date.UTC(2026, 10, 23, 14, 0)
+    const none = { waitedMs: 0, backoffs: 0 }
+    assert.deepStrictEqual(planLimitWait({ heldUntil: now + 90_000 }, now, none, { maxLimitWaitMs: 6 * HOUR, deadline: null }), {
+      _tag: "Wait",
+      delayMs: 90_000,
+      resumeAt: now + 90_000,
+      basis: "another loop's limit"
+    })
+    assert.deepStrictEqual(planLimitWait({ heldUntil: now + 90_000 }, now, { waitedMs: 5 * HOUR, backoffs: 0 }, { maxLimitWaitMs: 5 * HOUR + MINUTE, deadline: null }), {
+      _tag: "GiveUp",
+      resumeAt: now + 90_000,
+      why: "the limit lifts at 2026-11-23T14:01:30Z, past --max-limit-wait (5h01m)"
+    })
+    assert.deepInclude(planLimitWait({ heldUntil: now + 90_000 }, now, none, { maxLimitWaitMs: 6 * HOUR, deadline: now + MINUTE }), {
+      _tag: "GiveUp",
+      why: "the limit lifts at 2026-11-23T14:01:30Z, past --max-duration"
+    })
+  })
+
+  it.effect("counts a wait for another loop's limit toward --max-limit-wait, not as a backoff", () =>
+    Effect.gen(function*() {
+      const start = yield* Clock.currentTimeMillis
+      const { waits, last } = yield* drive({ maxLimitWaitMs: 4 * MINUTE, deadline: null }, [{ heldUntil: start + 3 * MINUTE }, limit(), limit()])
+      // The backoff after it is the first (a minute); the one after that finds the four minutes used up.
+      assert.deepStrictEqual(waits, [3 * MINUTE, MINUTE])
+      assert.deepInclude(last, { _tag: "GiveUp", why: "the limit did not lift within --max-limit-wait (4m00s)" })
     }))
 })

@@ -455,6 +455,7 @@ describe("how a run starts and ends", () => {
     Effect.gen(function*() {
       const lock = Layer.succeed(LoopLock, {
         liveLoops: Effect.succeed([]),
+        check: () => Effect.void,
         acquire: () => Effect.succeed(Option.some({ pid: 4242, host: "here", startedAt: "2026-11-01T09:00:00.000Z" }))
       })
       const { exit, output } = yield* runWith(() => scriptedRun(done), {}, undefined, { lock })

@@ -2,7 +2,7 @@ import { FileSystem } from "@effect/platform"
 import { SystemError } from "@effect/platform/Error"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Option, Scope } from "effect"
+import { Effect, Exit, Layer, Option, Random, Scope, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -356,5 +356,114 @@ describe("LoopLock", () => {
       assert.deepStrictEqual(seen.whileHeld, [{ changeId: ChangeId.make("001-01_a"), owner }, { changeId: ChangeId.make("001-02_b"), owner }])
       assert.deepStrictEqual(seen.afterRelease, [{ changeId: ChangeId.make("001-03_c"), owner }])
       assert.isTrue(Option.isNone(seen.again))
+    }))
+})
+
+describe("LoopLock: whether the lock is still held, and where its times and names come from", () => {
+  const a = ChangeId.make("001-01_a")
+
+  it.effect("succeeds while the lock is its own, and says it was lost once its file is removed or another loop's lock stands in its place", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const seen = yield* withLock(
+        root,
+        identity(100),
+        Effect.scoped(Effect.gen(function*() {
+          const lock = yield* LoopLock
+          yield* lock.acquire(a)
+          const whileHeld = yield* Effect.exit(lock.check(a))
+          fs.rmSync(lockFile(root, "001-01_a"))
+          const removed = yield* Effect.flip(lock.check(a))
+          writeLock(root, "001-01_a", { pid: 200, host: "here", startedAt: "2026-01-02T03:04:05.000Z" })
+          const taken = yield* Effect.flip(lock.check(a))
+          fs.writeFileSync(lockFile(root, "001-01_a"), "{not json")
+          const unreadable = yield* Effect.flip(lock.check(a))
+          return { whileHeld, removed, taken, unreadable }
+        }))
+      )
+      assert.isTrue(Exit.isSuccess(seen.whileHeld))
+      assert.deepInclude(seen.removed, { _tag: "LockLostError", reason: "Removed", owner: null, path: lockFile(root, "001-01_a") })
+      assert.strictEqual(
+        seen.removed.message,
+        `the loop on 001-01_a lost its lock (${lockFile(root, "001-01_a")} was removed) and stopped, so that no two loops work on one change; ` +
+          "see spool ralph --status --change 001-01_a, and start the loop again once no other runs on it"
+      )
+      assert.deepInclude(seen.taken, { reason: "TakenOver", owner: { pid: 200, host: "here", startedAt: "2026-01-02T03:04:05.000Z" } })
+      assert.include(seen.taken.message, `(${lockFile(root, "001-01_a")} is now held by pid 200 on here)`)
+      assert.deepInclude(seen.unreadable, { reason: "TakenOver", owner: null })
+      assert.include(seen.unreadable.message, `(${lockFile(root, "001-01_a")} now holds another loop's lock)`)
+    }))
+
+  it.effect("holds nothing to check once released, nor for a change it never took", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const seen = yield* withLock(root, identity(100), Effect.gen(function*() {
+        const lock = yield* LoopLock
+        yield* Effect.scoped(lock.acquire(a))
+        const released = yield* Effect.flip(lock.check(a))
+        writeLock(root, "001-02_b", { pid: 200, host: "here", startedAt: "t" })
+        const never = yield* Effect.flip(lock.check(ChangeId.make("001-02_b")))
+        return { released, never }
+      }))
+      assert.strictEqual(seen.released.reason, "Removed")
+      assert.deepInclude(seen.never, { reason: "TakenOver", owner: { pid: 200, host: "here", startedAt: "t" } })
+    }))
+
+  it.effect("in memory: held until released", () =>
+    Effect.gen(function*() {
+      const seen = yield* Effect.gen(function*() {
+        const lock = yield* LoopLock
+        const whileHeld = yield* Effect.scoped(Effect.zipRight(lock.acquire(a), Effect.exit(lock.check(a))))
+        return { whileHeld, released: yield* Effect.flip(lock.check(a)) }
+      }).pipe(Effect.provide(LoopLock.layerMemory))
+      assert.isTrue(Exit.isSuccess(seen.whileHeld))
+      assert.deepInclude(seen.released, { _tag: "LockLostError", reason: "Removed" })
+    }))
+
+  it.effect("reads a lock that carries an expiry, and a local lock neither writes one nor lets a past one free a live owner's change", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      const owner = { pid: 200, host: "here", startedAt: "2026-01-02T03:04:05.000Z", expiresAt: "2026-01-02T03:05:05.000Z" }
+      writeLock(root, "001-01_a", owner)
+      const seen = yield* withLock(root, identity(100), Effect.gen(function*() {
+        const refused = yield* Effect.flip(Effect.scoped(acquire("001-01_a")))
+        const live = yield* Effect.flatMap(LoopLock, (lock) => lock.liveLoops)
+        return { refused, live }
+      }))
+      assert.deepInclude(seen.refused, { _tag: "LockError", owner })
+      assert.deepStrictEqual(seen.live, [{ changeId: a, owner }])
+      const own = yield* withLock(root, identity(100), Effect.scoped(Effect.zipRight(acquire("001-02_b"), Effect.sync(() => readLock(root, "001-02_b")))))
+      assert.notProperty(own, "expiresAt")
+    }))
+
+  it.effect("records its start from the clock", () =>
+    Effect.gen(function*() {
+      const root = workspace()
+      yield* TestClock.setTime(Date.UTC(2026, 10, 1, 9, 30, 0, 250))
+      const seen = yield* withLock(root, identity(100), takeA(root))
+      assert.strictEqual(seen.owner.startedAt, "2026-11-01T09:30:00.250Z")
+    }))
+
+  it.effect("names its temporary files from Random: the same seed, the same names", () =>
+    Effect.gen(function*() {
+      const names = (seed: number) =>
+        Effect.gen(function*() {
+          const root = workspace()
+          const written: Array<string> = []
+          yield* withFileSystem(
+            root,
+            identity(100),
+            (real) => ({
+              writeFileString: (file, data, options) => Effect.zipRight(Effect.sync(() => written.push(path.basename(file))), real.writeFileString(file, data, options))
+            }),
+            Effect.scoped(acquire("001-01_a"))
+          ).pipe(Effect.withRandom(Random.make(seed)))
+          return written
+        })
+      const first = yield* names(7)
+      assert.strictEqual(first.length, 1)
+      assert.match(first[0]!, /^\.lock\.100\.[0-9a-z]+$/)
+      assert.deepStrictEqual(yield* names(7), first)
+      assert.notDeepEqual(yield* names(8), first)
     }))
 })

@@ -13,6 +13,8 @@ import { HarnessService } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import { runLoop } from "../src/loop/Loop.js"
 import { LoopLock } from "../src/state/LoopLock.js"
+import { LoopEvents } from "../src/live/LoopEvents.js"
+import { UsageLimitGate } from "../src/guards/UsageLimitGate.js"
 import { type LoopProgress, LoopReporter } from "../src/output/LoopReporter.js"
 import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
 import type { Change } from "../src/state/Workspace.js"
@@ -94,6 +96,8 @@ export const runWith = (
     readonly lock?: Layer.Layer<LoopLock>
     /** Where the options came from, as the run is given it. */
     readonly settings?: SettingsSource
+    /** Where the loop publishes its states and records (default: a fresh one nobody reads). */
+    readonly events?: Layer.Layer<LoopEvents>
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -128,6 +132,8 @@ export const runWith = (
       git,
       PromptBuilder.layer,
       LoopReporter.layerTest(output, progress),
+      extras.events ?? LoopEvents.layer,
+      UsageLimitGate.layerPerLoop,
       extras.checks ?? CheckRunner.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
       NodeFileSystem.layer
     ).pipe(Layer.provideMerge(stores))

@@ -49,5 +49,5 @@ export const layer = (options: ClaudeHarnessOptions) =>
     check: checkRoot(options),
     args: () => commandArgs(options),
     ...(options.env === undefined ? {} : { env: options.env }),
-    output: (request) => makeClaudeOutput({ cwd: request.cwd })
+    output: (request, now) => makeClaudeOutput({ cwd: request.cwd, now })
   })

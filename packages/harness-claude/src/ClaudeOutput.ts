@@ -6,8 +6,8 @@ export interface ClaudeOutputOptions {
   /** The agent's working directory: file paths under it are shown relative to it. */
   readonly cwd: string
   readonly maxLineLength?: number
-  /** The clock limit messages with a wall-clock reset time are read against. */
-  readonly now?: () => number
+  /** The clock limit messages with a wall-clock reset time are read against (the loop's `Clock`). */
+  readonly now: () => number
 }
 
 /** Turns the raw output of one `claude -p --output-format stream-json` into spool's harness events. */
@@ -53,7 +53,7 @@ export const toUsage = (result: Result): HarnessUsage => {
  * - `api_retry`, non-JSON stdout lines and stderr lines: `Display`
  */
 export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => {
-  const now = options.now ?? Date.now
+  const { now } = options
   const calls = new Map<string, string>()
   const denied = new Set<string>()
   let warned = false

@@ -49,5 +49,5 @@ export const layer = (options: CodexHarnessOptions) =>
     reports: { cost: false, tokens: true },
     args: (request) => commandArgs(options, request),
     ...(options.env === undefined ? {} : { env: options.env }),
-    output: (request) => makeCodexOutput({ cwd: request.cwd })
+    output: (request, now) => makeCodexOutput({ cwd: request.cwd, now })
   })

@@ -6,8 +6,8 @@ export interface CodexOutputOptions {
   /** The agent's working directory: file paths under it are shown relative to it. */
   readonly cwd: string
   readonly maxLineLength?: number
-  /** The clock for usage-limit times (`try again at 3:51 PM`). */
-  readonly now?: () => number
+  /** The clock for usage-limit times (`try again at 3:51 PM`): the loop's `Clock`. */
+  readonly now: () => number
 }
 
 /** Turns the raw output of one `codex exec --json` into spool's harness events. */
@@ -56,7 +56,7 @@ const toUsage = (usage: Extract<CodexEvent, { type: "turn.completed" }>["usage"]
  * - `error` events and items, non-JSON stdout lines and stderr lines: `Display`
  */
 export const makeCodexOutput = (options: CodexOutputOptions): CodexOutput => {
-  const now = options.now ?? Date.now
+  const { now } = options
   let turnEnded = false
   let limited = false
   let lastError: string | null = null

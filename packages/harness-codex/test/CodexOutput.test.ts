@@ -140,7 +140,7 @@ describe("codex JSON output", () => {
   })
 
   it("drops an over-long line, says so, and goes on with the next one", () => {
-    const output = makeCodexOutput({ cwd, maxLineLength: 100 })
+    const output = makeCodexOutput({ cwd, maxLineLength: 100, now: () => 0 })
     const events = [stdout(message("x".repeat(200) + "<promise>COMPLETE</promise>")), stdout(message("after")), exited()].flatMap(output.feed)
     const agentText = events.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join("")
     const display = events.flatMap((e) => (e._tag === "Display" ? [e.text] : [])).join("")
@@ -236,7 +236,7 @@ describe("codex JSON output: details", () => {
 
   it("a long agent message is read whole, even past the first strings of its line", () => {
     const long = `${"x".repeat(100_000)} <promise>COMPLETE</promise>`
-    const output = makeCodexOutput({ cwd })
+    const output = makeCodexOutput({ cwd, now: () => 0 })
     const text = message(long)
     const events = [...inBatches(text, 8192), exited()].flatMap(output.feed)
     assert.strictEqual(events.flatMap((e) => (e._tag === "AgentText" ? [e.text] : [])).join(""), `${long}\n`)
@@ -264,7 +264,7 @@ describe("codex command display", () => {
     const long = completed({ type: "command_execution", command: `/bin/bash -lc '${script}'`, aggregated_output: "y".repeat(100_000), exit_code: 0, status: "completed" })
     const shown = "→ $ cat > big.txt <<EOF (exit 0)\n"
     assert.strictEqual(translate([stdout(long)]).display, shown)
-    assert.strictEqual(sortEvents([...inBatches(long, 8192), exited()].flatMap(makeCodexOutput({ cwd }).feed)).display, shown)
+    assert.strictEqual(sortEvents([...inBatches(long, 8192), exited()].flatMap(makeCodexOutput({ cwd, now: () => 0 }).feed)).display, shown)
   })
 
   it("leaves a command alone when it is no shell wrapper, or its quoting is not one whole string", () => {

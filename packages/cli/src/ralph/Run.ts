@@ -3,11 +3,13 @@ import {
   type Change,
   CheckRunner,
   HarnessService,
+  LoopEvents,
   LoopOptions,
   makeRedactor,
   PromptBuilder,
   readTextFile,
-  runLoop
+  runLoop,
+  UsageLimitGate
 } from "@spool/core"
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { parseDuration } from "../Duration.js"
@@ -129,7 +131,8 @@ export const runChange = (args: RalphArgs, change: Change) =>
       yield* afterLoop(place, result.status === "complete")
       return result
     })
+    const live = Layer.merge(LoopEvents.layer, UsageLimitGate.layerPerLoop)
     return yield* loop.pipe(
-      Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.loopReporter(change.id), CheckRunner.layer))
+      Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.loopReporter(change.id), CheckRunner.layer, live))
     )
   })

@@ -5,6 +5,11 @@ import { formatDuration } from "../text/Text.js"
 /** A usage limit as the harness reported it. */
 export type UsageLimit = Omit<Extract<HarnessEvent, { _tag: "Limited" }>, "_tag">
 
+/** A usage limit another loop sharing the account met: it lasts until `heldUntil` (epoch ms, the margin included). */
+export interface HeldLimit {
+  readonly heldUntil: number
+}
+
 /**
  * The longest single sleep: JavaScript timers overflow at 2^31 ms (about 24.8 days), and a longer
  * Effect sleep would never end. Longer waits are slept in pieces.
@@ -44,7 +49,7 @@ export type LimitPlan =
     readonly _tag: "Wait"
     readonly delayMs: number
     readonly resumeAt: number
-    readonly basis: "reset time" | "retry-after" | "backoff"
+    readonly basis: "reset time" | "retry-after" | "backoff" | "another loop's limit"
   }
   | { readonly _tag: "GiveUp"; readonly resumeAt: number | null; readonly why: string }
 
@@ -58,14 +63,18 @@ export const clock = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$
  * The one policy for usage limits: wait until the reset plus a minute, or as long as the agent's
  * `retry-after` says, or else back off from a minute doubling to half an hour; never longer in all
  * than `maxLimitWaitMs`, nor past the deadline. A limit that does not reset, or whose known reset
- * lies past either, is given up at once.
+ * lies past either, is given up at once. Another loop's limit is waited for until it lifts, as
+ * the loop that met it waits, within the same caps.
  */
 export const planLimitWait = (
-  limit: UsageLimit,
+  limit: UsageLimit | HeldLimit,
   now: number,
   state: LimitWaitState,
   settings: LimitWaitSettings
 ): LimitPlan => {
+  if ("heldUntil" in limit) {
+    return planKnownWait({ delayMs: Math.max(0, limit.heldUntil - now), basis: "another loop's limit" }, now, state, settings)
+  }
   const known = limit.resetAt !== null
     ? { delayMs: Math.max(0, limit.resetAt - now) + RESET_MARGIN_MS, basis: "reset time" as const }
     : limit.retryAfterMs !== null
@@ -79,19 +88,8 @@ export const planLimitWait = (
     // The agent may still say when to try again (a new billing period): that is when the loop would resume.
     return { _tag: "GiveUp", resumeAt: known === null ? null : now + known.delayMs, why: "the usage limit does not reset by waiting" }
   }
-  const byWaitCap = settings.maxLimitWaitMs - state.waitedMs
-  const byDeadline = settings.deadline === null ? Number.POSITIVE_INFINITY : settings.deadline - now
-  const budget = Math.min(byWaitCap, byDeadline)
-  const cap = byWaitCap <= byDeadline
-    ? settings.maxLimitWaitMs === 0
-      ? "--max-limit-wait is 0"
-      : `--max-limit-wait (${formatDuration(settings.maxLimitWaitMs)})`
-    : "--max-duration"
-  if (known !== null) {
-    return known.delayMs <= budget
-      ? { _tag: "Wait", delayMs: known.delayMs, resumeAt: now + known.delayMs, basis: known.basis }
-      : { _tag: "GiveUp", resumeAt: now + known.delayMs, why: `the limit lifts at ${clock(now + known.delayMs)}, past ${cap}` }
-  }
+  if (known !== null) return planKnownWait(known, now, state, settings)
+  const { budget, cap } = waitBudget(now, state, settings)
   const backoff = backoffMs(state.backoffs)
   if (budget <= 0) {
     return { _tag: "GiveUp", resumeAt: now + backoff, why: `the limit did not lift within ${cap}` }
@@ -100,17 +98,43 @@ export const planLimitWait = (
   return { _tag: "Wait", delayMs, resumeAt: now + delayMs, basis: "backoff" }
 }
 
+/** What is left to wait, by the tighter of `--max-limit-wait` and the deadline, and the option that sets it. */
+const waitBudget = (now: number, state: LimitWaitState, settings: LimitWaitSettings) => {
+  const byWaitCap = settings.maxLimitWaitMs - state.waitedMs
+  const byDeadline = settings.deadline === null ? Number.POSITIVE_INFINITY : settings.deadline - now
+  const cap = byWaitCap <= byDeadline
+    ? settings.maxLimitWaitMs === 0
+      ? "--max-limit-wait is 0"
+      : `--max-limit-wait (${formatDuration(settings.maxLimitWaitMs)})`
+    : "--max-duration"
+  return { budget: Math.min(byWaitCap, byDeadline), cap }
+}
+
+/** A wait whose length is known: made if the budget allows it, else given up at once. */
+const planKnownWait = (
+  known: { readonly delayMs: number; readonly basis: Extract<LimitPlan, { _tag: "Wait" }>["basis"] },
+  now: number,
+  state: LimitWaitState,
+  settings: LimitWaitSettings
+): LimitPlan => {
+  const { budget, cap } = waitBudget(now, state, settings)
+  return known.delayMs <= budget
+    ? { _tag: "Wait", delayMs: known.delayMs, resumeAt: now + known.delayMs, basis: known.basis }
+    : { _tag: "GiveUp", resumeAt: now + known.delayMs, why: `the limit lifts at ${clock(now + known.delayMs)}, past ${cap}` }
+}
+
 /**
- * The limit policy as a `Schedule` fed each limit the agent reports for one iteration: it sleeps
- * each planned wait and is done at the first `GiveUp`, which is its last output.
+ * The limit policy as a `Schedule` fed each limit met for one iteration, by the agent or by another
+ * loop: it sleeps each planned wait and is done at the first `GiveUp`, which is its last output.
  */
-export const limitWaits = (settings: LimitWaitSettings): Schedule.Schedule<LimitPlan, UsageLimit> =>
-  Schedule.makeWithState(noWaitYet, (now, limit: UsageLimit, state) => {
+export const limitWaits = (settings: LimitWaitSettings): Schedule.Schedule<LimitPlan, UsageLimit | HeldLimit> =>
+  Schedule.makeWithState(noWaitYet, (now, limit: UsageLimit | HeldLimit, state) => {
     const plan: LimitPlan = planLimitWait(limit, now, state, settings)
     if (plan._tag === "GiveUp") return Effect.succeed([state, plan as LimitPlan, ScheduleDecision.done] as const)
     const next: LimitWaitState = {
       waitedMs: state.waitedMs + plan.delayMs,
-      backoffs: state.backoffs + (plan.basis === "reset time" ? 0 : 1)
+      // Only waits of unknown length back off.
+      backoffs: state.backoffs + (plan.basis === "reset time" || plan.basis === "another loop's limit" ? 0 : 1)
     }
     return Effect.succeed([next, plan as LimitPlan, ScheduleDecision.continueWith(ScheduleInterval.after(now + plan.delayMs))] as const)
   })

@@ -29,8 +29,8 @@ export interface AgentHarness {
   readonly args: (request: HarnessRequest) => ReadonlyArray<string>
   /** Extra environment for the agent (tests point it at a fake model server). */
   readonly env?: Readonly<Record<string, string>>
-  /** A reader of one run's output: each raw event in, the events it means out. */
-  readonly output: (request: HarnessRequest) => { readonly feed: (event: HarnessEvent) => Array<HarnessEvent> }
+  /** A reader of one run's output: each raw event in, the events it means out; `now` reads the loop's clock. */
+  readonly output: (request: HarnessRequest, now: () => number) => { readonly feed: (event: HarnessEvent) => Array<HarnessEvent> }
 }
 
 /** Runs each iteration as one process of the agent's program, the prompt on its stdin, in its own process group. */
@@ -51,8 +51,8 @@ export const layer = (agent: AgentHarness): Layer.Layer<
         reports: agent.reports,
         preflight: Effect.zipRight(resolve, agent.check ?? Effect.void),
         run: (request) =>
-          Stream.unwrap(Effect.map(resolve, (command) => {
-            const output = agent.output(request)
+          Stream.unwrap(Effect.map(Effect.zip(resolve, Effect.clock), ([command, clock]) => {
+            const output = agent.output(request, () => clock.unsafeCurrentTimeMillis())
             return runProcess(executor, {
               harness,
               command,

@@ -1,4 +1,4 @@
-import { Clock, Deferred, Effect, Option, Ref, Schedule } from "effect"
+import { Clock, Deferred, Effect, Option, Random, Ref } from "effect"
 import { ContextStore } from "../state/ContextStore.js"
 import type { HarnessUsage, LoopState } from "../domain/Domain.js"
 import { ErrorJournal } from "../state/ErrorJournal.js"
@@ -19,8 +19,11 @@ import { HarnessService } from "../harness/HarnessService.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { type IterationContext, type IterationResult, isSpoolPath, listPaths, runIteration, type IterationWatch } from "./Iteration.js"
 import type { JournalEntry } from "../state/JournalEntry.js"
-import { clock, type LimitPlan, limitWaits, sleepLong } from "../guards/LimitWait.js"
+import { clock, type LimitPlan, sleepLong } from "../guards/LimitWait.js"
+import { UsageLimitGate } from "../guards/UsageLimitGate.js"
+import { LoopEvent, LoopEvents } from "../live/LoopEvents.js"
 import { oneLine } from "../text/Text.js"
+import { iterationWaits } from "./LimitWaiting.js"
 import { makeLoopInputs } from "./LoopInputs.js"
 import { LoopLock } from "../state/LoopLock.js"
 import { LoopReporter } from "../output/LoopReporter.js"
@@ -35,13 +38,24 @@ type Next = { readonly _tag: "Next"; readonly iteration: number; readonly notes:
 type End = { readonly _tag: "End"; readonly result: LoopResult }
 type Attempt =
   | { readonly _tag: "Ran"; readonly result: IterationResult }
-  | { readonly _tag: "GaveUp"; readonly result: IterationResult; readonly plan: Extract<LimitPlan, { _tag: "GiveUp" }> }
+  | {
+    readonly _tag: "GaveUp"
+    /** The iterations run: the limit was met by this one, or by another loop before it ran. */
+    readonly iterations: number
+    readonly limit: string | null
+    readonly plan: Extract<LimitPlan, { _tag: "GiveUp" }>
+  }
   | { readonly _tag: "Capped"; readonly stop: GuardStop }
+
+/** A run's name: its start time and a short tag from `Random`, `20261101T100000Z-k3f9`. */
+const makeRunId = (startedAt: number) =>
+  Effect.map(Random.nextIntBetween(0, 36 ** 4), (tag) => `${compactStamp(startedAt)}-${tag.toString(36).padStart(4, "0")}`)
 
 /**
  * Runs iterations until the promise is accepted, `maxIterations` have run or a guard stops the
- * loop, holding the change's lock throughout. A usage limit is waited out and the same iteration
- * runs again.
+ * loop, holding the change's lock throughout (it stops if the lock is lost). A usage limit, met
+ * by this loop or by another one sharing its gate, is waited out and the same iteration runs
+ * again. Each state and each iteration's record is published as `LoopEvents`.
  */
 export const runLoop = (input: LoopRequest) =>
   Effect.gen(function*() {
@@ -52,7 +66,9 @@ export const runLoop = (input: LoopRequest) =>
     const harness = yield* HarnessService
     const reporter = yield* LoopReporter
     const lock = yield* LoopLock
+    const events = yield* LoopEvents
     const { change, options } = input
+    const gate = yield* Effect.flatMap(UsageLimitGate, (gates) => gates.forLoop(change.id))
     const inputs = yield* makeLoopInputs(change)
 
     // Bad input stops the run before it writes anything: the agent must start, its caps must be
@@ -73,7 +89,7 @@ export const runLoop = (input: LoopRequest) =>
     }
 
     const loopStartedAt = yield* Clock.currentTimeMillis
-    const runId = `${compactStamp(loopStartedAt)}-${Math.random().toString(36).slice(2, 6)}`
+    const runId = yield* makeRunId(loopStartedAt)
     const deadline = options.maxDurationMs === null ? null : loopStartedAt + options.maxDurationMs
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - loopStartedAt)
     const counters = yield* Ref.make(initialCounters)
@@ -102,6 +118,8 @@ export const runLoop = (input: LoopRequest) =>
         const now = yield* Clock.currentTimeMillis
         const guards = guardReport(options, yield* Ref.get(counters))
         const next = yield* Ref.updateAndGet(state, (s) => ({ ...s, ...patch, guards, updatedAt: new Date(now).toISOString() }))
+        // Published before it is written: those who follow the loop learn of its end even when the file cannot say it.
+        yield* events.publish(LoopEvent.StateChanged({ changeId: change.id, state: next }))
         yield* history.writeState(change.id, next)
       })
 
@@ -164,30 +182,43 @@ export const runLoop = (input: LoopRequest) =>
       } satisfies IterationWatch
     })
 
-    const announceWait = (plan: LimitPlan) =>
-      plan._tag === "GiveUp" ? Effect.void : Effect.zipRight(
-        reporter.line(`waiting for the usage limit until ${clock(plan.resumeAt)} (${plan.basis}); Ctrl-C stops the loop`),
-        // The wait goes on even when the state file cannot say so.
-        saveState({ status: "waiting", resumeAt: new Date(plan.resumeAt).toISOString() }).pipe(
-          Effect.catchAll((error) => reporter.warn(error.message))
-        )
-      )
+    /** The history the iterations write to: each record appended is published too. */
+    const publishingHistory = HistoryStore.of({
+      ...history,
+      append: (changeId, record) =>
+        Effect.zipRight(history.append(changeId, record), events.publish(LoopEvent.IterationRecorded({ changeId, record })))
+    })
 
-    /** Runs iteration `iteration`, waiting out usage limits and running it again as the limit schedule allows. */
+    /**
+     * Runs iteration `iteration`, waiting out usage limits (its own, and those other loops met) and
+     * running it again as the limit schedule allows. The lock is checked before each run of the agent.
+     */
     const attemptIteration = (iteration: number, notes: ReadonlyArray<string>) =>
       Effect.gen(function*() {
-        const waits = yield* Schedule.driver(limitWaits({ maxLimitWaitMs: options.maxLimitWaitMs, deadline }).pipe(Schedule.tapOutput(announceWait)))
+        const { waitFor } = yield* iterationWaits({ settings: { maxLimitWaitMs: options.maxLimitWaitMs, deadline }, gate, reporter, saveState })
         for (;;) {
+          yield* lock.check(change.id)
           const capped = spendStop(options, (yield* Ref.get(counters)).spend, yield* elapsed)
           if (capped !== null) return { _tag: "Capped", stop: capped } satisfies Attempt
-          const result = yield* runIteration(ctx, iteration, notes, yield* watchIteration(iteration))
+          const held = yield* gate.heldByOthers
+          if (Option.isSome(held)) {
+            const plan = yield* waitFor({ heldUntil: held.value.until })
+            if (plan._tag === "GiveUp") {
+              const limit = `the usage limit the loop on ${held.value.changeId} met`
+              return { _tag: "GaveUp", iterations: iteration - 1, limit, plan } satisfies Attempt
+            }
+            yield* saveState({ status: "running", resumeAt: null })
+            continue
+          }
+          const result = yield* runIteration(ctx, iteration, notes, yield* watchIteration(iteration)).pipe(
+            Effect.provideService(HistoryStore, publishingHistory)
+          )
           const { usage } = result.record
           yield* Ref.update(counters, (c) => ({ ...c, spend: addSpend(c.spend, usage) }))
           if (usage !== null) yield* Ref.update(runUsage, (total) => addUsage(total, usage))
           if (result.limit === null) return { _tag: "Ran", result } satisfies Attempt
-          const waited = yield* Effect.option(waits.next(result.limit))
-          const plan = Option.isSome(waited) ? waited.value : yield* Effect.orDie(waits.last)
-          if (plan._tag === "GiveUp") return { _tag: "GaveUp", result, plan } satisfies Attempt
+          const plan = yield* waitFor(result.limit)
+          if (plan._tag === "GiveUp") return { _tag: "GaveUp", iterations: iteration, limit: result.record.error, plan } satisfies Attempt
           yield* saveState({ status: "running", resumeAt: null })
         }
       })
@@ -201,13 +232,13 @@ export const runLoop = (input: LoopRequest) =>
         if (attempt._tag === "Capped") {
           return end({ status: "stopped", reason: attempt.stop.reason, iterations: iteration - 1, message: attempt.stop.message, resumeAt: null })
         }
-        const { result } = attempt
         if (attempt._tag === "GaveUp") {
           const { plan } = attempt
           const when = plan.resumeAt === null ? "run spool again once it is lifted" : `run spool again after ${clock(plan.resumeAt)}`
-          const message = `stopped: ${plan.why} (${oneLine(result.record.error ?? "usage limit")}); ${when}`
-          return end({ status: "usage-limit", reason: "usage-limit", iterations: iteration, message, resumeAt: plan.resumeAt })
+          const message = `stopped: ${plan.why} (${oneLine(attempt.limit ?? "usage limit")}); ${when}`
+          return end({ status: "usage-limit", reason: "usage-limit", iterations: attempt.iterations, message, resumeAt: plan.resumeAt })
         }
+        const { result } = attempt
         if (result.record.outcome === "complete") {
           return end({ status: "complete", reason: "complete", iterations: iteration, message: `complete: the promise was accepted at iteration ${iteration}`, resumeAt: null })
         }
@@ -249,7 +280,8 @@ export const runLoop = (input: LoopRequest) =>
     const first: Next | End = { _tag: "Next", iteration: 1, notes: [] }
     const ending = yield* Effect.iterate(first, { while: (s): s is Next => s._tag === "Next", body: step }).pipe(
       Effect.tapError((error) =>
-        saveState({
+        // The state of a change whose lock another loop took is that loop's to write.
+        error._tag === "LockLostError" && error.reason === "TakenOver" ? Effect.void : saveState({
           status: "failed",
           stopReason: error._tag === "LoopFailedError" ? "failures" : "error",
           stopMessage: error.message,

@@ -1,5 +1,5 @@
 import { FileSystem, type Path } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Random } from "effect"
 import { StateError } from "./StateError.js"
 
 const explained: Record<string, string> = {
@@ -28,18 +28,23 @@ export const describe = (cause: unknown) => {
 const isNotFound = (error: { readonly _tag: string; readonly reason?: string }) =>
   error._tag === "SystemError" && error.reason === "NotFound"
 
+/** A short random tag that keeps a temporary file's name apart from its siblings', from `Random`. */
+// Stryker disable next-line MethodExpression: only temporary files' names (as unique with the leading "0.")
+export const randomTag = Effect.map(Random.next, (n) => n.toString(36).slice(2))
+
 /** Writes `content` to a temporary sibling and renames it over `path`: readers see the old or the new file, never half of one. */
-export const writeFileAtomic = (fs: FileSystem.FileSystem, path: Path.Path, file: string, content: string) => {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${Math.random().toString(36).slice(2)}.tmp`)
-  return Effect.gen(function*() {
-    yield* fs.makeDirectory(path.dirname(file), { recursive: true })
-    yield* fs.writeFileString(tmp, content, { mode: 0o600 })
-    yield* fs.rename(tmp, file)
-  }).pipe(
-    Effect.tapError(() => fs.remove(tmp).pipe(Effect.ignore)),
-    Effect.mapError((cause) => new StateError({ reason: "Write", path: file, detail: describe(cause) }))
-  )
-}
+export const writeFileAtomic = (fs: FileSystem.FileSystem, path: Path.Path, file: string, content: string) =>
+  Effect.flatMap(randomTag, (tag) => {
+    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${tag}.tmp`)
+    return Effect.gen(function*() {
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true })
+      yield* fs.writeFileString(tmp, content, { mode: 0o600 })
+      yield* fs.rename(tmp, file)
+    }).pipe(
+      Effect.tapError(() => fs.remove(tmp).pipe(Effect.ignore)),
+      Effect.mapError((cause) => new StateError({ reason: "Write", path: file, detail: describe(cause) }))
+    )
+  })
 
 export interface ReadLimits {
   /** Larger files are refused with a `TooLarge` error carrying `hint`. */

@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
-import { Context, Effect, Layer, Option, Ref, Schema, type Scope } from "effect"
-import { readFileOrNull } from "./AtomicFile.js"
+import { Clock, Context, Effect, Layer, Option, Ref, Schema, type Scope } from "effect"
+import { randomTag, readFileOrNull } from "./AtomicFile.js"
 import type { ChangeId } from "../domain/Domain.js"
 import { StateError } from "./StateError.js"
 import { Workspace } from "./Workspace.js"
@@ -11,7 +11,13 @@ export const LockOwner = Schema.Struct({
   startedAt: Schema.String,
   /** The work tree the loop runs in (absent in locks written before it was recorded). */
   // Stryker disable next-line ObjectLiteral: owners are only decoded from JSON text, which never holds an undefined workTree
-  workTree: Schema.optionalWith(Schema.String, { exact: true })
+  workTree: Schema.optionalWith(Schema.String, { exact: true }),
+  /**
+   * When a lease-held lock lapses unless renewed (ISO time). The local file lock writes none and a
+   * lock without one never lapses: a dead owner is told by its pid instead.
+   */
+  // Stryker disable next-line ObjectLiteral: owners are only decoded from JSON text, which never holds an undefined expiresAt
+  expiresAt: Schema.optionalWith(Schema.String, { exact: true })
 })
 export type LockOwner = typeof LockOwner.Type
 
@@ -23,6 +29,25 @@ export class LockError extends Schema.TaggedError<LockError>()("LockError", {
 }) {
   override get message() {
     return `a loop is already running on ${this.changeId} (pid ${this.owner.pid} on ${this.owner.host}, since ${this.owner.startedAt}); see spool ralph --status --change ${this.changeId} (if no loop runs, delete ${this.path})`
+  }
+}
+
+/** The lock a loop holds is no longer its own: its file was removed, or another loop holds it now. */
+export class LockLostError extends Schema.TaggedError<LockLostError>()("LockLostError", {
+  changeId: Schema.String,
+  path: Schema.String,
+  reason: Schema.Literal("Removed", "TakenOver"),
+  /** Who holds the lock now, when another loop does and its lock can be read. */
+  owner: Schema.NullOr(LockOwner)
+}) {
+  override get message() {
+    const now = this.reason === "Removed"
+      ? `${this.path} was removed`
+      : this.owner === null
+      ? `${this.path} now holds another loop's lock`
+      : `${this.path} is now held by pid ${this.owner.pid} on ${this.owner.host}`
+    return `the loop on ${this.changeId} lost its lock (${now}) and stopped, so that no two loops work on one change; ` +
+      `see spool ralph --status --change ${this.changeId}, and start the loop again once no other runs on it`
   }
 }
 
@@ -46,6 +71,8 @@ export interface LiveLoop {
 export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
   /** Takes the lock for the scope; succeeds with the owner of a dead loop whose lock it took over, if any. */
   readonly acquire: (changeId: ChangeId) => Effect.Effect<Option.Option<LockOwner>, LockError | StateError, Scope.Scope>
+  /** Succeeds while this process still holds the change's lock, taken with `acquire`; fails once it is lost. */
+  readonly check: (changeId: ChangeId) => Effect.Effect<void, LockLostError | StateError>
   /** The loops of every change that run on this host now, by their locks. */
   readonly liveLoops: Effect.Effect<ReadonlyArray<LiveLoop>>
 }>() {
@@ -57,6 +84,9 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
         const path = yield* Path.Path
         const workspace = yield* Workspace
         const decodeOwner = Schema.decodeUnknownOption(Schema.parseJson(LockOwner))
+        /** The lock file and its content, of each change this process holds. */
+        const held = yield* Ref.make(new Map<ChangeId, { readonly path: string; readonly content: string }>())
+        const lockPath = (changeId: ChangeId) => path.join(workspace.stateDir(changeId), "lock")
 
         const acquire = (changeId: ChangeId) =>
           Effect.gen(function*() {
@@ -66,7 +96,7 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             const mine: LockOwner = {
               pid: identity.pid,
               host: identity.host,
-              startedAt: new Date().toISOString(),
+              startedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
               ...(identity.workTree === undefined ? {} : { workTree: identity.workTree })
             }
             const content = JSON.stringify(mine)
@@ -74,8 +104,7 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             // A complete file linked into place: the lock never exists half-written.
             const tryLink = Effect.scoped(
               Effect.gen(function*() {
-                // Stryker disable next-line MethodExpression: only the name of a temporary file removed at once (still unique, the pid and a random number)
-                const tmp = path.join(dir, `.lock.${identity.pid}.${Math.random().toString(36).slice(2)}`)
+                const tmp = path.join(dir, `.lock.${identity.pid}.${yield* randomTag}`)
                 yield* Effect.addFinalizer(() => fs.remove(tmp).pipe(Effect.ignore))
                 yield* fs.writeFileString(tmp, content, { mode: 0o600 }).pipe(Effect.mapError(fail))
                 return yield* fs.link(tmp, lock).pipe(
@@ -89,11 +118,17 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             let takenOver: Option.Option<LockOwner> = Option.none()
             for (let attempt = 0; attempt < 3; attempt++) {
               if (yield* tryLink) {
+                yield* Ref.update(held, (map) => new Map(map).set(changeId, { path: lock, content }))
                 yield* Effect.addFinalizer(() =>
                   // Only our own lock is removed: a takeover by another process is left alone.
                   readFileOrNull(fs, lock).pipe(
                     Effect.flatMap((text) => (text === content ? fs.remove(lock) : Effect.void)),
-                    Effect.ignore
+                    Effect.ignore,
+                    Effect.zipRight(Ref.update(held, (map) => {
+                      const left = new Map(map)
+                      left.delete(changeId)
+                      return left
+                    }))
                   )
                 )
                 return takenOver
@@ -108,8 +143,7 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
               })
               if (!stale) return yield* new LockError({ changeId, owner: Option.getOrThrow(owner), path: lock })
               // Move the stale lock aside; if it changed meanwhile, someone else took it over first.
-              // Stryker disable next-line MethodExpression: only the name of a moved-aside file removed at once (still random)
-              const aside = path.join(dir, `.lock.stale.${Math.random().toString(36).slice(2)}`)
+              const aside = path.join(dir, `.lock.stale.${yield* randomTag}`)
               // Stryker disable next-line ArrowFunction: undefined is falsy as false is: the lock counts as not moved either way
               const moved = yield* fs.rename(lock, aside).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
               if (moved) {
@@ -131,10 +165,21 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             })
           })
 
+        const check = (changeId: ChangeId) =>
+          Effect.gen(function*() {
+            const mine = (yield* Ref.get(held)).get(changeId)
+            // Never taken (or released): nothing of this process's is there to lose.
+            const lock = mine?.path ?? lockPath(changeId)
+            const text = yield* readFileOrNull(fs, lock)
+            if (mine !== undefined && text === mine.content) return
+            if (text === null) return yield* new LockLostError({ changeId, path: lock, reason: "Removed", owner: null })
+            return yield* new LockLostError({ changeId, path: lock, reason: "TakenOver", owner: Option.getOrNull(decodeOwner(text)) })
+          })
+
         const liveLoops = Effect.gen(function*() {
           const live: Array<LiveLoop> = []
           for (const changeId of yield* workspace.changesWithState) {
-            const text = yield* readFileOrNull(fs, path.join(workspace.stateDir(changeId), "lock")).pipe(
+            const text = yield* readFileOrNull(fs, lockPath(changeId)).pipe(
               // Stryker disable next-line ArrowFunction: undefined decodes to no owner as null does
               Effect.orElseSucceed(() => null)
             )
@@ -146,7 +191,7 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
           return live
         })
 
-        return { acquire, liveLoops }
+        return { acquire, check, liveLoops }
       })
     )
 
@@ -170,7 +215,12 @@ export class LoopLock extends Context.Tag("@spool/core/LoopLock")<LoopLock, {
             }
             yield* Effect.addFinalizer(() => Ref.update(held, (set) => new Set([...set].filter((id) => id !== changeId))))
             return Option.none()
-          })
+          }),
+        check: (changeId) =>
+          Effect.flatMap(Ref.get(held), (set) =>
+            set.has(changeId)
+              ? Effect.void
+              : new LockLostError({ changeId, path: `memory:${changeId}/lock`, reason: "Removed", owner: null }))
       }
     })
   )

@@ -1,0 +1,130 @@
+import { FileSystem, Path } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { CheckResult } from "../verify/CheckResult.js"
+import {
+  type ChangeId,
+  countTokens,
+  GuardReport,
+  IterationRecord,
+  type LoopState,
+  LoopStatus,
+  SettingsSource,
+  StopReason
+} from "../domain/Domain.js"
+import { addCost } from "../harness/Usage.js"
+import { parseTasks, type TaskList } from "../prompt/Tasks.js"
+import { HistoryStore } from "./HistoryStore.js"
+import { Workspace } from "./Workspace.js"
+
+/** The iterations `--status` shows: the most recent ones. */
+export const RECENT_ITERATIONS = 10
+
+/** Where a change's loop stands, as its files tell: its state, its recent iterations and its tasks. */
+export interface StatusReport {
+  readonly changeId: ChangeId
+  readonly state: LoopState | null
+  readonly history: ReadonlyArray<IterationRecord>
+  /** History lines in the range read that could not be decoded. */
+  readonly skipped: number
+  readonly tasks: TaskList
+}
+
+/** Reads a change's status from its state directory and its tasks. */
+export const loadStatus = (changeId: ChangeId) =>
+  Effect.gen(function*() {
+    const store = yield* HistoryStore
+    const state = Option.getOrNull(yield* store.readState(changeId))
+    const { records, skipped } = yield* store.recent(changeId, RECENT_ITERATIONS)
+    const workspace = yield* Workspace
+    const path = yield* Path.Path
+    const fs = yield* FileSystem.FileSystem
+    const tasksIn = (root: string) => fs.readFileString(path.join(root, ".spool", "changes", changeId, "tasks.md"))
+    // A loop in a worktree ticks the tasks there; the main work tree's copy is the fallback.
+    const tasksText = yield* (state?.worktree === undefined ? tasksIn(workspace.root) : tasksIn(state.worktree)).pipe(
+      Effect.orElse(() => tasksIn(workspace.root)),
+      Effect.orElseSucceed(() => null)
+    )
+    return { changeId, state, history: records, skipped, tasks: parseTasks(tasksText) } satisfies StatusReport
+  })
+
+export const UsageTotals = Schema.Struct({
+  tokens: Schema.Number,
+  /** Null when no iteration reported a cost. */
+  cost: Schema.NullOr(Schema.Number)
+})
+export type UsageTotals = typeof UsageTotals.Type
+
+/** What the iterations that reported usage used in all; null when none did. */
+export const usageTotals = (records: ReadonlyArray<IterationRecord>): UsageTotals | null => {
+  const used = records.filter((r) => r.usage !== null)
+  if (used.length === 0) return null
+  return {
+    tokens: used.reduce((n, r) => n + countTokens(r.usage!), 0),
+    cost: used.reduce<number | null>((n, r) => addCost(n, r.usage!.cost), null)
+  }
+}
+
+/** `spool ralph --status --json`: a change's status as one object, the same keys whether a loop has run or not. */
+export const StatusJson = Schema.Struct({
+  changeId: Schema.String,
+  run: Schema.NullOr(Schema.String),
+  iteration: Schema.Int,
+  /** `none` before any loop has run on the change. */
+  status: Schema.Union(LoopStatus, Schema.Literal("none")),
+  branch: Schema.NullOr(Schema.String),
+  worktree: Schema.NullOr(Schema.String),
+  minIterations: Schema.NullOr(Schema.Int),
+  maxIterations: Schema.NullOr(Schema.Int),
+  startedAt: Schema.NullOr(Schema.String),
+  updatedAt: Schema.NullOr(Schema.String),
+  stopReason: Schema.NullOr(StopReason),
+  stopMessage: Schema.NullOr(Schema.String),
+  resumeAt: Schema.NullOr(Schema.String),
+  guards: Schema.NullOr(GuardReport),
+  settings: Schema.NullOr(SettingsSource),
+  usage: Schema.NullOr(UsageTotals),
+  tasks: Schema.Struct({ total: Schema.Int, complete: Schema.Int, shelved: Schema.Int }),
+  history: Schema.Array(Schema.Struct({ ...IterationRecord.fields, verify: Schema.Array(CheckResult) }))
+})
+export type StatusJson = typeof StatusJson.Type
+
+export const statusJson = (report: StatusReport): StatusJson => ({
+  changeId: report.changeId,
+  run: report.state?.run ?? null,
+  iteration: report.state?.iteration ?? 0,
+  status: report.state?.status ?? "none",
+  branch: report.state?.branch ?? null,
+  worktree: report.state?.worktree ?? null,
+  minIterations: report.state?.minIterations ?? null,
+  maxIterations: report.state?.maxIterations ?? null,
+  startedAt: report.state?.startedAt ?? null,
+  updatedAt: report.state?.updatedAt ?? null,
+  stopReason: report.state?.stopReason ?? null,
+  stopMessage: report.state?.stopMessage ?? null,
+  resumeAt: report.state?.resumeAt ?? null,
+  guards: report.state?.guards ?? null,
+  settings: report.state?.settings ?? null,
+  usage: usageTotals(report.history),
+  tasks: {
+    total: report.tasks.tasks.length,
+    complete: report.tasks.tasks.filter((t) => t.status === "complete").length,
+    shelved: report.tasks.tasks.filter((t) => t.status === "shelved").length
+  },
+  history: report.history.map((r) => ({
+    run: r.run,
+    iteration: r.iteration,
+    startedAt: r.startedAt,
+    durationMs: r.durationMs,
+    exitCode: r.exitCode,
+    signal: r.signal,
+    completionDetected: r.completionDetected,
+    promises: r.promises,
+    outcome: r.outcome,
+    git: r.git,
+    commit: r.commit,
+    usage: r.usage,
+    error: r.error,
+    warnings: r.warnings,
+    verify: r.verify ?? []
+  }))
+})

@@ -1,0 +1,127 @@
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
+import { loadStatus, StatusJson, statusJson, usageTotals } from "../src/state/StatusReport.js"
+import { Workspace } from "../src/state/Workspace.js"
+
+const changeId = ChangeId.make("001-01_x")
+
+const setup = () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "spool-status-"))
+  fs.mkdirSync(path.join(root, ".spool/changes/001-01_x"), { recursive: true })
+  const layer = HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))
+  return { root, layer }
+}
+
+const record = (iteration: number, usage: IterationRecord["usage"] = null): IterationRecord => ({
+  run: "r1",
+  iteration,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  durationMs: 10,
+  exitCode: 0,
+  signal: null,
+  completionDetected: false,
+  promises: [],
+  outcome: "continue",
+  git: null,
+  commit: null,
+  usage,
+  error: null,
+  warnings: []
+})
+
+const usage = (inputTokens: number, cost: number | null) =>
+  ({ inputTokens, outputTokens: 5, reasoningTokens: 1, cacheReadTokens: 100, cacheWriteTokens: 100, cost })
+
+const state: LoopState = {
+  changeId: "001-01_x",
+  run: "r1",
+  status: "running",
+  iteration: 12,
+  minIterations: 1,
+  maxIterations: 20,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  updatedAt: "2026-11-22T00:00:01.000Z",
+  pid: 1,
+  stopReason: null,
+  stopMessage: null,
+  resumeAt: null,
+  guards: null
+}
+
+const tasks = (root: string, text: string) => fs.writeFileSync(path.join(root, ".spool/changes/001-01_x/tasks.md"), text)
+
+describe("a change's status", () => {
+  it.effect("before any loop: status none, no usage, the tasks counted, every key present", () => {
+    const { root, layer } = setup()
+    tasks(root, "- [x] 1.1 one\n- [ ] 1.2 two\n- [-] 1.3 three\n")
+    return Effect.gen(function*() {
+      const json = statusJson(yield* loadStatus(changeId))
+      assert.deepStrictEqual(json, {
+        changeId: "001-01_x",
+        run: null,
+        iteration: 0,
+        status: "none",
+        branch: null,
+        worktree: null,
+        minIterations: null,
+        maxIterations: null,
+        startedAt: null,
+        updatedAt: null,
+        stopReason: null,
+        stopMessage: null,
+        resumeAt: null,
+        guards: null,
+        settings: null,
+        usage: null,
+        tasks: { total: 3, complete: 1, shelved: 1 },
+        history: []
+      })
+      // The order of the keys is the JSON's order.
+      assert.deepStrictEqual(Object.keys(json), Object.keys(StatusJson.fields))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("reads the state and the last ten iterations, totals their usage and gives each its checks", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, state)
+      for (let i = 1; i <= 12; i++) yield* store.append(changeId, record(i, i === 12 ? usage(10, null) : i === 11 ? usage(20, 0.5) : null))
+      const report = yield* loadStatus(changeId)
+      assert.deepStrictEqual(report.history.map((r) => r.iteration), [3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+      assert.strictEqual(report.skipped, 0)
+      const json = statusJson(report)
+      assert.deepInclude(json, { run: "r1", iteration: 12, status: "running", maxIterations: 20, usage: { tokens: 42, cost: 0.5 } })
+      assert.deepStrictEqual(json.history[0]!.verify, [])
+      assert.deepStrictEqual(Object.keys(json.history[0]!), [...Object.keys(record(1)), "verify"])
+      // The object is what the schema says it is.
+      assert.deepStrictEqual(Schema.decodeUnknownSync(StatusJson)(JSON.parse(JSON.stringify(json))), json)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("reads the tasks a worktree loop ticks in its worktree, and the main copy when the worktree has none", () => {
+    const { root, layer } = setup()
+    tasks(root, "- [ ] 1.1 one\n- [ ] 1.2 two\n")
+    const worktree = fs.mkdtempSync(path.join(os.tmpdir(), "spool-status-wt-"))
+    fs.mkdirSync(path.join(worktree, ".spool/changes/001-01_x"), { recursive: true })
+    fs.writeFileSync(path.join(worktree, ".spool/changes/001-01_x/tasks.md"), "- [x] 1.1 one\n- [x] 1.2 two\n")
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, { ...state, worktree })
+      assert.deepStrictEqual(statusJson(yield* loadStatus(changeId)).tasks, { total: 2, complete: 2, shelved: 0 })
+      yield* store.writeState(changeId, { ...state, worktree: path.join(worktree, "gone") })
+      assert.deepStrictEqual(statusJson(yield* loadStatus(changeId)).tasks, { total: 2, complete: 0, shelved: 0 })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it("totals no usage when no iteration reported any, and an unknown cost as null", () => {
+    assert.isNull(usageTotals([record(1), record(2)]))
+    assert.deepStrictEqual(usageTotals([record(1, usage(1, null))]), { tokens: 7, cost: null })
+  })
+})
