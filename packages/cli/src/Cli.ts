@@ -7,6 +7,7 @@ import { Outcome } from "./ExitCode.js"
 import { describeFailure } from "./Failure.js"
 import { commandHelp, rootHelp } from "./Help.js"
 import { Invocation } from "./Invocation.js"
+import { withTarget } from "./ralph/Options.js"
 import { applySettings, blameSettings, readSettings, SettingsOrigin } from "./ralph/Settings.js"
 import { locate } from "./ralph/WorktreeLocation.js"
 import { TerminalReporter } from "./TerminalReporter.js"
@@ -84,7 +85,7 @@ export const run = (argv: ReadonlyArray<string>) =>
         if (directive._tag === "BuiltIn" || directive.leftover.length > 0) {
           return yield* new UsageError({ message: `the command line cannot be read (see spool ${command.name} --help)` })
         }
-        return yield* handler(directive.value).pipe(
+        return yield* handler(withTarget(directive.value)).pipe(
           Effect.provideService(SettingsOrigin, settings.source),
           Effect.catchTag("UsageError", (error) => Effect.fail(blameSettings(settings.source)(error)))
         )

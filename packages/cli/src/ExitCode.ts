@@ -1,10 +1,10 @@
-import type { LoopResult } from "@spool/core"
+import type { LoopResult, SweepEnding } from "@spool/core"
 import { Data } from "effect"
 
 /** Every exit code spool ends with, and what it means: the help and README list them from here. */
 const exitCodes = {
-  Completed: { code: 0, meaning: "completed: the promise was accepted (or --status, --add-context, --clear-context done)" },
-  Failed: { code: 1, meaning: "failed: iterations failed in a row (--max-consecutive-failures, --fail-fast), or a fatal error" },
+  Completed: { code: 0, meaning: "completed: the promise was accepted (in a sweep: for every change it ran), or --status, --add-context, --clear-context done" },
+  Failed: { code: 1, meaning: "failed: iterations failed in a row (--max-consecutive-failures, --fail-fast), or a fatal error (in a sweep: in any change, or a completed change left unmerged with --merge)" },
   Usage: { code: 2, meaning: "usage error: bad options, unknown change, no .spool/ directory" },
   MaxIterations: { code: 3, meaning: "--max-iterations reached without the completion promise" },
   GuardStop: { code: 4, meaning: "a guard stopped the loop: --max-cost, --max-tokens, --max-duration or --stall-iterations" },
@@ -35,6 +35,8 @@ export type Outcome = Data.TaggedEnum<{
   Done: {}
   /** The loop ran and ended so. */
   LoopEnded: { readonly status: LoopResult["status"] }
+  /** A sweep ran: every change it ran completed, or the ending that matters most (see core's sweepEnding). */
+  SweepEnded: { readonly ending: SweepEnding }
   /** A failure, told to the user in one line: a usage error, or any other. */
   Failed: { readonly usage: boolean }
   /** A signal, or the output closing, stopped it. */
@@ -59,6 +61,8 @@ const stopped = { SIGINT: ExitCode.Interrupted, SIGTERM: ExitCode.Terminated, SI
 export const exitCodeOf: (outcome: Outcome) => number = Outcome.$match({
   Done: () => ExitCode.Completed,
   LoopEnded: ({ status }) => loopEnded[status],
+  SweepEnded: ({ ending }) =>
+    ending === "failed" || ending === "not-merged" ? ExitCode.Failed : ending === "interrupted" ? ExitCode.Interrupted : loopEnded[ending],
   Failed: ({ usage }) => usage ? ExitCode.Usage : ExitCode.Failed,
   Stopped: ({ reason }) => stopped[reason],
   Interrupted: () => ExitCode.Interrupted,

@@ -98,7 +98,7 @@ const cases: ReadonlyArray<Case> = [
   { name: "a switch given a value", args: () => ["go", "--change", "001-01", "--allow-all=maybe", ...run], message: "--allow-all takes no value; write --allow-all alone, without '=maybe'", code: 2 },
   { name: "a switch given true", args: () => ["--status=true", "--change", "001-01"], message: "--status takes no value; write --status alone, without '=true'", code: 2 },
   { name: "an alias of a switch given a value", args: () => ["go", "--change", "001-01", "--yolo=no", ...run], message: "--yolo takes no value", code: 2 },
-  { name: "option given twice", args: () => ["go", "--change", "001-01", "--change", "001-02", ...run], message: "--change is given twice; give it once", code: 2 },
+  { name: "option given twice", args: () => ["go", "--change", "001-01", "--module", "001", "--module", "001", ...run], message: "--module is given twice; give it once", code: 2 },
   { name: "a switch and its alias", args: () => ["go", "--change", "001-01", "--allow-all", "--yolo", ...run], message: "--allow-all and --yolo are the same option; give it once", code: 2 },
   { name: "value option followed by another option", args: () => ["go", "--change", "--no-interactive"], message: "--change needs a value, e.g. --change 002-01", code: 2 },
   { name: "short option missing its value", args: () => ["go", "-c"], message: "-c needs a value, e.g. --change 002-01", code: 2 },

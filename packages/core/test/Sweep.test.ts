@@ -111,7 +111,7 @@ describe("runSweep", () => {
           (id) =>
             Effect.sync(() => {
               merged.push(id)
-              return `merged ${id}`
+              return { merged: id === "b", text: id === "b" ? "merged b" : "not merged: conflict in a.txt" }
             }).pipe(Effect.zipLeft(Deferred.succeed(firstMerged, undefined)))
         ),
         report
@@ -122,8 +122,9 @@ describe("runSweep", () => {
       yield* Deferred.succeed(gates.a, undefined)
       const result = yield* Fiber.join(sweep)
       assert.deepStrictEqual(merged, ["b", "a"])
-      assert.deepStrictEqual(result.rows.map((row) => row.merge), ["merged a", "merged b", null])
-      assert.strictEqual(result.ending, "max-iterations")
+      assert.deepStrictEqual(result.rows.map((row) => row.merge?.text ?? null), ["not merged: conflict in a.txt", "merged b", null])
+      // A completed change left unmerged is what a person must see to first, before a cap.
+      assert.strictEqual(result.ending, "not-merged")
     }))
 
   it.effect("starts no change after one gave up on a usage limit", () =>

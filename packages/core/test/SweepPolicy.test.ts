@@ -78,5 +78,8 @@ describe("sweepEnding", () => {
     assert.strictEqual(sweepEnding(["stopped", "failed", "usage-limit"]), "failed")
     assert.strictEqual(sweepEnding(["failed", "interrupted", "not-started"]), "interrupted")
     assert.strictEqual(sweepEnding(["complete", "usage-limit", "not-started"]), "usage-limit")
+    assert.strictEqual(sweepEnding(["complete", "stopped"], 1), "not-merged")
+    assert.strictEqual(sweepEnding(["complete", "failed"], 1), "failed")
+    assert.strictEqual(sweepEnding(["complete", "complete"], 0), "complete")
   })
 })

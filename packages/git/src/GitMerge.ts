@@ -85,3 +85,14 @@ export const merge = (bookkeeping: <A, E>(step: Effect.Effect<A, E>) => Effect.E
     }
     return { _tag: "Merged", commit: merged, workTree: "moved" } satisfies MergeResult
   })
+
+/** The branch checked out in the work tree holding `root`; null for a detached HEAD or outside a repository. */
+export const currentBranch = (root: string): Effect.Effect<string | null, GitError> =>
+  Effect.gen(function*() {
+    const git = yield* Effect.option(GitCommand.make(root))
+    if (git._tag === "None") return null
+    const inside = yield* Effect.option(git.value.run("merge", ["rev-parse", "--is-inside-work-tree"]))
+    if (inside._tag === "None" || inside.value.trim() !== "true") return null
+    const branch = yield* git.value.runOrNull("merge", ["symbolic-ref", "--quiet", "--short", "HEAD"])
+    return branch === null ? null : branch.trim()
+  })

@@ -3,7 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as GitCommand from "./GitCommand.js"
-import { merge } from "./GitMerge.js"
+import { currentBranch, merge } from "./GitMerge.js"
 import { parseWorktreeList, type WorktreeEntry } from "./GitOutput.js"
 
 /** `<root>/.spool/.state/worktrees/<change-id>`: under the state directory, which git ignores. */
@@ -126,7 +126,7 @@ export const layer = Layer.effectContext(
     return Context.make(Worktrees, {
       open: (request) => bookkeeping(open(request)),
       remove: (request) => bookkeeping(remove(request))
-    }).pipe(Context.add(Merges, { merge: merge(bookkeeping) }))
+    }).pipe(Context.add(Merges, { currentBranch, merge: merge(bookkeeping) }))
   })
 )
 

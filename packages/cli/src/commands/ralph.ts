@@ -7,6 +7,7 @@ import { Invocation } from "../Invocation.js"
 import { lockIdentity } from "../Process.js"
 import { type RalphArgs, ralphOptions } from "../ralph/Options.js"
 import { runChange } from "../ralph/Run.js"
+import { isSweep, sweep } from "../ralph/Sweep.js"
 import { statusTarget, targetChange } from "../ralph/Targeting.js"
 import { removeWorktree } from "../ralph/Worktree.js"
 import { type Location, locate } from "../ralph/WorktreeLocation.js"
@@ -33,6 +34,10 @@ const done = (answer?: string) =>
 const ralphIn = (input: RalphArgs, location: Location) =>
   Effect.gen(function*() {
     const args = inWorktree(input, location)
+    if (isSweep(args)) {
+      const report = yield* sweep(args)
+      return Outcome.SweepEnded({ ending: report.ending })
+    }
     const modes = [args.status, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean).length
     if (modes > 1) return yield* usage("use only one of --status, --add-context, --clear-context and --remove at a time")
     if (args.remove && !input.worktree) {

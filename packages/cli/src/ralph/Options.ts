@@ -1,4 +1,5 @@
 import { Args, type Command } from "@effect/cli"
+import { Option } from "effect"
 import { harnessNames } from "../Harnesses.js"
 import { effectOptions, switchOption, valueOption } from "../OptionSpec.js"
 
@@ -7,13 +8,14 @@ import { effectOptions, switchOption, valueOption } from "../OptionSpec.js"
  * option table all follow from this table. A new option is one entry here, then used in the run.
  */
 export const ralphOptionSpecs = {
-  change: valueOption({
+  changes: valueOption({
     name: "change",
     aliases: ["c"],
     group: "targeting",
     pseudo: "id",
     example: "002-01",
-    description: "a directory under .spool/changes/, or a unique prefix of one"
+    repeatable: true,
+    description: "a directory under .spool/changes/, or a unique prefix of one; repeat it to sweep several, in order"
   }),
   module: valueOption({
     name: "module",
@@ -34,6 +36,28 @@ export const ralphOptionSpecs = {
     name: "no-interactive",
     group: "targeting",
     description: "never ask; without --change, fail instead of asking which change"
+  }),
+  continueReady: switchOption({
+    name: "continue-ready",
+    group: "backlog",
+    description: "sweep every ready change, in change-id order (with --module: that module's)"
+  }),
+  continueModule: switchOption({
+    name: "continue-module",
+    group: "backlog",
+    description: "with --module: sweep the module's ready changes"
+  }),
+  maxParallel: valueOption({
+    name: "max-parallel",
+    group: "backlog",
+    pseudo: "n",
+    default: "1",
+    description: "in a sweep: loops at once, each in a worktree of its own when more than 1"
+  }),
+  merge: switchOption({
+    name: "merge",
+    group: "backlog",
+    description: "merge each completed change's branch into the current branch once --verify passes on the merged tree"
   }),
   harness: valueOption({
     name: "harness",
@@ -237,4 +261,9 @@ export const prompt = Args.text({ name: "prompt" }).pipe(
 
 export const ralphOptions = { ...effectOptions(ralphOptionSpecs), prompt }
 
-export type RalphArgs = Command.Command.ParseConfig<typeof ralphOptions>
+type ParsedArgs = Command.Command.ParseConfig<typeof ralphOptions>
+
+/** The parsed command line, with the one change a single loop targets (the first given) beside every change given. */
+export type RalphArgs = ParsedArgs & { readonly change: Option.Option<string> }
+
+export const withTarget = (parsed: ParsedArgs): RalphArgs => ({ ...parsed, change: Option.fromNullable(parsed.changes[0]) })

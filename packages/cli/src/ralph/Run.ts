@@ -1,4 +1,4 @@
-import { FileSystem, Path } from "@effect/platform"
+import { type CommandExecutor, FileSystem, Path } from "@effect/platform"
 import {
   type Change,
   CheckRunner,
@@ -104,8 +104,19 @@ const loopOptions = (args: RalphArgs) =>
     })
   })
 
-/** Runs the loop on `change`: how it ended is the result. */
-export const runChange = (args: RalphArgs, change: Change) =>
+/** What every loop of one command shares, read and checked once, before any loop runs. */
+export interface PreparedLoop {
+  readonly userPrompt: string
+  readonly options: LoopOptions
+  readonly harness: Layer.Layer<HarnessService, never, FileSystem.FileSystem | CommandExecutor.CommandExecutor>
+  /** Run in a worktree of its own. */
+  readonly worktree: boolean
+  /** A sweep merges the work once the change completes: no hint to merge it by hand. */
+  readonly merged?: boolean
+}
+
+/** The prompt, the options and the harness from the command line; every mistake is a usage error here. */
+export const prepareLoop = (args: RalphArgs) =>
   Effect.gen(function*() {
     const invocation = yield* Invocation
     const userPrompt = yield* readPrompt(args)
@@ -115,24 +126,45 @@ export const runChange = (args: RalphArgs, change: Change) =>
       allowAll: args.allowAll,
       harnessCommand: Option.getOrNull(args.harnessCommand)
     }, invocation)
+    return {
+      userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
+      options,
+      harness,
+      worktree: args.worktree
+    } satisfies PreparedLoop
+  })
+
+/**
+ * Runs the loop on `change` as `prepared` says: how it ended is the result. The loop's events and
+ * usage-limit gate come from the caller (one loop's own, or a sweep's shared ones).
+ */
+export const runPrepared = (prepared: PreparedLoop, change: Change) =>
+  Effect.gen(function*() {
+    const invocation = yield* Invocation
+    const { options } = prepared
     const loop = Effect.gen(function*() {
       // An agent that cannot start must not leave a new worktree behind.
-      if (args.worktree) yield* Effect.flatMap(HarnessService, (agent) => agent.preflight)
-      const place = yield* workPlace(change, { worktree: args.worktree, commits: options.commit })
+      if (prepared.worktree) yield* Effect.flatMap(HarnessService, (agent) => agent.preflight)
+      const place = yield* workPlace(change, { worktree: prepared.worktree, commits: options.commit })
       const result = yield* runLoop({
         change: place.change,
-        userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
+        userPrompt: prepared.userPrompt,
         options,
         cwd: place.cwd,
         pid: invocation.pid,
         redact: makeRedactor(invocation.env),
         settings: yield* SettingsOrigin
       }).pipe(Effect.provide(Layer.merge(placeLayer(place, lockIdentity(invocation.pid)), gitLayer(place.cwd))))
-      yield* afterLoop(place, result.status === "complete")
+      if (prepared.merged !== true || result.status !== "complete") yield* afterLoop(place, result.status === "complete")
       return result
     })
-    const live = Layer.merge(LoopEvents.layer, UsageLimitGate.layerPerLoop)
     return yield* loop.pipe(
-      Effect.provide(Layer.mergeAll(harness, PromptBuilder.layer, TerminalReporter.loopReporter(change.id), CheckRunner.layer, live))
+      Effect.provide(Layer.mergeAll(prepared.harness, PromptBuilder.layer, TerminalReporter.loopReporter(change.id), CheckRunner.layer))
     )
   })
+
+/** Runs the loop on `change`, on its own: how it ended is the result. */
+export const runChange = (args: RalphArgs, change: Change) =>
+  Effect.flatMap(prepareLoop(args), (prepared) => runPrepared(prepared, change)).pipe(
+    Effect.provide(Layer.merge(LoopEvents.layer, UsageLimitGate.layerPerLoop))
+  )

@@ -57,5 +57,7 @@ export interface MergeRequest<E> {
  * that tree is clean). The person's own work tree is never left conflicted or half-merged.
  */
 export class Merges extends Context.Tag("@spool/core/Merges")<Merges, {
+  /** The branch checked out in the work tree holding `root`: the base a sweep merges into (null: a detached HEAD, or no repository). */
+  readonly currentBranch: (root: string) => Effect.Effect<string | null, GitError>
   readonly merge: <E>(request: MergeRequest<E>) => Effect.Effect<MergeResult, GitError | E>
 }>() {}

@@ -19,7 +19,13 @@ export interface SweepRow extends RunFacts {
   readonly message: string | null
   readonly durationMs: number
   /** What became of its merge: null when no merge was asked for or the change did not complete. */
-  readonly merge: string | null
+  readonly merge: MergeNote | null
+}
+
+/** What became of a completed change's merge, in words, and whether the work is home. */
+export interface MergeNote {
+  readonly merged: boolean
+  readonly text: string
 }
 
 export interface SweepReport {
@@ -28,13 +34,13 @@ export interface SweepReport {
 }
 
 /** How a sweep runs one change and reads what it left; the CLI provides the loops, the stores and git. */
-export interface SweepRunner<E> {
+export interface SweepRunner<E, R = never> {
   /** Runs the change's loop to its end. */
-  readonly runChange: (changeId: string) => Effect.Effect<LoopResult, E>
+  readonly runChange: (changeId: string) => Effect.Effect<LoopResult, E, R>
   /** What the change's last run left, read from its records. */
-  readonly facts: (changeId: string) => Effect.Effect<RunFacts>
+  readonly facts: (changeId: string) => Effect.Effect<RunFacts, never, R>
   /** Brings a completed change home and says what became of it; null: no merging. */
-  readonly merge: ((changeId: string) => Effect.Effect<string>) | null
+  readonly merge: ((changeId: string) => Effect.Effect<MergeNote, never, R>) | null
 }
 
 export interface SweepPlan {
@@ -42,6 +48,8 @@ export interface SweepPlan {
   /** Loops at once (`--max-parallel`). */
   readonly concurrency: number
 }
+
+const merging: MergeNote = { merged: false, text: "merging" }
 
 const noFacts: RunFacts = { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null }
 
@@ -59,7 +67,7 @@ const outcomeOfFailure = (error: unknown): { readonly outcome: SweepOutcome; rea
  * no change starts after it. `report` gets the summary when the sweep ends, however it ends
  * (interrupted too: the changes running then are `interrupted`, those not reached `not-started`).
  */
-export const runSweep = <E>(plan: SweepPlan, runner: SweepRunner<E>, report: (report: SweepReport) => Effect.Effect<void>) =>
+export const runSweep = <E, R>(plan: SweepPlan, runner: SweepRunner<E, R>, report: (report: SweepReport) => Effect.Effect<void, never, R>) =>
   Effect.gen(function*() {
     const rows = yield* Ref.make<ReadonlyMap<string, SweepRow>>(new Map())
     const setRow = (row: SweepRow) => Ref.update(rows, (all) => new Map([...all, [row.changeId, row]]))
@@ -95,12 +103,12 @@ export const runSweep = <E>(plan: SweepPlan, runner: SweepRunner<E>, report: (re
         if (result.status === "complete" && runner.merge !== null) yield* Queue.offer(merges, Option.some(changeId))
       })
 
-    const mergeAll = (merge: (changeId: string) => Effect.Effect<string>) =>
+    const mergeAll = (merge: (changeId: string) => Effect.Effect<MergeNote, never, R>) =>
       Effect.gen(function*() {
         for (;;) {
           const next = yield* Queue.take(merges)
           if (Option.isNone(next)) return
-          yield* patchRow(next.value, { merge: "merging" })
+          yield* patchRow(next.value, { merge: merging })
           yield* patchRow(next.value, { merge: yield* merge(next.value) })
         }
       })
@@ -111,13 +119,14 @@ export const runSweep = <E>(plan: SweepPlan, runner: SweepRunner<E>, report: (re
       const stillRunning = yield* Ref.get(running)
       const all = plan.changes.map(({ id }): SweepRow => {
         const row = done.get(id)
-        if (row !== undefined) return row.merge === "merging" ? { ...row, merge: "not merged: interrupted while merging" } : row
+        if (row !== undefined) return row.merge === merging ? { ...row, merge: { merged: false, text: "not merged: interrupted while merging" } } : row
         const startedAt = stillRunning.get(id)
         return startedAt === undefined
           ? { changeId: id, outcome: "not-started", message: null, durationMs: 0, merge: null, ...noFacts }
           : { changeId: id, outcome: "interrupted", message: null, durationMs: now - startedAt, merge: null, ...noFacts }
       })
-      return { rows: all, ending: sweepEnding(all.map((row) => row.outcome)) } satisfies SweepReport
+      const unmerged = all.filter((row) => row.merge !== null && !row.merge.merged).length
+      return { rows: all, ending: sweepEnding(all.map((row) => row.outcome), unmerged) } satisfies SweepReport
     })
 
     const merger = runner.merge === null ? null : yield* Effect.fork(mergeAll(runner.merge))

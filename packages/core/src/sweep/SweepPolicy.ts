@@ -68,17 +68,23 @@ export type SweepOutcome =
   | "already-complete"
   | "not-started"
 
-/** What the sweep's own ending says: every change it ran completed, or the ending that matters most. */
-export type SweepEnding = "complete" | "failed" | "stopped" | "max-iterations" | "usage-limit" | "interrupted"
+/**
+ * What the sweep's own ending says: every change it ran completed (and, with `--merge`, was
+ * merged), or the ending that matters most.
+ */
+export type SweepEnding = "complete" | "failed" | "not-merged" | "stopped" | "max-iterations" | "usage-limit" | "interrupted"
 
 /**
  * Whether the sweep succeeded: only when every change it ran completed (a change skipped as busy or
- * already complete does not count against it). Otherwise the ending a person must act on first: an
- * interruption, then a failure, a guard's stop, `--max-iterations`, and last a usage limit (which
- * only asks to run again later).
+ * already complete does not count against it) and none of them was left unmerged. Otherwise the
+ * ending a person must act on first: an interruption, then a failure, a change left unmerged, a
+ * guard's stop, `--max-iterations`, and last a usage limit (which only asks to run again later).
  */
-export const sweepEnding = (outcomes: ReadonlyArray<SweepOutcome>): SweepEnding => {
-  for (const ending of ["interrupted", "failed", "stopped", "max-iterations", "usage-limit"] as const) {
+export const sweepEnding = (outcomes: ReadonlyArray<SweepOutcome>, unmerged = 0): SweepEnding => {
+  if (outcomes.includes("interrupted")) return "interrupted"
+  if (outcomes.includes("failed")) return "failed"
+  if (unmerged > 0) return "not-merged"
+  for (const ending of ["stopped", "max-iterations", "usage-limit"] as const) {
     if (outcomes.includes(ending)) return ending
   }
   return "complete"

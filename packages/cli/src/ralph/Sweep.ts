@@ -1,0 +1,202 @@
+import {
+  branchOf,
+  type ChangeCandidate,
+  CheckRunner,
+  describeMerge,
+  HistoryStore,
+  LockError,
+  LoopEvents,
+  LoopLock,
+  Merges,
+  oneLine,
+  parseTasks,
+  type RunFacts,
+  runSweep,
+  type SweepReport,
+  sweepChanges,
+  type SweepRunner,
+  type SweepSelection,
+  UsageLimitGate,
+  usageTotals,
+  Workspace,
+  Worktrees
+} from "@spool/core"
+import { FileSystem, Path } from "@effect/platform"
+import { Effect, Layer, Option, Ref } from "effect"
+import { TerminalReporter } from "../TerminalReporter.js"
+import { UsageError } from "../UsageError.js"
+import { wholeNumber } from "./GuardOptions.js"
+import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { type PreparedLoop, prepareLoop, runPrepared } from "./Run.js"
+import { sweepSummary } from "./SweepSummary.js"
+
+const usage = (message: string) => new UsageError({ message })
+
+/** The command line asks for a sweep: every ready change, a module's, several changes, or a merge. */
+export const isSweep = (args: RalphArgs) => args.continueReady || args.continueModule || args.changes.length > 1 || args.merge
+
+/** Which changes the sweep takes, from the command line; every mistake is a usage error before anything runs. */
+const selectionOf = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const moduleId = Option.map(args.module, (m) => m.trim().replace(/_.*$/, ""))
+    if (Option.isSome(moduleId) && !/^\d+$/.test(moduleId.value)) {
+      return yield* usage(`invalid module id '${Option.getOrThrow(args.module)}': use the module's number, e.g. --module 002`)
+    }
+    if (args.continueModule && Option.isNone(moduleId)) {
+      return yield* usage("--continue-module goes with --module: spool ralph --module 002 --continue-module")
+    }
+    const sweepsAll = args.continueReady || args.continueModule
+    if (sweepsAll && args.changes.length > 0) {
+      const flag = args.continueReady ? "--continue-ready" : "--continue-module"
+      return yield* usage(`${flag} takes every ready change; give it without --change, or name the changes with --change, once each`)
+    }
+    if (sweepsAll) {
+      return Option.isSome(moduleId) ? { _tag: "Module", moduleId: moduleId.value } satisfies SweepSelection : { _tag: "AllReady" } satisfies SweepSelection
+    }
+    const named = yield* Effect.forEach(args.changes, (input) => workspace.resolveChange(input))
+    const outside = Option.isSome(moduleId) ? named.filter((change) => change.moduleId !== moduleId.value) : []
+    if (outside.length > 0) {
+      return yield* usage(`change ${outside[0]!.id} belongs to module ${outside[0]!.moduleId ?? "(none)"}, not ${Option.getOrThrow(moduleId)}; drop --module or that --change`)
+    }
+    return { _tag: "Named", ids: named.map((change) => change.id) } satisfies SweepSelection
+  })
+
+/** What the sweep knows of each active change: its loop's state and its tasks (ticked in its worktree, if it has one). */
+const candidates = Effect.gen(function*() {
+  const workspace = yield* Workspace
+  const history = yield* HistoryStore
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  return yield* Effect.forEach(yield* workspace.activeChanges, (id) =>
+    Effect.gen(function*() {
+      const state = Option.getOrNull(yield* history.readState(id).pipe(Effect.orElseSucceed(() => Option.none())))
+      const tasksIn = (root: string) => fs.readFileString(path.join(root, ".spool", "changes", id, "tasks.md"))
+      const text = yield* (state?.worktree === undefined ? tasksIn(workspace.root) : tasksIn(state.worktree)).pipe(
+        Effect.orElse(() => tasksIn(workspace.root)),
+        Effect.orElseSucceed(() => null)
+      )
+      const tasks = parseTasks(text).tasks
+      return {
+        id,
+        archived: false,
+        hasProposal: true,
+        loopStatus: state?.status ?? null,
+        tasks: text === null ? null : { total: tasks.length, open: tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length }
+      } satisfies ChangeCandidate
+    }))
+})
+
+/** What a change's last run left, from its state and its records. */
+const factsOf = (changeId: string) =>
+  Effect.gen(function*() {
+    const history = yield* HistoryStore
+    const workspace = yield* Workspace
+    const id = (yield* workspace.resolveChange(changeId)).id
+    const state = Option.getOrNull(yield* history.readState(id))
+    if (state === null) return { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null } satisfies RunFacts
+    const records = (yield* history.recent(id, Math.max(1, state.iteration))).records.filter((record) => record.run === state.run)
+    const totals = usageTotals(records)
+    return {
+      iterations: state.iteration,
+      costUsd: totals?.cost ?? null,
+      tokens: totals?.tokens ?? null,
+      branch: state.branch ?? null,
+      lastCommit: [...records].reverse().find((record) => record.commit !== null)?.commit ?? null
+    } satisfies RunFacts
+  }).pipe(Effect.orElseSucceed((): RunFacts => ({ iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null })))
+
+/** The project's checks on a merged tree, in order: null when they all pass, else the one that failed. */
+const checksPass = (checks: CheckRunner["Type"], prepared: PreparedLoop, changeId: string) => (cwd: string) =>
+  Effect.gen(function*() {
+    for (const command of prepared.options.verify) {
+      const result = yield* checks.run({
+        command,
+        cwd,
+        timeoutMs: prepared.options.verifyTimeoutMs,
+        env: { SPOOL_CHANGE: changeId, SPOOL_MERGE: "1" }
+      })
+      if (!result.passed) return oneLine(command, 80)
+    }
+    return null
+  })
+
+/** Brings a completed change home; its worktree goes once merged (its branch stays). */
+const mergeChange = (prepared: PreparedLoop, base: string) => (changeId: string) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const terminal = yield* TerminalReporter
+    const branch = branchOf(changeId)
+    yield* terminal.print(`merging ${branch} into ${base}${prepared.options.verify.length > 0 ? " and checking the merged tree" : ""}`)
+    const result = yield* (yield* Merges).merge({ root: workspace.root, branch, base, check: checksPass(yield* CheckRunner, prepared, changeId) })
+    if (result._tag === "Merged" || result._tag === "AlreadyMerged") {
+      yield* (yield* Worktrees).remove({ root: workspace.root, changeId }).pipe(Effect.ignore)
+    }
+    const note = { merged: result._tag === "Merged" || result._tag === "AlreadyMerged", text: describeMerge(result, base) }
+    yield* terminal.print(`${changeId}: ${note.text}`)
+    return note
+  }).pipe(Effect.catchAll((error) => Effect.succeed({ merged: false, text: `not merged: ${oneLine(error.message, 160)}` })))
+
+/** Fails as a lock would when another loop already runs on the change, before anything of it is touched. */
+const notBusy = (changeId: string) =>
+  Effect.gen(function*() {
+    const live = (yield* (yield* LoopLock).liveLoops).find((loop) => loop.changeId === changeId)
+    if (live === undefined) return
+    const workspace = yield* Workspace
+    const path = yield* Path.Path
+    return yield* new LockError({ changeId, owner: live.owner, path: path.join(workspace.stateDir(live.changeId), "lock") })
+  })
+
+/** What running, reading and merging the sweep's changes take from the command's layers. */
+type SweepNeeds =
+  | Effect.Effect.Context<ReturnType<typeof runPrepared>>
+  | Effect.Effect.Context<ReturnType<typeof factsOf>>
+  | Effect.Effect.Context<ReturnType<ReturnType<typeof mergeChange>>>
+
+/**
+ * `spool ralph --continue-ready` (or `--continue-module`, several `--change`, `--merge`): runs the
+ * ready changes as one sweep and prints its summary, however it ends.
+ */
+export const sweep = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    const modes = [args.status, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean)
+    if (modes.length > 0) {
+      return yield* usage("a sweep (--continue-ready, --continue-module, several --change, --merge) runs loops; give --status, --add-context, --clear-context and --remove without it")
+    }
+    const selection = yield* selectionOf(args)
+    const maxParallel = yield* wholeNumber(specs.maxParallel, args.maxParallel, 1)
+    const prepared0 = yield* prepareLoop(args)
+    // Loops side by side, or brought home by a merge, each work in a worktree of their own.
+    const prepared: PreparedLoop = { ...prepared0, worktree: prepared0.worktree || maxParallel > 1 || args.merge }
+    const workspace = yield* Workspace
+    const base = args.merge ? yield* (yield* Merges).currentBranch(workspace.root) : null
+    if (args.merge && base === null) {
+      return yield* usage("--merge brings the work into the branch checked out here, and none is (not a git repository, or a detached HEAD); check out a branch first")
+    }
+    const changes = sweepChanges(yield* candidates, selection)
+    const terminal = yield* TerminalReporter
+    const ready = changes.filter((c) => c.readiness._tag === "Ready").map((c) => c.change.id)
+    yield* terminal.print(
+      changes.length === 0
+        ? "no change to sweep: no active change matches"
+        : `sweeping ${ready.length} ready change${ready.length === 1 ? "" : "s"}${maxParallel > 1 ? `, ${maxParallel} at a time` : ""}` +
+          `${ready.length === 0 ? "" : `: ${ready.join(", ")}`}${args.merge ? `; each merged into ${base} once complete` : ""}`
+    )
+    const started = yield* Ref.make(0)
+    const runner: SweepRunner<unknown, SweepNeeds> = {
+      runChange: (changeId) =>
+        Effect.gen(function*() {
+          yield* notBusy(changeId)
+          const n = yield* Ref.updateAndGet(started, (k) => k + 1)
+          yield* terminal.print(`=== sweep: ${changeId} (${n} of ${ready.length}) ===`)
+          return yield* runPrepared({ ...prepared, merged: args.merge }, yield* workspace.resolveChange(changeId))
+        }),
+      facts: factsOf,
+      merge: base === null ? null : mergeChange(prepared, base)
+    }
+    const printReport = (report: SweepReport) => terminal.print(sweepSummary(report, { merge: base }).join("\n"))
+    return yield* runSweep({ changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }, runner, printReport)
+  }).pipe(
+    // One account: a usage limit one loop meets holds every loop of the sweep.
+    Effect.provide(Layer.mergeAll(LoopEvents.layer, UsageLimitGate.layerShared, CheckRunner.layer))
+  )

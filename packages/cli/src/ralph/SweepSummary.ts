@@ -1,0 +1,64 @@
+import { formatDuration, type SweepReport, type SweepRow } from "@spool/core"
+
+const tokens = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k tokens` : `${n} tokens`)
+const dollars = (usd: number) => `$${usd.toFixed(usd < 0.1 ? 3 : 2)}`
+
+/** `$0.42, 15.2k tokens`, `15.2k tokens`, or `-` when the agent reported nothing. */
+export const describeSpend = (costUsd: number | null, tokenCount: number | null) =>
+  [...(costUsd === null ? [] : [dollars(costUsd)]), ...(tokenCount === null ? [] : [tokens(tokenCount)])].join(", ") || "-"
+
+const outcomeWords: Record<SweepRow["outcome"], string> = {
+  complete: "complete",
+  failed: "failed",
+  stopped: "stopped",
+  "max-iterations": "max-iterations",
+  "usage-limit": "usage limit",
+  interrupted: "interrupted",
+  busy: "busy",
+  "already-complete": "already complete",
+  "not-started": "not started"
+}
+
+const ran = (row: SweepRow) => row.outcome !== "busy" && row.outcome !== "already-complete" && row.outcome !== "not-started"
+
+/** Columns padded to their widest cell; the last one is not padded. */
+const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ").trimEnd())
+}
+
+/**
+ * The sweep's summary: a line a change (outcome, iterations, duration, spend, branch, last commit,
+ * merge), the totals, and why each change that did not complete ended so.
+ */
+export const sweepSummary = (report: SweepReport, options: { readonly merge: string | null }): Array<string> => {
+  const header = ["change", "outcome", "iterations", "duration", "spend", "branch", "last commit", ...(options.merge === null ? [] : ["merge"])]
+  const body = report.rows.map((row) => [
+    row.changeId,
+    outcomeWords[row.outcome],
+    ran(row) ? String(row.iterations) : "-",
+    ran(row) ? formatDuration(row.durationMs) : "-",
+    describeSpend(row.costUsd, row.tokens),
+    row.branch ?? "-",
+    row.lastCommit?.slice(0, 12) ?? "-",
+    ...(options.merge === null ? [] : [row.merge?.text ?? "-"])
+  ])
+  const counts = new Map<string, number>()
+  for (const row of report.rows) counts.set(outcomeWords[row.outcome], (counts.get(outcomeWords[row.outcome]) ?? 0) + 1)
+  const costs = report.rows.map((row) => row.costUsd).filter((cost): cost is number => cost !== null)
+  const tokenCounts = report.rows.map((row) => row.tokens).filter((n): n is number => n !== null)
+  const spend = describeSpend(costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0), tokenCounts.length === 0 ? null : tokenCounts.reduce((a, b) => a + b, 0))
+  const iterations = report.rows.reduce((n, row) => n + row.iterations, 0)
+  const reasons = report.rows
+    .filter((row) => row.outcome !== "complete" && row.message !== null)
+    .map((row) => `  ${row.changeId}: ${row.message}`)
+  const merged = report.rows.filter((row) => row.merge?.merged === true).length
+  return [
+    "",
+    `=== sweep: ${report.rows.length} change${report.rows.length === 1 ? "" : "s"}: ${[...counts].map(([words, n]) => `${n} ${words}`).join(", ")} ===`,
+    ...table([header, ...body]),
+    `total: ${iterations} iteration${iterations === 1 ? "" : "s"}${spend === "-" ? "" : `, ${spend}`}` +
+      `${options.merge === null ? "" : `, ${merged} merged into ${options.merge}`}`,
+    ...(reasons.length === 0 ? [] : ["why:", ...reasons])
+  ]
+}
