@@ -1,0 +1,228 @@
+import { describe, expect, it } from "@effect/vitest"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { agentScript, alive, git, spool, startSpool, stateDir } from "./support.js"
+
+const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
+
+/** A repository on `main` holding `changes` (id -> extra files of the change), each with a proposal, committed. */
+const repository = (changes: Record<string, Record<string, string>>, files: Record<string, string> = {}) => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "spool-sweep-")))
+  for (const [id, extra] of Object.entries(changes)) {
+    mkdirSync(join(root, ".spool", "changes", id), { recursive: true })
+    writeFileSync(join(root, ".spool", "changes", id, "proposal.md"), `# ${id}\n`)
+    for (const [file, content] of Object.entries(extra)) writeFileSync(join(root, ".spool", "changes", id, file), content)
+  }
+  for (const [file, content] of Object.entries({ "README.md": "hello\n", ...files })) writeFileSync(join(root, file), content)
+  git(root, "init", "-q", "-b", "main")
+  git(root, "config", "user.name", "Test")
+  git(root, "config", "user.email", "test@example.invalid")
+  git(root, "add", "-A")
+  git(root, "commit", "-qm", "initial")
+  return root
+}
+
+/** The summary's row of a change: its cells, split on runs of two spaces or more. */
+const row = (stdout: string, changeId: string) =>
+  stdout.split("\n").find((line) => line.startsWith(`${changeId} `))?.split(/ {2,}/) ?? []
+
+const locks = (root: string) =>
+  readdirSync(join(root, ".spool", ".state", "ralph")).filter((id) => existsSync(join(stateDir(root, id), "lock")))
+
+describe("spool ralph --continue-ready (the built binary, scripted agents)", () => {
+  it("goes through every ready change in order: one fails, one stops at its cap, two complete, a complete one is listed and not run; exit 1", async () => {
+    const root = repository({
+      "001-01_alpha": {},
+      "001-02_beta": {},
+      "001-03_gamma": { "tasks.md": "- [x] 1.1 done already\n" },
+      "002-01_delta": {},
+      "002-02_epsilon": {}
+    })
+    const agent = agentScript(`
+import { writeFileSync } from "node:fs"
+const id = process.env.SPOOL_CHANGE
+if (id === "001-02_beta") { console.error("the build is broken"); process.exit(1) }
+if (id === "002-01_delta") { console.log("still thinking"); process.exit(0) }
+writeFileSync(id + ".txt", "done\\n")
+console.log("The work on " + id + " is complete.\\n<promise>COMPLETE</promise>")
+`)
+    const result = await spool(
+      ["ralph", "--continue-ready", ...harness(agent), "--max-consecutive-failures", "2", "--stall-iterations", "2", "--no-stream"],
+      { cwd: root }
+    )
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stdout).toContain("sweeping 4 ready changes: 001-01_alpha, 001-02_beta, 002-01_delta, 002-02_epsilon")
+    expect(result.stdout.match(/^=== sweep: \S+ \(\d of 4\) ===$/gm)).toEqual([
+      "=== sweep: 001-01_alpha (1 of 4) ===",
+      "=== sweep: 001-02_beta (2 of 4) ===",
+      "=== sweep: 002-01_delta (3 of 4) ===",
+      "=== sweep: 002-02_epsilon (4 of 4) ==="
+    ])
+    expect(result.stdout).toContain("=== sweep: 5 changes: 2 complete, 1 failed, 1 already complete, 1 stopped ===")
+    expect(row(result.stdout, "001-01_alpha").slice(0, 3)).toEqual(["001-01_alpha", "complete", "1"])
+    expect(row(result.stdout, "001-02_beta").slice(0, 3)).toEqual(["001-02_beta", "failed", "2"])
+    expect(row(result.stdout, "001-03_gamma").slice(0, 3)).toEqual(["001-03_gamma", "already complete", "-"])
+    expect(row(result.stdout, "002-01_delta").slice(0, 3)).toEqual(["002-01_delta", "stopped", "2"])
+    expect(row(result.stdout, "002-02_epsilon").slice(0, 3)).toEqual(["002-02_epsilon", "complete", "1"])
+    // The last commit of each completed change is the one its loop made.
+    const commits = git(root, "log", "--format=%h %s", "main").split("\n")
+    expect(commits.map((line) => line.slice(line.indexOf(" ") + 1))).toEqual([
+      "spool ralph: 002-02_epsilon iteration 1",
+      "spool ralph: 001-01_alpha iteration 1",
+      "initial"
+    ])
+    expect(row(result.stdout, "001-01_alpha")[6]).toBe(git(root, "rev-parse", "--short=12", "HEAD~1"))
+    expect(result.stdout).toMatch(/^ {2}001-02_beta: the same error 2 times in a row \(--max-consecutive-failures 2\): the build is broken/m)
+    expect(result.stdout).toMatch(/^ {2}002-01_delta: stopped: 2 iterations in a row made no progress/m)
+    expect(result.stdout).toContain("total: 6 iterations")
+    expect(locks(root)).toEqual([])
+  })
+
+  it("runs two loops at once with --max-parallel 2, each in its own worktree, their lines told apart; exit 0", async () => {
+    const root = repository({ "001-01_alpha": {}, "001-02_beta": {} })
+    const meet = mkdtempSync(join(tmpdir(), "spool-meet-"))
+    // Each agent goes on only once the other has started: the sweep passes only if the two overlap.
+    const agent = agentScript(`
+import { existsSync, writeFileSync } from "node:fs"
+const id = process.env.SPOOL_CHANGE
+const other = id === "001-01_alpha" ? "001-02_beta" : "001-01_alpha"
+writeFileSync(${JSON.stringify(meet)} + "/" + id, process.cwd())
+for (let i = 0; !existsSync(${JSON.stringify(meet)} + "/" + other); i++) {
+  if (i > 6000) { console.error("the other loop never started"); process.exit(1) }
+  await new Promise((r) => setTimeout(r, 20))
+}
+writeFileSync(id + ".txt", "done\\n")
+console.log("met the other loop in " + process.cwd() + "\\n<promise>COMPLETE</promise>")
+`)
+    const result = await spool(["ralph", "--continue-ready", "--max-parallel", "2", ...harness(agent)], { cwd: root })
+    expect(result.code, result.stderr).toBe(0)
+    for (const id of ["001-01_alpha", "001-02_beta"]) {
+      const worktree = join(root, ".spool", ".state", "worktrees", id)
+      expect(readFileSync(join(meet, id), "utf8")).toBe(worktree)
+      expect(result.stdout).toContain(`[${id.slice(0, 6)}] met the other loop in ${worktree}`)
+      expect(git(root, "log", "-1", "--format=%s", `spool/${id}`)).toBe(`spool ralph: ${id} iteration 1`)
+      expect(row(result.stdout, id).slice(0, 2)).toEqual([id, "complete"])
+      expect(row(result.stdout, id)[5]).toBe(`spool/${id}`)
+    }
+    // Without --merge the work stays on the branches: main and its work tree are as they were.
+    expect(git(root, "log", "--format=%s", "main")).toBe("initial")
+    expect(git(root, "status", "--porcelain")).toBe("")
+    expect(locks(root)).toEqual([])
+  })
+
+  it("skips a change another loop holds as busy, and runs the rest; exit 0", async () => {
+    const root = repository({ "001-01_alpha": {}, "001-02_beta": {} })
+    const release = join(mkdtempSync(join(tmpdir(), "spool-release-")), "go")
+    const agent = agentScript(`
+import { existsSync, writeFileSync } from "node:fs"
+if (process.env.SPOOL_CHANGE === "001-01_alpha") {
+  console.log("holding alpha")
+  while (!existsSync(${JSON.stringify(release)})) await new Promise((r) => setTimeout(r, 20))
+}
+writeFileSync(process.env.SPOOL_CHANGE + ".txt", "done\\n")
+console.log("<promise>COMPLETE</promise>")
+`)
+    const holder = startSpool(["ralph", "--change", "001-01", "--no-commit", ...harness(agent)], root)
+    await holder.waitFor("holding alpha")
+    const result = await spool(["ralph", "-c", "001-01", "-c", "001-02", "--no-commit", ...harness(agent)], { cwd: root })
+    writeFileSync(release, "")
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toContain("sweeping 2 ready changes: 001-01_alpha, 001-02_beta")
+    expect(row(result.stdout, "001-01_alpha").slice(0, 2)).toEqual(["001-01_alpha", "busy"])
+    expect(row(result.stdout, "001-02_beta").slice(0, 2)).toEqual(["001-02_beta", "complete"])
+    expect(result.stdout).toMatch(/^ {2}001-01_alpha: a loop is already running on 001-01_alpha \(pid \d+/m)
+    expect((await holder.done).code).toBe(0)
+  })
+
+  it("--merge: merges a clean change, leaves a conflicting one and one whose checks fail on the merged tree on their branches; exit 1", async () => {
+    const root = repository({ "001-01_a": {}, "001-02_b": {}, "001-03_c": {}, "001-04_d": {} }, { "shared.txt": "base\n" })
+    const meet = mkdtempSync(join(tmpdir(), "spool-meet-"))
+    // The four start from the same commit (each waits for the others), then complete in an order the
+    // merges depend on: c once b is merged into the work tree, d once a is.
+    const agent = agentScript(`
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+const id = process.env.SPOOL_CHANGE
+const until = async (ready) => {
+  for (let i = 0; !ready(); i++) {
+    if (i > 6000) { console.error("waited in vain"); process.exit(1) }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+const read = (file) => existsSync(file) ? readFileSync(file, "utf8") : ""
+writeFileSync(${JSON.stringify(meet)} + "/" + id, "")
+await until(() => ["001-01_a", "001-02_b", "001-03_c", "001-04_d"].every((other) => existsSync(${JSON.stringify(meet)} + "/" + other)))
+if (id === "001-03_c") await until(() => read(${JSON.stringify(root)} + "/shared.txt") === "b\\n")
+if (id === "001-04_d") await until(() => existsSync(${JSON.stringify(root)} + "/a.txt"))
+const work = { "001-01_a": ["a.txt", "a\\n"], "001-02_b": ["shared.txt", "b\\n"], "001-03_c": ["shared.txt", "c\\n"], "001-04_d": ["d.txt", "d\\n"] }[id]
+writeFileSync(work[0], work[1])
+console.log("<promise>COMPLETE</promise>")
+`)
+    // a.txt and d.txt must not stand together: each change passes alone, d fails once merged onto a.
+    const check = "! { test -f a.txt && test -f d.txt; }"
+    const result = await spool(["ralph", "--continue-ready", "--merge", "--max-parallel", "4", "--verify", check, ...harness(agent)], { cwd: root })
+    expect(result.code, result.stderr).toBe(1)
+    expect(row(result.stdout, "001-01_a")[7]).toMatch(/^merged into main \([0-9a-f]{8}\)$/)
+    expect(row(result.stdout, "001-02_b")[7]).toMatch(/^merged into main \([0-9a-f]{8}\)$/)
+    expect(row(result.stdout, "001-03_c")[7]).toBe("not merged: conflict in shared.txt")
+    expect(row(result.stdout, "001-04_d")[7]).toBe(`not merged: ${check} failed on the merged tree`)
+    expect(result.stdout).toContain("total: 4 iterations, 2 merged into main")
+    // main holds a and b, each merged on top of the one before; the work tree moved with it, clean.
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("a\n")
+    expect(readFileSync(join(root, "shared.txt"), "utf8")).toBe("b\n")
+    expect(existsSync(join(root, "d.txt"))).toBe(false)
+    expect(git(root, "status", "--porcelain")).toBe("")
+    expect(git(root, "rev-parse", "HEAD")).toBe(git(root, "rev-parse", "main"))
+    expect(git(root, "merge-base", "--is-ancestor", "spool/001-01_a", "main")).toBe("")
+    expect(git(root, "merge-base", "--is-ancestor", "spool/001-02_b", "main")).toBe("")
+    expect(git(root, "branch", "--format=%(refname:short)", "--contains", "spool/001-03_c")).toBe("spool/001-03_c")
+    expect(git(root, "branch", "--format=%(refname:short)", "--contains", "spool/001-04_d")).toBe("spool/001-04_d")
+    // The merged changes' worktrees are gone, the others stay; no merge is left behind.
+    const worktrees = git(root, "worktree", "list", "--porcelain").split("\n").filter((line) => line.startsWith("branch "))
+    expect(worktrees).toEqual(["branch refs/heads/main", "branch refs/heads/spool/001-03_c", "branch refs/heads/spool/001-04_d"])
+    expect(readdirSync(join(root, ".spool", ".state", "merges"))).toEqual([])
+  })
+
+  it("--merge does not move a base whose work tree holds uncommitted changes, and leaves them be; exit 1", async () => {
+    const root = repository({ "001-01_a": {} })
+    writeFileSync(join(root, "README.md"), "my own edit\n")
+    const agent = agentScript(`
+import { writeFileSync } from "node:fs"
+writeFileSync("a.txt", "a\\n")
+console.log("<promise>COMPLETE</promise>")
+`)
+    const result = await spool(["ralph", "-c", "001-01", "--merge", ...harness(agent)], { cwd: root })
+    expect(result.code, result.stderr).toBe(1)
+    expect(row(result.stdout, "001-01_a")[7]).toBe(
+      `not merged: main is checked out in ${root} with uncommitted changes; commit or stash them and merge by hand`
+    )
+    expect(git(root, "log", "--format=%s", "main")).toBe("initial")
+    expect(readFileSync(join(root, "README.md"), "utf8")).toBe("my own edit\n")
+    expect(git(root, "log", "-1", "--format=%s", "spool/001-01_a")).toBe("spool ralph: 001-01_a iteration 1")
+  })
+
+  it("Ctrl-C stops every loop of a parallel sweep: no agent left, every lock released, the summary printed, exit 130", async () => {
+    const root = repository({ "001-01_alpha": {}, "001-02_beta": {}, "001-03_gamma": {} })
+    const pids = mkdtempSync(join(tmpdir(), "spool-pids-"))
+    const agent = agentScript(`
+import { writeFileSync } from "node:fs"
+writeFileSync(${JSON.stringify(pids)} + "/" + process.env.SPOOL_CHANGE, String(process.pid))
+console.log("working on " + process.env.SPOOL_CHANGE)
+setInterval(() => {}, 1000)
+`)
+    const sweep = startSpool(["ralph", "--continue-ready", "--max-parallel", "2", ...harness(agent)], root)
+    await sweep.waitFor("working on 001-01_alpha")
+    await sweep.waitFor("working on 001-02_beta")
+    sweep.child.kill("SIGINT")
+    const ended = await sweep.done
+    expect(ended.code).toBe(130)
+    expect(sweep.output()).toContain("=== sweep: 3 changes: 2 interrupted, 1 not started ===")
+    expect(row(sweep.output(), "001-03_gamma").slice(0, 2)).toEqual(["001-03_gamma", "not started"])
+    for (const id of ["001-01_alpha", "001-02_beta"]) {
+      expect(await alive(Number(readFileSync(join(pids, id), "utf8")))).toBe(false)
+      expect(JSON.parse(readFileSync(join(stateDir(root, id), "state.json"), "utf8")).status).toBe("interrupted")
+    }
+    expect(existsSync(join(pids, "001-03_gamma"))).toBe(false)
+    expect(locks(root)).toEqual([])
+  })
+})
