@@ -1,6 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
 import {
   byTurn,
   CLAUDE_BIN,
@@ -9,7 +7,9 @@ import {
   Reply,
   type Script,
   startFakeAnthropicServer
-} from "../../harness-claude/test/fixtures/fakeAnthropicServer.js"
+} from "@spool/testkit/fakeAnthropicServer"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { git, makeWorkspace, spool, stateDir } from "./support.js"
 
 // The real claude binary, driven by `spool ralph --harness claude`, against a fake Anthropic server on 127.0.0.1.

@@ -1,6 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
 import {
   CODEX_BIN,
   codexEnv,
@@ -9,8 +7,10 @@ import {
   TEST_MODEL,
   type Turn,
   Turn as T
-} from "../../harness-codex/test/fixtures/fakeResponsesServer.js"
-import { processesMentioning } from "../../harness-codex/test/fixtures/processes.js"
+} from "@spool/testkit/fakeResponsesServer"
+import { processesMentioning } from "@spool/testkit/processes"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { git, makeWorkspace, spawnSpool, spool } from "./support.js"
 
 // The real codex binary, driven by `spool ralph`, against a fake Responses server on 127.0.0.1.

@@ -1,7 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, readFileSync } from "node:fs"
-import { join } from "node:path"
-import { processesIn, survives } from "../../harness-codex/test/fixtures/processes.js"
 import {
   type FakeGeminiServer,
   GEMINI_BIN,
@@ -10,7 +7,10 @@ import {
   TEST_MODEL,
   type Turn,
   Turn as T
-} from "../../harness-gemini/test/fixtures/fakeGeminiServer.js"
+} from "@spool/testkit/fakeGeminiServer"
+import { processesIn, survives } from "@spool/testkit/processes"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { git, makeWorkspace, spawnSpool, spool, stateDir, withFakeServer, writeBigProposal } from "./support.js"
 
 // The real gemini binary, driven by `spool ralph`, against a fake Gemini API on 127.0.0.1.

@@ -1,6 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import {
   FAKE_PROVIDER,
   type FakeModelServer,
@@ -9,7 +7,9 @@ import {
   startFakeModelServer,
   type Turn,
   Turn as T
-} from "../../harness-opencode/test/fixtures/fakeModelServer.js"
+} from "@spool/testkit/fakeModelServer"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { makeWorkspace, spool } from "./support.js"
 
 // The real opencode binary, driven by `spool ralph`, against a fake model server on 127.0.0.1.

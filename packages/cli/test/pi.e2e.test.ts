@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
+import { type FakeModelServer, startFakeModelServer, type Turn, Turn as T } from "@spool/testkit/fakeModelServer"
+import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "@spool/testkit/piEnv"
+import { processesIn, survives } from "@spool/testkit/processes"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { processesIn, survives } from "../../harness-codex/test/fixtures/processes.js"
-import { type FakeModelServer, startFakeModelServer, type Turn, Turn as T } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
-import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "../../harness-pi/test/fixtures/piEnv.js"
 import { git, makeWorkspace, spawnSpool, spool, stateDir, withFakeServer, writeBigProposal } from "./support.js"
 
 // The real pi binary, driven by `spool ralph`, against a fake OpenAI-compatible server on 127.0.0.1.
