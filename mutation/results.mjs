@@ -32,15 +32,18 @@ const DETAILED = new Set(["Survived", "NoCoverage", "Ignored"])
 
 /**
  * What a group's results depend on, as a hash: its modules, its tests, the files beside its tests
- * that are not tests (helpers, fixtures), Stryker's options (not where its plugins are, nor the
- * other groups), the tests' configuration and the versions installed. As with Stryker's own
+ * that are not tests (helpers, fixtures), the shared fakes of packages/testkit when they import
+ * them, Stryker's options (not where its plugins are, nor the other groups), the tests'
+ * configuration and the versions installed. As with Stryker's own
  * incremental mode, a change to a module the tests use but that is not mutated is not seen.
  */
 export const fingerprintOf = (group, tracked, options) => {
   const tests = tracked.filter(matches(group.tests))
   const testDirs = new Set(tests.map((file) => `${dirname(file)}/`))
   const beside = tracked.filter((file) => !file.endsWith(".test.ts") && [...testDirs].some((dir) => file.startsWith(dir)))
-  const files = [...new Set([...group.files, ...tests, ...beside, "vitest.mutate.config.ts", "pnpm-lock.yaml"])].sort()
+  const usesTestkit = [...tests, ...beside].some((file) => /from "@spool\/testkit\//.test(readFileSync(file, "utf8")))
+  const testkit = usesTestkit ? tracked.filter((file) => file.startsWith("packages/testkit/") && !file.endsWith(".test.ts")) : []
+  const files = [...new Set([...group.files, ...tests, ...beside, ...testkit, "vitest.mutate.config.ts", "pnpm-lock.yaml"])].sort()
   const hash = createHash("sha256")
   hash.update(JSON.stringify({ ...options, plugins: undefined, mutate: undefined })).update("\0")
   for (const file of files) hash.update(`${file}\0`).update(readFileSync(file)).update("\0")

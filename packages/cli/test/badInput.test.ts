@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
+import { CLAUDE_BIN } from "@spool/testkit/fakeAnthropicServer"
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { hostname, tmpdir } from "node:os"
 import { join, relative } from "node:path"
-import { CLAUDE_BIN } from "../../harness-claude/test/fixtures/fakeAnthropicServer.js"
 import { addChange, git, makeWorkspace, spool, stateDir } from "./support.js"
 
 /** Every file below `root` (but .git) with its content: "nothing was written" means this does not change. */

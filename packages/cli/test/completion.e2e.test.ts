@@ -1,6 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import {
   type FakeModelServer,
   OPENCODE_BIN,
@@ -8,7 +6,9 @@ import {
   startFakeModelServer,
   type Turn,
   Turn as T
-} from "../../harness-opencode/test/fixtures/fakeModelServer.js"
+} from "@spool/testkit/fakeModelServer"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { agentScript, makeWorkspace, spool } from "./support.js"
 
 // The completion rule end to end: the built `spool`, a real agent process (a command, or the real

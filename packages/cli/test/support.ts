@@ -168,9 +168,9 @@ export const withFakeServer = async <S extends { readonly close: () => Promise<v
   }
 }
 
-/** Replaces the example change's proposal with one of over 300 KiB (quotes, `$`, backticks) and returns it. */
+/** Replaces the example change's proposal with one of over 300 KiB (quotes, `$`, backticks, tags) and returns it. */
 export const writeBigProposal = (root: string): string => {
-  const line = "A requirement with \"quotes\", $dollars and `backticks`.\n"
+  const line = "A requirement with \"quotes\", $dollars, `backticks` and <tags>.\n"
   const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${line.repeat(Math.ceil((300 * 1024) / line.length))}END-OF-PROPOSAL\n`
   writeFileSync(join(root, ".spool", "changes", "001-01_greeting-cli", "proposal.md"), proposal)
   return proposal

@@ -1,10 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ChangeId, type HarnessEvent, HarnessService, judgeCompletion } from "@spool/core"
-import { Chunk, Effect, Exit, Stream } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { ClaudeHarness } from "../src/index.js"
 import {
   byTurn,
   CLAUDE_BIN,
@@ -14,7 +10,11 @@ import {
   Reply,
   type Script,
   tempDirectory
-} from "./fixtures/fakeAnthropicServer.js"
+} from "@spool/testkit/fakeAnthropicServer"
+import { Chunk, Effect, Exit, Stream } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ClaudeHarness } from "../src/index.js"
 
 // Each test runs the real claude binary once or twice (about a second a run on an idle machine).
 const TIMEOUT = 60_000

@@ -1,10 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ChangeId, type HarnessEvent, HarnessService, judgeCompletion } from "@spool/core"
-import { Chunk, Effect, Exit, Stream } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { CodexHarness } from "../src/index.js"
 import {
   CODEX_BIN,
   codexEnv,
@@ -13,8 +9,12 @@ import {
   TEST_MODEL,
   type Turn,
   Turn as T
-} from "./fixtures/fakeResponsesServer.js"
-import { processesMentioning } from "./fixtures/processes.js"
+} from "@spool/testkit/fakeResponsesServer"
+import { processesMentioning } from "@spool/testkit/processes"
+import { Chunk, Effect, Exit, Stream } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { CodexHarness } from "../src/index.js"
 
 // Each test runs the real codex binary once (about half a second a run on an idle machine).
 const TIMEOUT = 60_000

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
-import { inBatches, sortEvents } from "../../core/test/fixtures/harnessEvents.js"
+import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { decodeLine, errorMessage } from "../src/CodexEvent.js"
 import { incompleteTurn, makeCodexOutput, shownCommand } from "../src/CodexOutput.js"
 

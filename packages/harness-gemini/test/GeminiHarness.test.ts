@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ChangeId } from "@spool/core"
+import { fakeGeminiServer, GEMINI_BIN, geminiEnv, TEST_MODEL, Turn as T } from "@spool/testkit/fakeGeminiServer"
+import { tempDirectory } from "@spool/testkit/fakeHttpServer"
+import { runHarnessOnce } from "@spool/testkit/harnessEvents"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { tempDirectory } from "../../core/test/fixtures/fakeHttpServer.js"
-import { runHarnessOnce } from "../../core/test/fixtures/harnessEvents.js"
 import { GeminiHarness } from "../src/index.js"
-import { fakeGeminiServer, GEMINI_BIN, geminiEnv, TEST_MODEL, Turn as T } from "./fixtures/fakeGeminiServer.js"
 
 const changeId = ChangeId.make("001-01_try-gemini")
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, outputOf } from "@spool/core"
+import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { readFileSync } from "node:fs"
-import { inBatches, sortEvents } from "../../core/test/fixtures/harnessEvents.js"
 import { apiErrorOf } from "../src/GeminiEvent.js"
 import { fromError, retryingAfterLimit } from "../src/GeminiLimit.js"
 import { makeGeminiOutput, NO_RESULT, untrustedWarning } from "../src/GeminiOutput.js"

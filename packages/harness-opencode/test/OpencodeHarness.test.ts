@@ -1,10 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ChangeId, type HarnessEvent, HarnessService, judgeCompletion } from "@spool/core"
-import { Chunk, Effect, Exit, Stream } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { OpencodeHarness } from "../src/index.js"
 import {
   FAKE_PROVIDER,
   fakeModelServer,
@@ -13,7 +9,11 @@ import {
   tempDirectory,
   type Turn,
   Turn as T
-} from "./fixtures/fakeModelServer.js"
+} from "@spool/testkit/fakeModelServer"
+import { Chunk, Effect, Exit, Stream } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { OpencodeHarness } from "../src/index.js"
 
 // Each test runs the real opencode binary once or twice (about 4 to 9 s a run).
 const TIMEOUT = 60_000

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { compactJsonLine, makeLineBuffer } from "@spool/core"
-import { inBatches, sortEvents } from "../../core/test/fixtures/harnessEvents.js"
+import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { decodeLine } from "../src/OpencodeEvent.js"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)

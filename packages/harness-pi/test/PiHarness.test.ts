@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ChangeId } from "@spool/core"
+import { tempDirectory } from "@spool/testkit/fakeHttpServer"
+import { fakeModelServer, Turn as T } from "@spool/testkit/fakeModelServer"
+import { runHarnessOnce } from "@spool/testkit/harnessEvents"
+import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "@spool/testkit/piEnv"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { tempDirectory } from "../../core/test/fixtures/fakeHttpServer.js"
-import { runHarnessOnce } from "../../core/test/fixtures/harnessEvents.js"
-import { fakeModelServer, Turn as T } from "../../harness-opencode/test/fixtures/fakeModelServer.js"
 import { PiHarness } from "../src/index.js"
-import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "./fixtures/piEnv.js"
 
 const changeId = ChangeId.make("001-01_try-pi")
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
+import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { readFileSync } from "node:fs"
-import { inBatches, sortEvents } from "../../core/test/fixtures/harnessEvents.js"
 import { decodeLine } from "../src/PiEvent.js"
 import { fromError, retryDelayOf } from "../src/PiLimit.js"
 import { makePiOutput, NO_END } from "../src/PiOutput.js"
