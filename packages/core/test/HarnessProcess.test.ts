@@ -4,7 +4,9 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { type AgentProgram, resolveAgent, resolveProgram, signalOf, splitArgs } from "../src/harness/HarnessProcess.js"
+import { type AgentProgram, resolveAgent, resolveProgram } from "../src/harness/AgentProgram.js"
+import { splitArgs } from "../src/harness/ArgumentSplit.js"
+import { signalOf } from "../src/harness/HarnessProcess.js"
 
 describe("splitArgs", () => {
   it.each([
