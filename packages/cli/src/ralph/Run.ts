@@ -124,6 +124,7 @@ export const runChange = (args: RalphArgs, change: Change) =>
         userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
         options,
         cwd: place.cwd,
+        worktree: place.worktree,
         pid: invocation.pid,
         redact: makeRedactor(invocation.env),
         settings: yield* SettingsOrigin
