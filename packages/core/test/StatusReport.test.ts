@@ -120,6 +120,23 @@ describe("a change's status", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("reads an older record of a claim the checks rejected as one written now: not detected, its promise not accepted", () => {
+    const { root, layer } = setup()
+    // As history.jsonl held it before: the claim detected and accepted, only its checks saying otherwise.
+    const older = '{"run":"r0","iteration":1,"startedAt":"2026-11-01T10:00:00.000Z","durationMs":72000,"exitCode":0,"signal":null,' +
+      '"completionDetected":true,"promises":[{"accepted":true,"reason":"alone on its line","text":"<promise>COMPLETE</promise>"}],' +
+      '"outcome":"failed","git":null,"commit":null,"usage":null,"error":null,"warnings":[],' +
+      '"verify":[{"command":"pnpm test","exitCode":1,"signal":null,"timedOut":false,"durationMs":4213,"passed":false}]}\n'
+    fs.mkdirSync(path.join(root, ".spool/.state/ralph/001-01_x"), { recursive: true })
+    fs.writeFileSync(path.join(root, ".spool/.state/ralph/001-01_x/history.jsonl"), older)
+    return Effect.gen(function*() {
+      const [record] = statusJson(yield* loadStatus(changeId)).history
+      assert.deepInclude(record!, { completionDetected: false, outcome: "failed" })
+      assert.deepStrictEqual(record!.promises, [{ accepted: false, reason: "verify failed: pnpm test (exit 1)", text: "<promise>COMPLETE</promise>" }])
+      assert.deepStrictEqual(record!.verify.map((c) => [c.command, c.passed]), [["pnpm test", false]])
+    }).pipe(Effect.provide(layer))
+  })
+
   it("totals no usage when no iteration reported any, and an unknown cost as null", () => {
     assert.isNull(usageTotals([record(1), record(2)]))
     assert.deepStrictEqual(usageTotals([record(1, usage(1, null))]), { tokens: 7, cost: null })

@@ -12,6 +12,7 @@ import {
   StopReason
 } from "../domain/Domain.js"
 import { addCost } from "../harness/Usage.js"
+import { asRecordedNow } from "../loop/LoopFormat.js"
 import { parseTasks, type TaskList } from "../prompt/Tasks.js"
 import { HistoryStore } from "./HistoryStore.js"
 import { Workspace } from "./Workspace.js"
@@ -23,6 +24,7 @@ export const RECENT_ITERATIONS = 10
 export interface StatusReport {
   readonly changeId: ChangeId
   readonly state: LoopState | null
+  /** Its recent iterations, older records read as spool records now (`asRecordedNow`). */
   readonly history: ReadonlyArray<IterationRecord>
   /** History lines in the range read that could not be decoded. */
   readonly skipped: number
@@ -44,7 +46,7 @@ export const loadStatus = (changeId: ChangeId) =>
       Effect.orElse(() => tasksIn(workspace.root)),
       Effect.orElseSucceed(() => null)
     )
-    return { changeId, state, history: records, skipped, tasks: parseTasks(tasksText) } satisfies StatusReport
+    return { changeId, state, history: records.map(asRecordedNow), skipped, tasks: parseTasks(tasksText) } satisfies StatusReport
   })
 
 export const UsageTotals = Schema.Struct({
