@@ -3,18 +3,19 @@ import {
   formatDuration,
   formatProgress,
   type IterationRecord,
+  loadAllStatus,
   loadStatus,
   type LoopState,
   promiseFate,
   type SettingsSource,
   statusJson,
   type StatusReport,
-  usageTotals,
-  Workspace
+  type StatusRow,
+  statusRow,
+  usageTotals
 } from "@spool/core"
 import { Effect } from "effect"
 import { type Palette, palette, stdoutPalette } from "./Colour.js"
-import { UsageError } from "./UsageError.js"
 
 const pad = (text: string, width: number) => text.padEnd(width)
 
@@ -110,17 +111,59 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
   return lines.join("\n")
 }
 
-/** `--status` without `--change`: the one change that has loop state. */
-export const onlyChangeWithState = Effect.gen(function*() {
-  const withState = yield* (yield* Workspace).changesWithState
-  if (withState.length === 1) return withState[0]!
-  return yield* new UsageError({
-    message: withState.length === 0
-      ? "no change has loop state yet; name one with --change"
-      : `several changes have loop state (${withState.join(", ")}); name one with --change`
-  })
-})
+const spendWords = (spend: StatusRow["spend"]) =>
+  spend === null
+    ? "-"
+    : [...(spend.costUsd === null ? [] : [dollars(spend.costUsd)]), ...(spend.tokens > 0 ? [`${spend.tokens} tokens`] : [])].join(" · ")
 
+/** `--status` without `--change`: a line per change with loop state, in columns. */
+export const statusListText = (rows: ReadonlyArray<StatusRow>, p: Palette = palette(false)): string => {
+  const cells = rows.map((row) => [
+    row.changeId,
+    row.status,
+    row.maxIterations === null ? "-" : `${row.iteration} of ${row.maxIterations}`,
+    spendWords(row.spend),
+    row.lastOutcome ?? "-",
+    row.branch ?? ""
+  ])
+  const header = ["change", "status", "iteration", "spend", "last outcome", "branch"]
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)) + 2)
+  // The status is coloured after padding: escape sequences take no room on the screen.
+  const line = (values: ReadonlyArray<string>, colour: (column: number, text: string) => string) =>
+    values.map((value, i) => `${colour(i, value)}${i === values.length - 1 ? "" : " ".repeat(widths[i]! - value.length)}`).join("").trimEnd()
+  return [
+    p.dim(line(header, (_, text) => text)),
+    ...cells.map((values) => line(values, (column, text) => (column === 1 ? statusColour(p, text) : text))),
+    p.dim("one change in full: spool ralph --status --change <id>")
+  ].join("\n")
+}
+
+/** What `--status` says when no loop has run on any change. */
+export const noLoopsText = "no loop has run in this repository yet; start one with: spool ralph --change <id>"
+
+const print = (text: string) => Effect.sync(() => console.log(text))
+
+/** `--status` of one change: its state, its recent iterations and its tasks (`--json`: one object). */
 export const printStatus = (changeId: ChangeId, json: boolean) =>
-  Effect.flatMap(loadStatus(changeId), (report) =>
-    Effect.sync(() => console.log(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report, stdoutPalette()))))
+  Effect.flatMap(loadStatus(changeId), (report) => print(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report, stdoutPalette())))
+
+/**
+ * `--status` without a change: every change with loop state, a line each (`--json`: an array of
+ * the objects `--status --change` prints). With one, it shows that change in full, as a person
+ * with one loop wants; `--json` keeps the array, so a script reads one shape however many loops run.
+ */
+export const printAllStatus = (json: boolean) =>
+  Effect.flatMap(loadAllStatus, (reports) =>
+    print(
+      json
+        ? JSON.stringify(reports.map(statusJson), null, 2)
+        : reports.length === 0
+        ? noLoopsText
+        : reports.length === 1
+        ? statusText(reports[0]!, stdoutPalette())
+        : statusListText(reports.map(statusRow), stdoutPalette())
+    ))
+
+/** `--status` of the change given, or (null) of every change with loop state. */
+export const showStatus = (changeId: ChangeId | null, json: boolean) =>
+  changeId === null ? printAllStatus(json) : printStatus(changeId, json)

@@ -7,7 +7,7 @@ import { ExitCode } from "./ExitCode.js"
 import { describeFailure, errorLine } from "./Failure.js"
 import { locate } from "./ralph/WorktreeLocation.js"
 import { parseStatusArgs } from "./StatusArgs.js"
-import { onlyChangeWithState, printStatus } from "./Status.js"
+import { showStatus } from "./Status.js"
 
 // `spool ralph --status`, without the command-line parser: it answers the same, sooner.
 const args = parseStatusArgs(process.argv.slice(2)) ?? { change: null, json: false }
@@ -15,10 +15,8 @@ const location = locate(process.cwd())
 const change = args.change ?? location.worktreeChange
 
 const program = Effect.gen(function*() {
-  const changeId = change === null
-    ? yield* onlyChangeWithState
-    : (yield* (yield* Workspace).resolveChange(change)).id
-  yield* printStatus(changeId, args.json)
+  const changeId = change === null ? null : (yield* (yield* Workspace).resolveChange(change)).id
+  yield* showStatus(changeId, args.json)
 }).pipe(
   Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(location.workspaceCwd)))),
   Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))

@@ -165,8 +165,8 @@ describe("spool ralph end to end (built binary, temporary git repositories)", ()
     const json = await statusJson(root)
     expect(Object.keys(json)).toEqual(expect.arrayContaining(["changeId", "iteration", "status", "history"]))
     expect(Object.keys(json.history[0])).toEqual(expect.arrayContaining(["run", "iteration", "startedAt", "durationMs", "exitCode", "completionDetected", "outcome", "git", "commit"]))
-    // --status without --change finds the one change with state.
-    expect(JSON.parse((await spool(["ralph", "--status", "--json"], { cwd: root })).stdout).changeId).toBe(change)
+    // --status --json without --change lists every change with state: here the one.
+    expect(JSON.parse((await spool(["ralph", "--status", "--json"], { cwd: root })).stdout).map((s: { changeId: string }) => s.changeId)).toEqual([change])
   })
 
   it("keeps loop state out of git: .spool/.state/ is ignored", async () => {

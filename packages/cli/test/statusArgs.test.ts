@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { parseStatusArgs } from "../src/StatusArgs.js"
-import { makeWorkspace, spool } from "./support.js"
+import { addChange, makeWorkspace, spool } from "./support.js"
 
 describe("the --status shortcut", () => {
   it("takes only plain status requests", () => {
@@ -38,5 +38,14 @@ describe("the --status shortcut", () => {
     const statusOnly = await spool(["ralph", "--status"], { cwd: root })
     expect(statusOnly.code).toBe(0)
     expect(statusOnly.stdout).toContain("iteration: 2 of at most 2 (at least 1)")
+    // Every loop of the repository, without a change: `--no-interactive` sends it through the full parser.
+    addChange(root, "001-02_second")
+    await spool(["ralph", "x", "--change", "001-02", "--harness", "command", "--harness-command", "node -e 0", "--max-iterations", "1", "--no-interactive"], { cwd: root })
+    for (const args of [["ralph", "--status"], ["ralph", "--status", "--json"]]) {
+      const a = await spool(args, { cwd: root })
+      const b = await spool([...args, "--no-interactive"], { cwd: root })
+      expect([a.code, a.stdout, a.stderr]).toEqual([b.code, b.stdout, b.stderr])
+    }
+    expect((await spool(["ralph", "--status"], { cwd: root })).stdout).toMatch(/^001-02_second {2,}max-iterations {2,}1 of 1 /m)
   })
 })

@@ -43,6 +43,13 @@ describe("--verify", () => {
     const history = (await statusJson(root)).history
     expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["failed", "complete"])
     expect(history[0].verify).toEqual([{ command: CHECK, exitCode: 1, signal: null, timedOut: false, durationMs: expect.any(Number), passed: false }])
+    // The rejected claim is recorded as a claim set aside is: not detected, its promise not accepted, and why.
+    expect(history[0].completionDetected).toBe(false)
+    expect(history[0].promises).toEqual([{ accepted: false, reason: `verify failed: ${CHECK.slice(0, 79)}… (exit 1)`, text: expect.stringContaining("<promise>COMPLETE</promise>") }])
+    expect(history[1].completionDetected).toBe(true)
+    expect(history[1].promises.map((p: { accepted: boolean }) => p.accepted)).toEqual([true])
+    const record = JSON.parse(readFileSync(join(stateDir(root, change), "history.jsonl"), "utf8").split("\n")[0]!)
+    expect(record).toMatchObject({ completionDetected: false, promises: [{ accepted: false }], verify: [{ command: CHECK, passed: false }] })
     expect(history[1].verify.map((c: { command: string; passed: boolean }) => [c.command, c.passed])).toEqual([[CHECK, true], ["echo linted", true]])
     // The failure is journaled with the check's output (archived once the change completed).
     const archived = readdirSync(stateDir(root, change)).find((name) => /^errors-.*\.md$/.test(name))

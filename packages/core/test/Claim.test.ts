@@ -105,10 +105,14 @@ describe("a claim after the checks", () => {
   const failed: CheckRun = { command: "pnpm test", exitCode: 1, signal: null, timedOut: false, durationMs: 1200, passed: false, output: "1 failed\n" }
   const passed: CheckRun = { ...failed, command: "pnpm lint", exitCode: 0, passed: true, output: "" }
 
-  it("is rejected by a failed check, which the next prompt names", () => {
-    const judged = judgeClaim(wentWell, claim, options, 3, noTasks)
+  it("is rejected by a failed check, recorded as a claim set aside is (the check as the reason), which the next prompt names", () => {
+    const judged = judgeClaim(wentWell, { ...claim, verdicts: [...claim.verdicts, ...mention.verdicts] }, options, 3, noTasks)
     const checked = checkedClaim(judged, { results: [passed, failed], failed }, ["pnpm lint", "pnpm test"], 3)
-    assert.deepStrictEqual([checked.claimed, checked.accepted], [true, false])
+    assert.deepStrictEqual([checked.claimed, checked.accepted], [false, false])
+    assert.deepStrictEqual(checked.verdicts.map((v) => [v.accepted, v.reason, v.text]), [
+      [false, "verify failed: pnpm test (exit 1)", "<promise>COMPLETE</promise>"],
+      [false, "inside a sentence", "I print <promise>COMPLETE</promise> later"]
+    ])
     assert.strictEqual(checked.rejectedBy, failed)
     assert.deepStrictEqual(checked.notes, [rejectionNote(3, ["pnpm lint", "pnpm test"], failed)])
   })

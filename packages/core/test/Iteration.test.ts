@@ -519,6 +519,23 @@ describe("one iteration", () => {
       assert.deepStrictEqual(journal[0]!.check, { command: "pnpm test", result: "exit 1, 0ms", output: "1 test failed\n" })
     }))
 
+  it.effect("records a claim the checks rejected as a set-aside claim is: not detected, its promise not accepted and why, its checks kept", () =>
+    Effect.gen(function*() {
+      const checks = CheckRunner.layerTest(() => ({ exitCode: 1, signal: null, timedOut: false, durationMs: 4_200, output: "1 test failed\n" }))
+      const rejected = yield* iterate(() => agentSays(done), { options: { verify: ["pnpm test"] }, checks })
+      const setAside = yield* iterate(() => agentSays(done, 1))
+      const { record } = rejected
+      assert.deepStrictEqual([record.outcome, record.completionDetected], ["failed", false])
+      assert.deepStrictEqual(record.promises.map((p) => [p.accepted, p.reason]), [[false, "verify failed: pnpm test (exit 1)"]])
+      assert.deepStrictEqual(record.verify, [{ command: "pnpm test", exitCode: 1, signal: null, timedOut: false, durationMs: 4_200, passed: false }])
+      assert.include(formatSummary(record), "| promise rejected: verify failed: pnpm test (exit 1, 4.2s) |")
+      // Both are failures to the failure breaker, and the claim made is progress to the stall breaker.
+      assert.deepStrictEqual([setAside.record.outcome, setAside.record.completionDetected], ["failed", false])
+      assert.deepStrictEqual(setAside.record.promises.map((p) => [p.accepted, p.reason]), [[false, "the run failed"]])
+      assert.deepStrictEqual([rejected.result.facts.outcome, rejected.result.facts.progress], [setAside.result.facts.outcome, setAside.result.facts.progress])
+      assert.deepStrictEqual([rejected.result.facts.progress, rejected.result.facts.failure], [true, "verify failed: pnpm test (exit 1)"])
+    }))
+
   it.effect("records an iteration whose check was interrupted as interrupted, keeping its commit, and passes the interruption on", () =>
     Effect.gen(function*() {
       const appended: Array<IterationRecord> = []

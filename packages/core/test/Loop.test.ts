@@ -495,6 +495,17 @@ describe("how a run starts and ends", () => {
       assert.notProperty(unknown.state, "settings")
     }))
 
+  it.effect("names the worktree's branch and directory in the state, and neither for a loop in the main work tree", () =>
+    Effect.gen(function*() {
+      const worktree = { branch: "spool/002-01", root: "/repo/.spool/.state/worktrees/002-01" }
+      const inWorktree = yield* runWith(() => scriptedRun(done), {}, undefined, { worktree })
+      assert.deepInclude(inWorktree.state!, { status: "complete", branch: worktree.branch, worktree: worktree.root })
+      for (const main of [yield* runWith(() => scriptedRun(done)), yield* runWith(() => scriptedRun(done), {}, undefined, { worktree: null })]) {
+        assert.notProperty(main.state, "branch")
+        assert.notProperty(main.state, "worktree")
+      }
+    }))
+
   it.effect("leaves earlier runs' failures out of the prompt with --error-history 0", () =>
     Effect.gen(function*() {
       const old = { timestamp: "2026-11-01T00:00:00.000Z", run: "old-run", iteration: 1, exitCode: 1, signal: null, timedOut: false, error: null, taskId: null, taskDescription: null, stderr: "OLD-FAILURE\n", stdout: "" }

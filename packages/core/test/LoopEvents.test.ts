@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Fiber, Queue, Stream } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Option, Queue, Stream } from "effect"
 import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
 import { scriptedRun } from "../src/harness/HarnessService.js"
 import { LoopEvent, LoopEvents } from "../src/live/LoopEvents.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
 import { done } from "./loopFixture.js"
 import { loopOn, processLayer, workspaceWith } from "./manyLoopsFixture.js"
 
@@ -91,5 +92,31 @@ describe("LoopEvents", () => {
       assert.deepStrictEqual([...runs].sort(), seen.results.map((r) => r.run).sort())
       assert.deepStrictEqual([...seen.loops.keys()].sort(), [a, b])
       assert.deepStrictEqual([...seen.loops.values()].map((s) => s.status), ["complete", "complete"])
+    }))
+  it.effect("a worktree loop's published states, from the first, name its branch and its worktree, as its state file does", () =>
+    Effect.gen(function*() {
+      const root = workspaceWith([a, b])
+      const worktree = { branch: `spool/${a}`, root: `${root}/.spool/.state/worktrees/${a}` }
+      const inWorktree = loopOn({ id: a, script: () => scriptedRun(done), worktree })
+      const inMain = loopOn({ id: b, script: () => scriptedRun(done) })
+      const { states, files } = yield* Effect.scoped(Effect.gen(function*() {
+        const queue = yield* (yield* LoopEvents).subscribe
+        yield* Effect.forEach([inWorktree, inMain], (loop) => loop.run, { concurrency: 2 })
+        const events = Chunk.toReadonlyArray(yield* Queue.takeAll(queue))
+        const store = yield* HistoryStore
+        return {
+          states: events.flatMap((e) => (e._tag === "StateChanged" ? [e.state] : [])),
+          files: [Option.getOrNull(yield* store.readState(a)), Option.getOrNull(yield* store.readState(b))]
+        }
+      })).pipe(Effect.provide(processLayer(root)))
+      const where = (s: LoopState | null) => [s?.changeId, s?.status, s?.branch, s?.worktree]
+      assert.deepStrictEqual(states.filter((s) => s.changeId === a).map(where), [
+        [a, "running", worktree.branch, worktree.root],
+        [a, "running", worktree.branch, worktree.root],
+        [a, "complete", worktree.branch, worktree.root]
+      ])
+      // A loop in the main work tree names neither.
+      assert.isTrue(states.filter((s) => s.changeId === b).every((s) => !("branch" in s) && !("worktree" in s)))
+      assert.deepStrictEqual(files.map(where), [[a, "complete", worktree.branch, worktree.root], [b, "complete", undefined, undefined]])
     }))
 })

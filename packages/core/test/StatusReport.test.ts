@@ -6,7 +6,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
-import { loadStatus, StatusJson, statusJson, usageTotals } from "../src/state/StatusReport.js"
+import { parseTasks } from "../src/prompt/Tasks.js"
+import { loadAllStatus, loadStatus, StatusJson, statusJson, statusRow, usageTotals } from "../src/state/StatusReport.js"
 import { Workspace } from "../src/state/Workspace.js"
 
 const changeId = ChangeId.make("001-01_x")
@@ -118,6 +119,60 @@ describe("a change's status", () => {
       yield* store.writeState(changeId, { ...state, worktree: path.join(worktree, "gone") })
       assert.deepStrictEqual(statusJson(yield* loadStatus(changeId)).tasks, { total: 2, complete: 0, shelved: 0 })
     }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("reads an older record of a claim the checks rejected as one written now: not detected, its promise not accepted", () => {
+    const { root, layer } = setup()
+    // As history.jsonl held it before: the claim detected and accepted, only its checks saying otherwise.
+    const older = '{"run":"r0","iteration":1,"startedAt":"2026-11-01T10:00:00.000Z","durationMs":72000,"exitCode":0,"signal":null,' +
+      '"completionDetected":true,"promises":[{"accepted":true,"reason":"alone on its line","text":"<promise>COMPLETE</promise>"}],' +
+      '"outcome":"failed","git":null,"commit":null,"usage":null,"error":null,"warnings":[],' +
+      '"verify":[{"command":"pnpm test","exitCode":1,"signal":null,"timedOut":false,"durationMs":4213,"passed":false}]}\n'
+    fs.mkdirSync(path.join(root, ".spool/.state/ralph/001-01_x"), { recursive: true })
+    fs.writeFileSync(path.join(root, ".spool/.state/ralph/001-01_x/history.jsonl"), older)
+    return Effect.gen(function*() {
+      const [record] = statusJson(yield* loadStatus(changeId)).history
+      assert.deepInclude(record!, { completionDetected: false, outcome: "failed" })
+      assert.deepStrictEqual(record!.promises, [{ accepted: false, reason: "verify failed: pnpm test (exit 1)", text: "<promise>COMPLETE</promise>" }])
+      assert.deepStrictEqual(record!.verify.map((c) => [c.command, c.passed]), [["pnpm test", false]])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("lists the changes a loop has run on, in id order, leaving out those with only context", () => {
+    const { root, layer } = setup()
+    const other = ChangeId.make("001-00_first")
+    const contextOnly = ChangeId.make("001-02_context")
+    fs.mkdirSync(path.join(root, ".spool/.state/ralph", contextOnly), { recursive: true })
+    fs.writeFileSync(path.join(root, ".spool/.state/ralph", contextOnly, "context.txt"), "be brief\n")
+    return Effect.gen(function*() {
+      assert.deepStrictEqual(yield* loadAllStatus, [])
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, state)
+      // A history without a state (its file removed) is a loop that ran.
+      yield* store.append(other, record(1))
+      assert.deepStrictEqual((yield* loadAllStatus).map((report) => report.changeId), [other, changeId])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it("gives each change's row its status, iteration, the run's spend, its last outcome and its branch", () => {
+    const report = { changeId, state, history: [], skipped: 0, tasks: parseTasks(null) }
+    assert.deepStrictEqual(statusRow(report), {
+      changeId, status: "running", iteration: 12, maxIterations: 20, spend: null, lastOutcome: null, branch: null
+    })
+    const guards = {
+      maxCostUsd: null, maxTokens: null, maxDurationMs: null, stallIterations: 5, maxConsecutiveFailures: 5, maxLimitWaitMs: 0,
+      costUsd: null, tokens: 0, stalledIterations: 0, consecutiveFailures: 0
+    }
+    // Only what the current run recorded is its last outcome.
+    const history = [record(1), { ...record(2), outcome: "failed" as const }, { ...record(1), run: "r0", outcome: "complete" as const }]
+    const running = { ...report, state: { ...state, guards, branch: "spool/001-01_x" }, history }
+    assert.deepInclude(statusRow(running), { spend: null, lastOutcome: "failed", branch: "spool/001-01_x" })
+    assert.deepInclude(statusRow({ ...running, state: { ...running.state, run: "r0" } }), { lastOutcome: "complete" })
+    assert.deepInclude(statusRow({ ...running, history: history.slice(2) }), { lastOutcome: null })
+    assert.deepInclude(statusRow({ ...running, state: { ...running.state, guards: { ...guards, tokens: 7 } } }), { spend: { costUsd: null, tokens: 7 } })
+    assert.deepInclude(statusRow({ ...running, state: { ...running.state, guards: { ...guards, costUsd: 0 } } }), { spend: { costUsd: 0, tokens: 0 } })
+    // Without a state, a history alone: no status, no iteration.
+    assert.deepInclude(statusRow({ ...report, state: null, history }), { status: "none", iteration: 0, maxIterations: null, lastOutcome: "complete" })
   })
 
   it("totals no usage when no iteration reported any, and an unknown cost as null", () => {

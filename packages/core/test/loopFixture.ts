@@ -12,6 +12,7 @@ import type { HarnessEvent, HarnessRequest } from "../src/harness/HarnessService
 import { HarnessService } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import { runLoop } from "../src/loop/Loop.js"
+import type { LoopWorktree } from "../src/loop/LoopRequest.js"
 import { LoopLock } from "../src/state/LoopLock.js"
 import { LoopEvents } from "../src/live/LoopEvents.js"
 import { UsageLimitGate } from "../src/guards/UsageLimitGate.js"
@@ -96,6 +97,8 @@ export const runWith = (
     readonly lock?: Layer.Layer<LoopLock>
     /** Where the options came from, as the run is given it. */
     readonly settings?: SettingsSource
+    /** The worktree the loop runs in, as the request names it. */
+    readonly worktree?: LoopWorktree | null
     /** Where the loop publishes its states and records (default: a fresh one nobody reads). */
     readonly events?: Layer.Layer<LoopEvents>
   } = {}
@@ -148,7 +151,8 @@ export const runWith = (
           cwd: "/tmp",
           pid: 42,
           redact: (text) => text.replaceAll(SECRET, "[REDACTED]"),
-          ...(extras.settings === undefined ? {} : { settings: extras.settings })
+          ...(extras.settings === undefined ? {} : { settings: extras.settings }),
+          ...(extras.worktree === undefined ? {} : { worktree: extras.worktree })
         })
       )
       const [exit] = yield* Effect.all([loop, extras.during?.(() => output.join("")) ?? Effect.void], { concurrency: 2 })

@@ -15,6 +15,7 @@ import { LoopLock } from "../src/state/LoopLock.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
 import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
 import { runLoop } from "../src/loop/Loop.js"
+import type { LoopWorktree } from "../src/loop/LoopRequest.js"
 import { UsageLimitGate } from "../src/guards/UsageLimitGate.js"
 import { Workspace } from "../src/state/Workspace.js"
 import { options } from "./loopFixture.js"
@@ -52,6 +53,8 @@ export interface LoopOn {
   readonly id: string
   readonly script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
   readonly options?: Partial<LoopOptions>
+  /** The worktree the loop runs in, as the request names it (default: none). */
+  readonly worktree?: LoopWorktree
 }
 
 /** Runs the loop on `spec.id` with its own agent and reporter; `output` is what that reporter was told. */
@@ -78,7 +81,8 @@ export const loopOn = (spec: LoopOn) => {
       options: options(spec.options),
       cwd: workspace.root,
       pid: process.pid,
-      redact: (text) => text
+      redact: (text) => text,
+      ...(spec.worktree === undefined ? {} : { worktree: spec.worktree })
     }).pipe(Effect.provide(Layer.mergeAll(harness, LoopReporter.layerTest(output), GitSummary.layerTest())))
   })
   return { run, output: () => output.join(""), prompts }

@@ -11,7 +11,7 @@ import { isSweep, sweep } from "../ralph/Sweep.js"
 import { statusTarget, targetChange } from "../ralph/Targeting.js"
 import { removeWorktree } from "../ralph/Worktree.js"
 import { type Location, locate } from "../ralph/WorktreeLocation.js"
-import { printStatus } from "../Status.js"
+import { showStatus } from "../Status.js"
 import { TerminalReporter } from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 
@@ -49,7 +49,7 @@ const ralphIn = (input: RalphArgs, location: Location) =>
     if (args.json && !args.status) return yield* usage("--json goes with --status: spool ralph --status --json")
 
     if (args.status) {
-      yield* printStatus(yield* statusTarget(args), args.json)
+      yield* showStatus(yield* statusTarget(args), args.json)
       return yield* done()
     }
     const change = yield* targetChange(args)

@@ -151,6 +151,7 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
         userPrompt: prepared.userPrompt,
         options,
         cwd: place.cwd,
+        worktree: place.worktree,
         pid: invocation.pid,
         redact: makeRedactor(invocation.env),
         settings: yield* SettingsOrigin

@@ -1,9 +1,8 @@
-import { Workspace } from "@spool/core"
+import { type ChangeId, Workspace } from "@spool/core"
 import { Effect, Option } from "effect"
 import { selectChange } from "../ChangeSelection.js"
 import { firstChangeHint } from "../FirstChange.js"
 import { Invocation } from "../Invocation.js"
-import { onlyChangeWithState } from "../Status.js"
 import { UsageError } from "../UsageError.js"
 import type { RalphArgs } from "./Options.js"
 
@@ -51,8 +50,8 @@ export const targetChange = (args: RalphArgs) =>
     return yield* workspace.resolveChange(chosen)
   })
 
-/** `--status` without `--change` picks the one change that has loop state. */
+/** The change `--status` is about; null (every change with loop state) when neither `--change` nor `--module` names one. */
 export const statusTarget = (args: RalphArgs) =>
   Option.isSome(args.change) || Option.isSome(args.module)
-    ? Effect.map(targetChange(args), (change) => change.id)
-    : onlyChangeWithState
+    ? Effect.map(targetChange(args), (change): ChangeId | null => change.id)
+    : Effect.succeed(null)

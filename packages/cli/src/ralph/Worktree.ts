@@ -1,5 +1,5 @@
-import { type Change, HistoryStore, type LockIdentity, LoopLock, LoopReporter, Workspace, type Worktree, Worktrees } from "@spool/core"
-import { Effect, Layer } from "effect"
+import { type Change, type LockIdentity, LoopLock, LoopReporter, Workspace, type Worktree, Worktrees } from "@spool/core"
+import { Effect } from "effect"
 import { realpathSync } from "node:fs"
 import { join, relative } from "node:path"
 import { UsageError } from "../UsageError.js"
@@ -79,23 +79,8 @@ export const workPlace = (change: Change, options: { readonly worktree: boolean;
     return { cwd: worktree.root, change: inWorktree(change, workspace.root, worktree.root), worktree } satisfies WorkPlace
   })
 
-/**
- * The loop's lock records the work tree it runs in, and with `--worktree` its state names the
- * branch and the worktree, for `--status`. Both wrap the layers the command provides.
- */
-export const placeLayer = (place: WorkPlace, owner: LockIdentity) => {
-  const lock = LoopLock.layer({ ...owner, workTree: real(place.cwd) })
-  const { worktree } = place
-  if (worktree === null) return lock
-  const history = Layer.effect(
-    HistoryStore,
-    Effect.map(HistoryStore, (store) => ({
-      ...store,
-      writeState: (changeId, state) => store.writeState(changeId, { ...state, branch: worktree.branch, worktree: worktree.root })
-    }))
-  )
-  return Layer.merge(lock, history)
-}
+/** The loop's lock records the work tree it runs in (the branch and the worktree are in the loop's request). */
+export const placeLayer = (place: WorkPlace, owner: LockIdentity) => LoopLock.layer({ ...owner, workTree: real(place.cwd) })
 
 /** What to do with the work once the loop has ended. */
 export const afterLoop = (place: WorkPlace, completed: boolean) =>

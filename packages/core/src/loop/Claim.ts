@@ -5,7 +5,7 @@ import type { Capture } from "../harness/Capture.js"
 import { currentTask, openTaskCount, type TaskList } from "../prompt/Tasks.js"
 import { oneLine } from "../text/Text.js"
 import type { CheckRun } from "../verify/CheckRunner.js"
-import { rejectionNote, type Verification } from "../verify/Verification.js"
+import { checkFailure, rejectionNote, type Verification } from "../verify/Verification.js"
 import { SET_ASIDE } from "./LoopFormat.js"
 
 /** How the agent run ended, as far as its claim goes. */
@@ -113,7 +113,11 @@ export const judgeClaim = (
   return { claimed, accepted, verdicts, lines, notes, warnings }
 }
 
-/** A claim after the project's checks (`--verify`): one they rejected no longer stands, and the next prompt says why. */
+/**
+ * A claim after the project's checks (`--verify`): one they rejected no longer stands, is recorded as
+ * a claim set aside is (not taken, its promise not accepted, with the failed check as the reason),
+ * and the next prompt says why.
+ */
 export interface CheckedClaim extends ClaimJudgement {
   /** The check that failed, rejecting the claim. */
   readonly rejectedBy: CheckRun | null
@@ -127,7 +131,14 @@ export const checkedClaim = (
   iteration: number
 ): CheckedClaim => {
   const rejectedBy = verification?.failed ?? null
-  return rejectedBy === null
-    ? { ...claim, rejectedBy }
-    : { ...claim, accepted: false, notes: [...claim.notes, rejectionNote(iteration, commands, rejectedBy)], rejectedBy }
+  if (rejectedBy === null) return { ...claim, rejectedBy }
+  const reason = checkFailure(rejectedBy)
+  return {
+    ...claim,
+    claimed: false,
+    accepted: false,
+    verdicts: claim.verdicts.map((v) => (v.accepted ? { ...v, accepted: false, reason } : v)),
+    notes: [...claim.notes, rejectionNote(iteration, commands, rejectedBy)],
+    rejectedBy
+  }
 }

@@ -99,6 +99,7 @@ export const runLoop = (input: LoopRequest) =>
       reporter.progress === undefined ? Effect.void : reporter.progress({ iteration, maxIterations: options.maxIterations, usage })
     const state = yield* Ref.make<LoopState>({
       changeId: change.id,
+      ...(input.worktree == null ? {} : { branch: input.worktree.branch, worktree: input.worktree.root }),
       run: runId,
       status: "running",
       iteration: 0,

@@ -1,6 +1,7 @@
 import { type CommitInfo, countTokens, type IterationRecord } from "../domain/Domain.js"
 import { formatDuration, oneLine } from "../text/Text.js"
 import { describeVerification } from "../verify/CheckResult.js"
+import { checkFailure } from "../verify/Verification.js"
 
 export const formatBanner = (iteration: number, maxIterations: number, elapsedMs: number) =>
   `=== spool ralph: iteration ${iteration}/${maxIterations} (elapsed ${formatDuration(elapsedMs)}) ===`
@@ -28,7 +29,7 @@ export const SET_ASIDE = { failed: "the run failed", cut: "the run was cut short
 
 /** What became of an iteration's promise: a claim found, set aside, rejected by a check, only mentions (ignored), or none. */
 export const promiseFate = (record: IterationRecord): "found" | "aside" | "rejected" | "ignored" | "none" => {
-  // A claim the --verify checks rejected.
+  // A claim the --verify checks rejected: recorded as not detected now, as detected in older records.
   if (record.verify?.some((check) => !check.passed) === true) return "rejected"
   const setAside = record.promises.some((v) => v.reason === SET_ASIDE.failed || v.reason === SET_ASIDE.cut)
   // Records written before set-aside claims were recorded as such still say they were detected.
@@ -36,10 +37,26 @@ export const promiseFate = (record: IterationRecord): "found" | "aside" | "rejec
   return setAside || legacyAside ? "aside" : record.completionDetected ? "found" : record.promises.length > 0 ? "ignored" : "none"
 }
 
-/** What became of the promise: found, set aside (the run failed), ignored (and why), or not found. */
+/**
+ * A record as spool writes it now. Records written before a rejected claim was recorded as a
+ * set-aside one is kept it as detected, its promise accepted: read, they say what a new one says.
+ */
+export const asRecordedNow = (record: IterationRecord): IterationRecord => {
+  const failed = record.verify?.find((check) => !check.passed)
+  if (failed === undefined || !record.completionDetected) return record
+  const reason = checkFailure(failed)
+  return {
+    ...record,
+    completionDetected: false,
+    promises: record.promises.map((v) => (v.accepted ? { ...v, accepted: false, reason } : v))
+  }
+}
+
+/** What became of the promise: found (and verified), rejected by a check, set aside (the run failed), ignored (and why), or not found. */
 export const describePromise = (record: IterationRecord) => {
+  // Checks run only on a claim that would otherwise stand; they say what became of it.
   const checks = record.verify ?? []
-  if (record.completionDetected && checks.length > 0) {
+  if (checks.length > 0) {
     return `${checks.every((check) => check.passed) ? "promise found," : "promise rejected:"} ${describeVerification(checks)}`
   }
   const fate = promiseFate(record)

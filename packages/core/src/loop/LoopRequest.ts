@@ -15,4 +15,15 @@ export interface LoopRequest {
   readonly redact: Redactor
   /** Where the options came from, for `--status`; absent when not known. */
   readonly settings?: SettingsSource
+  /**
+   * With `--worktree`: the branch the loop commits to and the worktree's directory holding `.spool/`,
+   * named in every state the loop writes and publishes. Null or absent: the main work tree.
+   */
+  readonly worktree?: LoopWorktree | null
+}
+
+/** The worktree a loop runs in, as its state names it. */
+export interface LoopWorktree {
+  readonly branch: string
+  readonly root: string
 }

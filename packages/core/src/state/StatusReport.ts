@@ -5,13 +5,16 @@ import {
   type ChangeId,
   countTokens,
   GuardReport,
+  type IterationOutcome,
   IterationRecord,
   type LoopState,
   LoopStatus,
   SettingsSource,
   StopReason
 } from "../domain/Domain.js"
+import type { Spend } from "../guards/Guards.js"
 import { addCost } from "../harness/Usage.js"
+import { asRecordedNow } from "../loop/LoopFormat.js"
 import { parseTasks, type TaskList } from "../prompt/Tasks.js"
 import { HistoryStore } from "./HistoryStore.js"
 import { Workspace } from "./Workspace.js"
@@ -23,6 +26,7 @@ export const RECENT_ITERATIONS = 10
 export interface StatusReport {
   readonly changeId: ChangeId
   readonly state: LoopState | null
+  /** Its recent iterations, older records read as spool records now (`asRecordedNow`). */
   readonly history: ReadonlyArray<IterationRecord>
   /** History lines in the range read that could not be decoded. */
   readonly skipped: number
@@ -44,8 +48,51 @@ export const loadStatus = (changeId: ChangeId) =>
       Effect.orElse(() => tasksIn(workspace.root)),
       Effect.orElseSucceed(() => null)
     )
-    return { changeId, state, history: records, skipped, tasks: parseTasks(tasksText) } satisfies StatusReport
+    return { changeId, state, history: records.map(asRecordedNow), skipped, tasks: parseTasks(tasksText) } satisfies StatusReport
   })
+
+/**
+ * Every change a loop has run on (its state directory holds a state or a history; context added
+ * before any loop does not count), in change-id order. Loops run with `--worktree` keep their state
+ * in the main work tree too, so these are the repository's and its worktrees' loops alike.
+ */
+export const loadAllStatus = Effect.gen(function*() {
+  const ids = yield* (yield* Workspace).changesWithState
+  const reports = yield* Effect.forEach(ids, loadStatus)
+  return reports.filter((report) => report.state !== null || report.history.length > 0)
+})
+
+/** A change's line in `--status` without `--change`: where its loop stands, in a few fields. */
+export interface StatusRow {
+  readonly changeId: ChangeId
+  readonly status: LoopStatus | "none"
+  /** The iteration the run is at (or ended at), and at most how many it runs; 0 and null without a state. */
+  readonly iteration: number
+  readonly maxIterations: number | null
+  /** What the run has spent, as its guards counted it; null when the state says nothing of it, or nothing was reported. */
+  readonly spend: Spend | null
+  /** The outcome of the run's last recorded iteration; null before its first. */
+  readonly lastOutcome: IterationOutcome | null
+  /** With `--worktree`, the branch the run commits to. */
+  readonly branch: string | null
+}
+
+export const statusRow = (report: StatusReport): StatusRow => {
+  const { state } = report
+  const guards = state?.guards ?? null
+  const reported = guards !== null && (guards.costUsd !== null || guards.tokens > 0)
+  // The row is of the current run: an iteration of an earlier run is not its last outcome.
+  const last = report.history.filter((record) => state === null || record.run === state.run).at(-1)
+  return {
+    changeId: report.changeId,
+    status: state?.status ?? "none",
+    iteration: state?.iteration ?? 0,
+    maxIterations: state?.maxIterations ?? null,
+    spend: reported ? { costUsd: guards.costUsd, tokens: guards.tokens } : null,
+    lastOutcome: last?.outcome ?? null,
+    branch: state?.branch ?? null
+  }
+}
 
 export const UsageTotals = Schema.Struct({
   tokens: Schema.Number,
@@ -64,7 +111,10 @@ export const usageTotals = (records: ReadonlyArray<IterationRecord>): UsageTotal
   }
 }
 
-/** `spool ralph --status --json`: a change's status as one object, the same keys whether a loop has run or not. */
+/**
+ * `spool ralph --status --json`: a change's status as one object, the same keys whether a loop has
+ * run or not. Without a change, `--status --json` prints an array of these, one per change `loadAllStatus` finds.
+ */
 export const StatusJson = Schema.Struct({
   changeId: Schema.String,
   run: Schema.NullOr(Schema.String),

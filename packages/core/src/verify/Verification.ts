@@ -47,8 +47,11 @@ export const rejectionNote = (iteration: number, commands: ReadonlyArray<string>
   `\`${shown(failed.command)}\` failed (${describeCheck(failed)}), so the claim was rejected; its output is under "Previous errors" below. ` +
   `Fix what it reports, run \`${shown(failed.command)}\` yourself until it passes, and only then claim completion again.`
 
-/** Why the failure breaker counts the iteration: the same check failing the same way is the same error. */
-export const checkFailure = (failed: CheckRun) => `verify failed: ${shown(failed.command)} (${failed.timedOut ? "timed out" : failed.signal ?? `exit ${failed.exitCode}`})`
+/**
+ * Why the failure breaker counts the iteration (the same check failing the same way is the same
+ * error), and why the record says the claim was not accepted: `verify failed: pnpm test (exit 1)`.
+ */
+export const checkFailure = (failed: CheckResult) => `verify failed: ${shown(failed.command)} (${failed.timedOut ? "timed out" : failed.signal ?? `exit ${failed.exitCode}`})`
 
 /** The check that rejected a recorded claim, as messages name it (`pnpm test (exit 1, 4.2s)`); null when none did. */
 export const rejectingCheck = (results: ReadonlyArray<CheckResult>) => {
