@@ -137,7 +137,7 @@ export const ralphOptionSpecs = {
     name: "json",
     action: true,
     group: "state and context",
-    description: "with --status: print one JSON object"
+    description: "with --status: print one JSON object (without --change, a list of them)"
   }),
   addContext: valueOption({
     name: "add-context",
