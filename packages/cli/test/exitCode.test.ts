@@ -16,7 +16,14 @@ describe("exitCodeOf: how spool ended, as the exit code README lists", () => {
     [Outcome.Stopped({ reason: "SIGINT" }), 130],
     [Outcome.Interrupted(), 130],
     [Outcome.Stopped({ reason: "EPIPE" }), 141],
-    [Outcome.Stopped({ reason: "SIGTERM" }), 143]
+    [Outcome.Stopped({ reason: "SIGTERM" }), 143],
+    [Outcome.SweepEnded({ ending: "complete" }), 0],
+    [Outcome.SweepEnded({ ending: "failed" }), 1],
+    [Outcome.SweepEnded({ ending: "not-merged" }), 1],
+    [Outcome.SweepEnded({ ending: "max-iterations" }), 3],
+    [Outcome.SweepEnded({ ending: "stopped" }), 4],
+    [Outcome.SweepEnded({ ending: "usage-limit" }), 5],
+    [Outcome.SweepEnded({ ending: "interrupted" }), 130]
   ])("%j exits %i", (outcome, code) => {
     expect(exitCodeOf(outcome)).toBe(code)
   })

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "@effect/vitest"
+import type { SweepRow } from "@spool/core"
+import { describeSpend, sweepSummary } from "../src/ralph/SweepSummary.js"
+
+const row = (changeId: string, patch: Partial<SweepRow> = {}): SweepRow => ({
+  changeId,
+  outcome: "complete",
+  message: null,
+  durationMs: 62_000,
+  merge: null,
+  iterations: 3,
+  costUsd: null,
+  tokens: null,
+  branch: null,
+  lastCommit: null,
+  ...patch
+})
+
+describe("the sweep's summary", () => {
+  it("words spend as the agent reported it", () => {
+    expect(describeSpend(0.42, 15_200)).toBe("$0.42, 15.2k tokens")
+    expect(describeSpend(0.042, null)).toBe("$0.042")
+    expect(describeSpend(null, 900)).toBe("900 tokens")
+    expect(describeSpend(null, null)).toBe("-")
+  })
+
+  it("has a line a change in the sweep's order, the totals, and why the others did not complete", () => {
+    const lines = sweepSummary({
+      ending: "failed",
+      rows: [
+        row("001-01_alpha", { costUsd: 0.25, tokens: 2000, branch: "spool/001-01_alpha", lastCommit: "0123456789abcdef", merge: { merged: true, text: "merged into main (01234567)" } }),
+        row("001-02_beta", { outcome: "failed", iterations: 2, costUsd: 0.5, tokens: 1000, message: "3 iterations failed in a row" }),
+        row("001-03_gamma", { outcome: "busy", iterations: 0, durationMs: 0, message: "a loop is already running on 001-03_gamma" })
+      ]
+    }, { merge: "main" })
+    expect(lines).toEqual([
+      "",
+      "=== sweep: 3 changes: 1 complete, 1 failed, 1 busy ===",
+      "change        outcome   iterations  duration  spend               branch              last commit   merge",
+      "001-01_alpha  complete  3           1m02s     $0.25, 2.0k tokens  spool/001-01_alpha  0123456789ab  merged into main (01234567)",
+      "001-02_beta   failed    2           1m02s     $0.50, 1.0k tokens  -                   -             -",
+      "001-03_gamma  busy      -           -         -                   -                   -             -",
+      "total: 5 iterations, $0.75, 3.0k tokens, 1 merged into main",
+      "why:",
+      "  001-02_beta: 3 iterations failed in a row",
+      "  001-03_gamma: a loop is already running on 001-03_gamma"
+    ])
+  })
+
+  it("leaves the merge column out when the sweep merges nothing", () => {
+    const lines = sweepSummary({ ending: "complete", rows: [row("001-01_alpha")] }, { merge: null })
+    expect(lines[2]).toBe("change        outcome   iterations  duration  spend  branch  last commit")
+    expect(lines.at(-1)).toBe("total: 3 iterations")
+  })
+})
