@@ -12,7 +12,7 @@ export * from "./state/ErrorJournal.js"
 export * from "./state/HistoryStore.js"
 export * from "./state/LoopLock.js"
 export { StateError } from "./state/StateError.js"
-export * from "./state/StatusReport.js"
+export * from "./status/StatusReport.js"
 export * from "./state/Workspace.js"
 
 // prompt: what the agent is told.
@@ -23,13 +23,13 @@ export { formatProgress, openTaskCount, parseTasks, type Task, type TaskList, ty
 export { type CompletionJudgement, judgeCompletion, makeCompletionJudge, type Verdict } from "./completion/CompletionJudge.js"
 
 // verify: the project's checks of a claim (`--verify`).
-export { CheckResult, describeCheck, describeVerification } from "./verify/CheckResult.js"
+export { CheckResult, describeCheck, describeVerification } from "./domain/CheckResult.js"
 export * from "./verify/CheckRunner.js"
 
 // harness: driving an agent, and the scaffold each agent's package describes itself on.
 export * as AgentHarness from "./harness/AgentHarness.js"
 export * as CommandHarness from "./harness/CommandHarness.js"
-export { addCost, addUsage } from "./harness/Usage.js"
+export { addCost, addUsage } from "./domain/Usage.js"
 export { splitArgs } from "./harness/ArgumentSplit.js"
 export { currentGracePeriod } from "./harness/HarnessProcess.js"
 export * from "./harness/HarnessService.js"

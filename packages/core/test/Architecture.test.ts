@@ -63,6 +63,17 @@ describe("the code's layout", () => {
     expect(findCircle(graphOf(pkg))).toBeNull()
   })
 
+  it("core's rooms import one another one way: no circle between rooms either", () => {
+    const rooms = new Map<string, Array<string>>()
+    for (const [module, imports] of graphOf("core")) {
+      const room = module.split("/")[0]!
+      const others = imports.map((target) => target.split("/")[0]!).filter((other) => other !== room)
+      rooms.set(room, [...new Set([...(rooms.get(room) ?? []), ...others])])
+    }
+    expect(rooms.size).toBeGreaterThan(10)
+    expect(findCircle(rooms)).toBeNull()
+  })
+
   it("core imports only effect, @effect/platform and itself", () => {
     const foreign = sourcesIn(join(packages, "core", "src")).flatMap((file) =>
       importsOf(file)
@@ -70,6 +81,15 @@ describe("the code's layout", () => {
         .map((spec) => `${relative(packages, file)}: ${spec}`)
     )
     expect(foreign).toEqual([])
+  })
+
+  it("the map of core's tests (test/README.md) names every module, in its room", () => {
+    const map = readFileSync(join(packages, "core", "test", "README.md"), "utf8")
+    const named = new Set(
+      [...map.matchAll(/^\| (\w+) \| (.+?) \|/gm)].flatMap((row) => [...row[2]!.matchAll(/`(\w+)`/g)].map((name) => `${row[1]}/${name[1]}.ts`))
+    )
+    const modules = [...graphOf("core").keys()].filter((module) => module !== "index.ts")
+    expect(modules.filter((module) => !named.has(module))).toEqual([])
   })
 
   it("core's rooms import one another only through modules, never through the package's index", () => {

@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
-import { loadAllStatus, loadStatus, StatusJson, statusJson, statusRow, usageTotals } from "../src/state/StatusReport.js"
+import { loadAllStatus, loadStatus, StatusJson, statusJson, statusRow, usageTotals } from "../src/status/StatusReport.js"
 import { Workspace } from "../src/state/Workspace.js"
 
 const changeId = ChangeId.make("001-01_x")

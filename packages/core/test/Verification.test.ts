@@ -3,7 +3,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { type CheckRequest, type CheckRun, CheckRunner } from "../src/verify/CheckRunner.js"
 import { scriptedRun } from "../src/harness/HarnessService.js"
 import { PROMPT_ENTRY_BUDGET } from "../src/state/JournalEntry.js"
-import { describeCheck } from "../src/verify/CheckResult.js"
+import { describeCheck } from "../src/domain/CheckResult.js"
 import { checkFailure, checksSection, rejectionNote } from "../src/verify/Verification.js"
 import { done, runWith, SECRET } from "./loopFixture.js"
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { CheckResult } from "../verify/CheckResult.js"
+import { CheckResult } from "./CheckResult.js"
 
 /** A change directory name under `.spool/changes/` (`002-01_add-ralph-loop`). One safe path segment. */
 export const ChangeId = Schema.String.pipe(

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { countTokens, type GuardReport, type HarnessUsage, type IterationOutcome, type LoopOptions } from "../domain/Domain.js"
 import { errorFingerprint } from "./ErrorFingerprint.js"
-import { addCost } from "../harness/Usage.js"
+import { addCost } from "../domain/Usage.js"
 import { formatDuration } from "../text/Text.js"
 
 /**

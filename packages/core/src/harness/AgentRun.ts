@@ -9,7 +9,7 @@ import { makeByteOutputLog } from "../output/ByteOutputLog.js"
 import { makeOutputLog } from "../output/OutputLog.js"
 import type { Redactor } from "../output/Redact.js"
 import type { StateError } from "../state/StateError.js"
-import { addUsage } from "./Usage.js"
+import { addUsage } from "../domain/Usage.js"
 
 /** Adjacent texts joined, so that a chunk of text events is one write. */
 const joinText = (pieces: ReadonlyArray<string | Uint8Array>): Array<string | Uint8Array> => {

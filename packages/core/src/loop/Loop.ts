@@ -14,7 +14,7 @@ import {
   spendStop,
   unsupportedCap
 } from "../guards/Guards.js"
-import { addUsage } from "../harness/Usage.js"
+import { addUsage } from "../domain/Usage.js"
 import { HarnessService } from "../harness/HarnessService.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { type IterationContext, type IterationResult, isSpoolPath, listPaths, runIteration, type IterationWatch } from "./Iteration.js"

@@ -1,6 +1,6 @@
 import { type CommitInfo, countTokens, type IterationRecord } from "../domain/Domain.js"
 import { formatDuration, oneLine } from "../text/Text.js"
-import { describeVerification } from "../verify/CheckResult.js"
+import { describeVerification } from "../domain/CheckResult.js"
 import { checkFailure } from "../verify/Verification.js"
 
 export const formatBanner = (iteration: number, maxIterations: number, elapsedMs: number) =>

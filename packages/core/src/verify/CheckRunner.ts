@@ -1,6 +1,6 @@
 import { Command, CommandExecutor } from "@effect/platform"
 import { Clock, Context, Effect, Fiber, Layer, Option, Stream } from "effect"
-import type { CheckResult } from "./CheckResult.js"
+import type { CheckResult } from "../domain/CheckResult.js"
 import { signalOf, stopProcessGroup } from "../harness/HarnessProcess.js"
 import { makeByteHeadTail } from "../output/HeadTail.js"
 

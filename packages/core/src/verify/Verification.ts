@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { type CheckResult, describeCheck, shown } from "./CheckResult.js"
+import { type CheckResult, describeCheck, shown } from "../domain/CheckResult.js"
 import { type CheckRequest, CheckRunner, type CheckRun } from "./CheckRunner.js"
 import type { JournalCheck } from "../state/JournalEntry.js"
 import { oneLine } from "../text/Text.js"

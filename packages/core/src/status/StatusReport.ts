@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
-import { CheckResult } from "../verify/CheckResult.js"
+import { CheckResult } from "../domain/CheckResult.js"
 import {
   type ChangeId,
   countTokens,
@@ -13,11 +13,11 @@ import {
   StopReason
 } from "../domain/Domain.js"
 import type { Spend } from "../guards/Guards.js"
-import { addCost } from "../harness/Usage.js"
+import { addCost } from "../domain/Usage.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
 import { parseTasks, type TaskList } from "../prompt/Tasks.js"
-import { HistoryStore } from "./HistoryStore.js"
-import { Workspace } from "./Workspace.js"
+import { HistoryStore } from "../state/HistoryStore.js"
+import { Workspace } from "../state/Workspace.js"
 
 /** The iterations `--status` shows: the most recent ones. */
 export const RECENT_ITERATIONS = 10

@@ -1,4 +1,4 @@
-import type { HarnessUsage } from "../domain/Domain.js"
+import type { HarnessUsage } from "./Domain.js"
 
 /** Unknown only while every part is unknown. */
 export const addCost = (a: number | null, b: number | null): number | null => a === null ? b : b === null ? a : a + b
