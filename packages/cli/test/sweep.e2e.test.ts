@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { agentScript, alive, git, spool, startSpool, stateDir } from "./support.js"
@@ -224,5 +224,59 @@ setInterval(() => {}, 1000)
     }
     expect(existsSync(join(pids, "001-03_gamma"))).toBe(false)
     expect(locks(root)).toEqual([])
+  })
+
+  it("shares one usage-limit wait: a loop about to run waits for the limit another loop met instead of running into it; exit 0", async () => {
+    const root = repository({ "001-01_alpha": {}, "001-02_beta": {} })
+    const dir = mkdtempSync(join(tmpdir(), "spool-fake-limit-"))
+    // An opencode stand-in for one account: alpha's first run meets a limit that lifts 10 s later (a
+    // span beta's next iteration starts well within, on any machine), and any run started before then
+    // meets it too. Beta's first run, started before the limit, ends (without a claim) only once
+    // alpha waits, so beta's second run would start while the limit lasts.
+    const fake = join(dir, "opencode")
+    writeFileSync(fake, `#!/usr/bin/env node
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+readFileSync(0)
+const title = process.argv[process.argv.indexOf("--title") + 1]
+const id = title.split(" ")[2]
+const calls = ${JSON.stringify(dir)} + "/calls-" + id
+const call = existsSync(calls) ? Number(readFileSync(calls, "utf8")) + 1 : 1
+writeFileSync(calls, String(call))
+const emit = (event) => process.stdout.write(JSON.stringify(event) + "\\n")
+const text = (body) => emit({ type: "text", part: { id: "p" + call, type: "text", text: body } })
+if (id === "001-02_beta" && call === 1) {
+  const state = ${JSON.stringify(root)} + "/.spool/.state/ralph/001-01_alpha/state.json"
+  for (let i = 0; !(existsSync(state) && /"status":\\s*"waiting"/.test(readFileSync(state, "utf8"))); i++) {
+    if (i > 6000) { console.error("alpha never waited"); process.exit(1) }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  text("not done yet")
+  process.exit(0)
+}
+// One account: from alpha's first run on, every run meets the limit until it lifts.
+const lifts = ${JSON.stringify(dir)} + "/limit-lifts-at"
+if (id === "001-01_alpha" && call === 1) writeFileSync(lifts, String(Date.now() + 10_000))
+const left = existsSync(lifts) ? Number(readFileSync(lifts, "utf8")) - Date.now() : 0
+if (left > 0) {
+  emit({ type: "error", error: { name: "APIError", data: { message: "Rate limit reached", statusCode: 429, isRetryable: true, responseHeaders: { "retry-after": String(Math.ceil(left / 1000)) }, responseBody: "" } } })
+  process.exit(1)
+}
+writeFileSync(id + ".txt", "done\\n")
+text("Done. <promise>COMPLETE</promise>")
+`)
+    chmodSync(fake, 0o755)
+    const result = await spool(["ralph", "--continue-ready", "--max-parallel", "2", "--no-interactive"], {
+      cwd: root,
+      env: { SPOOL_OPENCODE_BIN: fake }
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/^\[001-01\] waiting for the usage limit until \S+ \(retry-after\); Ctrl-C stops the loop$/m)
+    expect(result.stdout).toMatch(/^\[001-02\] waiting for the usage limit until \S+ \(another loop's limit\); Ctrl-C stops the loop$/m)
+    // beta never ran into the limit: two runs, neither of them limited.
+    expect(readFileSync(join(dir, "calls-001-02_beta"), "utf8")).toBe("2")
+    const beta = JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-02"], { cwd: root })).stdout)
+    expect(beta.history.map((record: { outcome: string }) => record.outcome)).toEqual(["continue", "complete"])
+    expect(row(result.stdout, "001-01_alpha").slice(0, 2)).toEqual(["001-01_alpha", "complete"])
+    expect(row(result.stdout, "001-02_beta").slice(0, 2)).toEqual(["001-02_beta", "complete"])
   })
 })
