@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Turn as T } from "@spool/testkit/fakeModelServer"
+import { FAKE_PROVIDER, OPENCODE_BIN, opencodeEnv, startFakeModelServer, Turn as T } from "@spool/testkit/fakeModelServer"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PROMISE } from "./agents/agent.js"
 import { opencode, userText } from "./agents/opencode.js"
 import { agentScenarios, ralph, statusJson, withAgent } from "./agents/scenarios.js"
-import { spool } from "./support.js"
+import { addChange, git, spool, withFakeServer } from "./support.js"
 
 // The real opencode binary, driven by `spool ralph`, against a fake OpenAI-compatible server on 127.0.0.1.
 describe("spool ralph --harness opencode, with the real opencode binary", () => {
@@ -30,6 +31,36 @@ describe("spool ralph --harness opencode, with the real opencode binary", () => 
           ["failed", [false]],
           ["complete", [true]]
         ])
+      }
+    ))
+
+  it("completes two changes side by side in one sweep with --merge, both merged into main", () =>
+    withFakeServer(
+      // The two loops ask in any order: each request is answered for the change its prompt names.
+      (root) =>
+        startFakeModelServer((request) => {
+          if (request.messages.some((m) => m.role === "tool")) return T.text("The file is written.\n\n", PROMISE)
+          const prompt = request.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
+          const id = /\b001-0[12]_[\w-]+/.exec(prompt)![0]
+          return T.write(join(root, ".spool", ".state", "worktrees", id, `${id}.txt`), `${id} is done\n`)
+        }),
+      (server, home) => opencodeEnv({ baseURL: server.baseURL, root: home, models: ["default-model"] }),
+      async (_server, root, env) => {
+        addChange(root, "001-02_farewell")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "second change")
+        const result = await spool(
+          ["ralph", "--continue-ready", "--max-parallel", "2", "--merge", "--harness", "opencode", "--model", `${FAKE_PROVIDER}/default-model`, "--allow-all", "--no-interactive", "Write the file."],
+          { cwd: root, env: { ...env, SPOOL_OPENCODE_BIN: OPENCODE_BIN } }
+        )
+        expect(result.code, result.stderr).toBe(0)
+        for (const id of ["001-01_greeting-cli", "001-02_farewell"]) {
+          expect(result.stdout).toMatch(new RegExp(`^${id} +complete +1 .* merged into main \\([0-9a-f]{8}\\)$`, "m"))
+          expect(readFileSync(join(root, `${id}.txt`), "utf8")).toBe(`${id} is done\n`)
+        }
+        expect(result.stdout).toContain("total: 2 iterations")
+        expect(git(root, "status", "--porcelain")).toBe("")
+        expect(git(root, "worktree", "list", "--porcelain").split("\n").filter((line) => line.startsWith("worktree "))).toHaveLength(1)
       }
     ))
 })

@@ -3,6 +3,7 @@ import {
   type ChangeCandidate,
   CheckRunner,
   describeMerge,
+  HarnessService,
   HistoryStore,
   LockError,
   LoopEvents,
@@ -166,6 +167,8 @@ export const sweep = (args: RalphArgs) =>
     const selection = yield* selectionOf(args)
     const maxParallel = yield* wholeNumber(specs.maxParallel, args.maxParallel, 1)
     const prepared0 = yield* prepareLoop(args)
+    // An agent that cannot start is the sweep's failure, said once, before any change is touched.
+    yield* Effect.flatMap(HarnessService, (agent) => agent.preflight).pipe(Effect.provide(prepared0.harness))
     // Loops side by side, or brought home by a merge, each work in a worktree of their own.
     const prepared: PreparedLoop = { ...prepared0, worktree: prepared0.worktree || maxParallel > 1 || args.merge }
     const workspace = yield* Workspace
