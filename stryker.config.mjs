@@ -7,7 +7,7 @@ const core = (name) => `packages/core/src/${name}.ts`
 const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.test.ts`)
 
 /**
- * The modules in scope (the completion rule, tasks, guards, redaction, the stores, the loop's policy
+ * The modules in scope (the completion rule, tasks, guards, redaction, the stores, the loop's policy, the sweep's policy and runner
  * and checks, git, each agent's decoder), in groups, each tested against its own unit tests only:
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
  */
@@ -40,6 +40,7 @@ export const groups = [
     ],
     tests: coreTests("Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
+  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep")], tests: coreTests("SweepPolicy", "Sweep") },
   { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
   ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({

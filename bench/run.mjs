@@ -9,6 +9,7 @@ import { loopOverhead } from "./figures/loop.mjs"
 import { modelRequests } from "./figures/modelRequests.mjs"
 import { status } from "./figures/status.mjs"
 import { streaming, streamingHarnesses } from "./figures/streaming.mjs"
+import { sweepOverhead, sweepPeakMemory } from "./figures/sweep.mjs"
 import { renderDocument } from "./lib/document.mjs"
 import { machine } from "./lib/machine.mjs"
 import { fmtMiB, fmtMs, fmtRate, fmtRatio } from "./lib/measure.mjs"
@@ -19,8 +20,8 @@ import { lastRun, loopArgs, runSpool } from "./lib/spool.mjs"
 
 const quick = process.argv.includes("--quick")
 const settings = quick
-  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2 }
-  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2 }
+  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2, sweepBytes: 16 * 1024 ** 2, parallel: 4 }
+  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2, sweepBytes: 128 * 1024 ** 2, parallel: 4 }
 
 if (!existsSync(spoolBin)) {
   console.error(`bench: ${spoolBin} is missing; run \`pnpm bench\` (it builds first) or \`pnpm build\``)
@@ -120,6 +121,14 @@ results.streaming = await figure(`streaming ${fmtMiB(settings.streamBytes / 1024
   for (const d of r.diagnostics) say(`  ${d.name}: ${fmtRate(r.bytes / d.median)}`)
   for (const x of r.smallerPeaks) say(`  peak memory of the command-harness loop with ${fmtMiB(x.bytes / 1024)} of output: ${fmtMiB(x.peakKiB)}`)
   return r
+})
+
+results.sweep = await figure(`sweeps (${settings.loopRuns + 2} rounds; ${settings.parallel} loops side by side)`, async () => {
+  const overhead = sweepOverhead({ workspace: smallWorkspace(), runs: settings.loopRuns + 2 })
+  line(`sweep of ${overhead.changes}: per change`, fmtMs(overhead.perChange), "a lone loop on one change", fmtMs(overhead.lone.median), fmtRatio(overhead.perChange / overhead.lone.median))
+  const memory = await sweepPeakMemory({ workspace: smallWorkspace(), bytes: settings.sweepBytes, parallel: settings.parallel })
+  say(`  --max-parallel ${memory.parallel}, ${fmtMiB(memory.bytes / 1024)} from each agent: peak memory ${fmtMiB(memory.peakKiB)} (${fmtMs(memory.ms)})`)
+  return { overhead, memory }
 })
 
 results.model = await figure("model requests per opencode iteration", async () => {

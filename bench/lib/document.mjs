@@ -51,6 +51,13 @@ const figuresTable = (results) => {
   if (s) {
     lines.push(row([`${code("--status")} with ${s.longHistory.toLocaleString("en-US")} history records`, fmtMs(s.long.median), `${code("--status")} with 10 records`, fmtMs(s.short.median), fmtRatio(s.long.median / s.short.median), "at most 1.3x", atMost(s.long.median, s.short.median, 1.3)]))
   }
+  const w = results.sweep
+  if (w) {
+    lines.push(row([`a sweep of ${w.overhead.changes} changes whose agent claims completion at once, per change`, fmtMs(w.overhead.perChange), "a lone loop on one change, same agent", fmtMs(w.overhead.lone.median), fmtRatio(w.overhead.perChange / w.overhead.lone.median), "at most 1.1x", atMost(w.overhead.perChange, w.overhead.lone.median, 1.1)]))
+  } else lines.push(notMeasured("a sweep, per change", failureOf(results, "sweeps")))
+  if (w?.memory) {
+    lines.push(row([`${code(`--max-parallel ${w.memory.parallel}`)}: peak memory of the spool process, agents printing ${sizeOf(w.memory.bytes)} each`, fmtMiB(w.memory.peakKiB), "", "", "", "under 300 MiB", w.memory.peakKiB < 300 * 1024 ? "met" : `missed by ${fmtMiB(w.memory.peakKiB - 300 * 1024)}`]))
+  } else lines.push(notMeasured("`--max-parallel`: peak memory", failureOf(results, "sweeps")))
   if (m) {
     const met = m.title === 0 && m.total === m.agent && m.agent === 1 && m.completionDetected
     lines.push(row(["model requests per opencode iteration (a fake model server counts them)", `${m.total} (${m.title} for a title)`, "one agent turn", "1", `${m.total}/1`, "no title request; exactly the agent's own requests", met ? "met" : "missed"]))
