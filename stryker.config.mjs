@@ -7,8 +7,8 @@ const core = (name) => `packages/core/src/${name}.ts`
 const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.test.ts`)
 
 /**
- * The modules in scope (the completion rule, tasks, guards, redaction, the stores, the loop's policy, the sweep's policy and runner
- * and checks, git, each agent's decoder), in groups, each tested against its own unit tests only:
+ * The modules in scope (the completion rule, tasks, guards, redaction, the stores, the loop's policy
+ * and checks, the sweep's policy and runner, git, each agent's decoder), in groups, each tested against its own unit tests only:
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
  */
 export const groups = [
