@@ -37,6 +37,3 @@ export const palette = (enabled: boolean): Palette =>
   enabled
     ? { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) }
     : { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain }
-
-/** The palette of this process's stdout, for the status printer until its caller hands it one. */
-export const stdoutPalette = () => palette(colourEnabled(process.stdout, process.env))

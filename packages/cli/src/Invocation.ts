@@ -32,14 +32,3 @@ export const make = (cwd: string, overrides: Partial<Omit<InvocationShape, "cwd"
 
 export const layerTest = (cwd: string, overrides: Partial<Omit<InvocationShape, "cwd">> = {}) =>
   Layer.succeed(Invocation, make(cwd, overrides))
-
-/** The real process: only the entry point uses it. */
-export const fromProcess = (): InvocationShape => ({
-  cwd: process.cwd(),
-  env: process.env,
-  pid: process.pid,
-  stdinIsTTY: process.stdin.isTTY === true,
-  isRoot: process.getuid?.() === 0
-})
-
-export const layer = Layer.sync(Invocation, fromProcess)

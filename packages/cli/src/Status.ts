@@ -15,7 +15,7 @@ import {
   usageTotals
 } from "@spool/core"
 import { Effect } from "effect"
-import { type Palette, palette, stdoutPalette } from "./Colour.js"
+import { type Palette, palette } from "./Colour.js"
 
 const pad = (text: string, width: number) => text.padEnd(width)
 
@@ -141,29 +141,33 @@ export const statusListText = (rows: ReadonlyArray<StatusRow>, p: Palette = pale
 /** What `--status` says when no loop has run on any change. */
 export const noLoopsText = "no loop has run in this repository yet; start one with: spool ralph --change <id>"
 
-const print = (text: string) => Effect.sync(() => console.log(text))
+/** Where `--status` writes: the terminal's printer and its palette (the fast path's own, or the CLI's writer). */
+export interface StatusOutput {
+  readonly print: (text: string) => Effect.Effect<void>
+  readonly palette: Palette
+}
 
 /** `--status` of one change: its state, its recent iterations and its tasks (`--json`: one object). */
-export const printStatus = (changeId: ChangeId, json: boolean) =>
-  Effect.flatMap(loadStatus(changeId), (report) => print(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report, stdoutPalette())))
+export const printStatus = (changeId: ChangeId, json: boolean, out: StatusOutput) =>
+  Effect.flatMap(loadStatus(changeId), (report) => out.print(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report, out.palette)))
 
 /**
  * `--status` without a change: every change with loop state, a line each (`--json`: an array of
  * the objects `--status --change` prints). With one, it shows that change in full, as a person
  * with one loop wants; `--json` keeps the array, so a script reads one shape however many loops run.
  */
-export const printAllStatus = (json: boolean) =>
+export const printAllStatus = (json: boolean, out: StatusOutput) =>
   Effect.flatMap(loadAllStatus, (reports) =>
-    print(
+    out.print(
       json
         ? JSON.stringify(reports.map(statusJson), null, 2)
         : reports.length === 0
         ? noLoopsText
         : reports.length === 1
-        ? statusText(reports[0]!, stdoutPalette())
-        : statusListText(reports.map(statusRow), stdoutPalette())
+        ? statusText(reports[0]!, out.palette)
+        : statusListText(reports.map(statusRow), out.palette)
     ))
 
 /** `--status` of the change given, or (null) of every change with loop state. */
-export const showStatus = (changeId: ChangeId | null, json: boolean) =>
-  changeId === null ? printAllStatus(json) : printStatus(changeId, json)
+export const showStatus = (changeId: ChangeId | null, json: boolean, out: StatusOutput) =>
+  changeId === null ? printAllStatus(json, out) : printStatus(changeId, json, out)

@@ -9,7 +9,14 @@ import * as ProcessExecutor from "./ProcessExecutor.js"
 import * as TerminalReporter from "./TerminalReporter.js"
 
 // The edge: the process is read here, once, and handed down; its stdout and stderr have one writer.
-const invocation = Invocation.fromProcess()
+// The process, read once: everything below takes it from here.
+const invocation: Invocation.InvocationShape = {
+  cwd: process.cwd(),
+  env: process.env,
+  pid: process.pid,
+  stdinIsTTY: process.stdin.isTTY === true,
+  isRoot: process.getuid?.() === 0
+}
 const terminal = TerminalReporter.makeTerminal(process.stdout, process.stderr, invocation.env)
 
 /** Why the loop is being stopped from outside, once it is. */

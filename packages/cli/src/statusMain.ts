@@ -16,7 +16,10 @@ const change = args.change ?? location.worktreeChange
 
 const program = Effect.gen(function*() {
   const changeId = change === null ? null : (yield* (yield* Workspace).resolveChange(change)).id
-  yield* showStatus(changeId, args.json)
+  yield* showStatus(changeId, args.json, {
+    print: (text) => Effect.sync(() => void process.stdout.write(`${text}\n`)),
+    palette: palette(colourEnabled(process.stdout, process.env))
+  })
 }).pipe(
   Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(location.workspaceCwd)))),
   Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))

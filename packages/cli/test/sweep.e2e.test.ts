@@ -229,10 +229,10 @@ setInterval(() => {}, 1000)
   it("shares one usage-limit wait: a loop about to run waits for the limit another loop met instead of running into it; exit 0", async () => {
     const root = repository({ "001-01_alpha": {}, "001-02_beta": {} })
     const dir = mkdtempSync(join(tmpdir(), "spool-fake-limit-"))
-    // An opencode stand-in for one account: alpha's first run meets a limit that lifts 10 s later (a
+    // An opencode stand-in for one account: alpha's first run meets a limit that lifts 15 s later (a
     // span beta's next iteration starts well within, on any machine), and any run started before then
-    // meets it too. Beta's first run, started before the limit, ends (without a claim) only once
-    // alpha waits, so beta's second run would start while the limit lasts.
+    // meets it too. The two first runs overlap; beta's ends (without a claim) only once alpha waits
+    // out the limit, so beta's second run would start while the limit lasts.
     const fake = join(dir, "opencode")
     writeFileSync(fake, `#!/usr/bin/env node
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
@@ -244,25 +244,33 @@ const call = existsSync(calls) ? Number(readFileSync(calls, "utf8")) + 1 : 1
 writeFileSync(calls, String(call))
 const emit = (event) => process.stdout.write(JSON.stringify(event) + "\\n")
 const text = (body) => emit({ type: "text", part: { id: "p" + call, type: "text", text: body } })
-if (id === "001-02_beta" && call === 1) {
-  const state = ${JSON.stringify(root)} + "/.spool/.state/ralph/001-01_alpha/state.json"
-  for (let i = 0; !(existsSync(state) && /"status":\\s*"waiting"/.test(readFileSync(state, "utf8"))); i++) {
-    if (i > 6000) { console.error("alpha never waited"); process.exit(1) }
+const until = async (ready, what) => {
+  for (let i = 0; !ready(); i++) {
+    if (i > 6000) { console.error(what + " never came"); process.exit(1) }
     await new Promise((r) => setTimeout(r, 20))
   }
-  text("not done yet")
-  process.exit(0)
+}
+// The two first runs overlap: each goes on once the other has started.
+if (call === 1) {
+  writeFileSync(${JSON.stringify(dir)} + "/started-" + id, "")
+  await until(() => existsSync(${JSON.stringify(dir)} + "/started-" + (id === "001-01_alpha" ? "001-02_beta" : "001-01_alpha")), "the other run")
 }
 // One account: from alpha's first run on, every run meets the limit until it lifts.
 const lifts = ${JSON.stringify(dir)} + "/limit-lifts-at"
-if (id === "001-01_alpha" && call === 1) writeFileSync(lifts, String(Date.now() + 10_000))
+if (id === "001-01_alpha" && call === 1) writeFileSync(lifts, String(Date.now() + 15_000))
 const left = existsSync(lifts) ? Number(readFileSync(lifts, "utf8")) - Date.now() : 0
-if (left > 0) {
+if (id === "001-02_beta" && call === 1) {
+  // Started before the limit: it ends once alpha waits the limit out.
+  const state = ${JSON.stringify(root)} + "/.spool/.state/ralph/001-01_alpha/state.json"
+  await until(() => existsSync(state) && /"status":\\s*"waiting"/.test(readFileSync(state, "utf8")), "alpha's wait")
+  text("not done yet")
+} else if (left > 0) {
   emit({ type: "error", error: { name: "APIError", data: { message: "Rate limit reached", statusCode: 429, isRetryable: true, responseHeaders: { "retry-after": String(Math.ceil(left / 1000)) }, responseBody: "" } } })
-  process.exit(1)
+  process.exitCode = 1
+} else {
+  writeFileSync(id + ".txt", "done\\n")
+  text("Done. <promise>COMPLETE</promise>")
 }
-writeFileSync(id + ".txt", "done\\n")
-text("Done. <promise>COMPLETE</promise>")
 `)
     chmodSync(fake, 0o755)
     const result = await spool(["ralph", "--continue-ready", "--max-parallel", "2", "--no-interactive"], {
@@ -275,7 +283,7 @@ text("Done. <promise>COMPLETE</promise>")
     // beta never ran into the limit: two runs, neither of them limited.
     expect(readFileSync(join(dir, "calls-001-02_beta"), "utf8")).toBe("2")
     const beta = JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-02"], { cwd: root })).stdout)
-    expect(beta.history.map((record: { outcome: string }) => record.outcome)).toEqual(["continue", "complete"])
+    expect(beta.history.map((record: { outcome: string }) => record.outcome), result.stdout).toEqual(["continue", "complete"])
     expect(row(result.stdout, "001-01_alpha").slice(0, 2)).toEqual(["001-01_alpha", "complete"])
     expect(row(result.stdout, "001-02_beta").slice(0, 2)).toEqual(["001-02_beta", "complete"])
   })

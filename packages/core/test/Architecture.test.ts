@@ -74,6 +74,16 @@ describe("the code's layout", () => {
     expect(findCircle(rooms)).toBeNull()
   })
 
+  it("only the CLI's entry points read the process: its directory, environment, streams, arguments and exit code", () => {
+    const entryPoints = new Set(["bin.ts", "loader.ts", "statusMain.ts"])
+    const src = join(packages, "cli", "src")
+    const readers = sourcesIn(src)
+      .filter((file) => !entryPoints.has(relative(src, file)))
+      .filter((file) => /\bprocess\.(cwd|env|exitCode|stdout|stderr|stdin|argv|pid)\b/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(src, file))
+    expect(readers).toEqual([])
+  })
+
   it("core imports only effect, @effect/platform and itself", () => {
     const foreign = sourcesIn(join(packages, "core", "src")).flatMap((file) =>
       importsOf(file)

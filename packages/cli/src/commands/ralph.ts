@@ -49,7 +49,8 @@ const ralphIn = (input: RalphArgs, location: Location) =>
     if (args.json && !args.status) return yield* usage("--json goes with --status: spool ralph --status --json")
 
     if (args.status) {
-      yield* showStatus(yield* statusTarget(args), args.json)
+      const terminal = yield* TerminalReporter
+      yield* showStatus(yield* statusTarget(args), args.json, { print: terminal.print, palette: terminal.stdoutPalette })
       return yield* done()
     }
     const change = yield* targetChange(args)
