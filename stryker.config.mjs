@@ -12,6 +12,7 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
  */
 export const groups = [
+  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep")], tests: coreTests("SweepPolicy", "Sweep") },
   { name: "completion", mutate: [core("completion/CompletionJudge"), core("completion/CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
   {
     name: "redaction",
@@ -40,7 +41,6 @@ export const groups = [
     ],
     tests: coreTests("Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
-  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep")], tests: coreTests("SweepPolicy", "Sweep") },
   { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
   ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({
