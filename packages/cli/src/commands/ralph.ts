@@ -59,10 +59,7 @@ const ralphIn = (input: RalphArgs, location: Location) =>
       yield* contexts.append(change.id, args.addContext.value)
       return yield* done(`added context for ${change.id}; the loop uses it from its next iteration`)
     }
-    if (args.remove) {
-      yield* removeWorktree(change)
-      return yield* done()
-    }
+    if (args.remove) return yield* done(yield* removeWorktree(change))
     if (args.clearContext) {
       yield* contexts.clear(change.id)
       return yield* done(`cleared context for ${change.id}`)

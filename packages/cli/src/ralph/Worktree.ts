@@ -91,7 +91,7 @@ export const afterLoop = (place: WorkPlace, completed: boolean) =>
         : `the work so far is on branch ${place.worktree!.branch} (worktree: ${place.worktree!.path}); the next run goes on there`
     ))
 
-/** `--worktree --remove`: the change's worktree goes, unless a loop runs in it or it holds uncommitted work; the branch stays. */
+/** `--worktree --remove`: the change's worktree goes, unless a loop runs in it or it holds uncommitted work; the branch stays. The answer says so. */
 export const removeWorktree = (change: Change) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
@@ -102,7 +102,5 @@ export const removeWorktree = (change: Change) =>
       })
     }
     const removed = yield* (yield* Worktrees).remove({ root: workspace.root, changeId: change.id })
-    yield* Effect.sync(() =>
-      console.log(`removed the worktree ${removed.path}; branch ${removed.branch} stays (git branch -d ${removed.branch} once it is merged)`)
-    )
+    return `removed the worktree ${removed.path}; branch ${removed.branch} stays (git branch -d ${removed.branch} once it is merged)`
   })
