@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Ref } from "effect"
+import { Deferred, Duration, Effect, Fiber, Ref, TestClock } from "effect"
 import type { LoopResult } from "../src/loop/LoopResult.js"
 import { type RunFacts, runSweep, type SweepReport, type SweepRunner } from "../src/sweep/Sweep.js"
 import type { Readiness } from "../src/sweep/SweepPolicy.js"
@@ -53,6 +53,8 @@ describe("runSweep", () => {
       assert.deepStrictEqual(ran, ["a", "b", "c", "d"])
       assert.deepStrictEqual(result.rows.map((row) => row.outcome), ["failed", "stopped", "complete", "complete"])
       assert.strictEqual(result.rows[0]!.message, "3 iterations failed in a row")
+      // A failed change's own records count; only a busy change's are another loop's.
+      assert.strictEqual(result.rows[0]!.lastCommit, "commit-of-a")
       assert.strictEqual(result.rows[2]!.lastCommit, "commit-of-c")
       assert.strictEqual(result.rows[2]!.costUsd, 0.5)
       assert.strictEqual(result.ending, "failed")
@@ -137,6 +139,7 @@ describe("runSweep", () => {
       }), report)
       assert.deepStrictEqual(ran, ["a"])
       assert.deepStrictEqual(result.rows.map((row) => row.outcome), ["usage-limit", "not-started", "not-started"])
+      assert.strictEqual(result.rows[1]!.message, "not started: the usage limit met by an earlier change")
       assert.strictEqual(result.ending, "usage-limit")
     }))
 
@@ -154,5 +157,67 @@ describe("runSweep", () => {
       assert.strictEqual(reports.length, 1)
       assert.deepStrictEqual(reports[0]!.rows.map((row) => row.outcome), ["complete", "interrupted", "interrupted"])
       assert.strictEqual(reports[0]!.ending, "interrupted")
+    }))
+
+  it.effect("measures each change's time on the clock, the interrupted ones' to the interruption", () =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust(Duration.seconds(100))
+      const started = yield* Deferred.make<void>()
+      const { reports, report } = capture()
+      const sweep = yield* Effect.fork(runSweep(plan(["a", "b"], 2), runner((id) =>
+        id === "a"
+          ? Effect.as(Effect.sleep(Duration.seconds(3)), ended("complete"))
+          : Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)
+      ), report))
+      yield* Deferred.await(started)
+      yield* TestClock.adjust(Duration.seconds(5))
+      yield* Fiber.interrupt(sweep)
+      assert.deepStrictEqual(reports[0]!.rows.map((row) => [row.outcome, row.durationMs]), [["complete", 3000], ["interrupted", 5000]])
+    }))
+
+  it.effect("says a change that was not ready was not started, and why", () =>
+    Effect.gen(function*() {
+      const { report } = capture()
+      const result = yield* runSweep(
+        plan(["a", "b"], 1, { b: { _tag: "NotReady", why: "no proposal.md" } }),
+        runner(() => Effect.succeed(ended("complete"))),
+        report
+      )
+      assert.deepStrictEqual(result.rows.map((row) => [row.outcome, row.message]), [["complete", "complete: ended"], ["not-started", "not ready: no proposal.md"]])
+      assert.strictEqual(result.ending, "complete")
+    }))
+
+  it.effect("words a failure that has no message of its own by what it is", () =>
+    Effect.gen(function*() {
+      const { report } = capture()
+      const result = yield* runSweep(plan(["a", "b"]), runner((id) => Effect.fail(id === "a" ? new Error("") : new Error("first line\nsecond line"))), report)
+      assert.deepStrictEqual(result.rows.map((row) => row.message), ["Error", "first line"])
+    }))
+
+  it.effect("ends complete when every completed change was merged", () =>
+    Effect.gen(function*() {
+      const { report } = capture()
+      const result = yield* runSweep(
+        plan(["a", "b"]),
+        runner(() => Effect.succeed(ended("complete")), (id) => Effect.succeed({ merged: true, text: `merged ${id}` })),
+        report
+      )
+      assert.deepStrictEqual(result.rows.map((row) => row.merge?.text), ["merged a", "merged b"])
+      assert.strictEqual(result.ending, "complete")
+    }))
+
+  it.effect("says a merge the interruption cut short was not made", () =>
+    Effect.gen(function*() {
+      const merging = yield* Deferred.make<void>()
+      const { reports, report } = capture()
+      const sweep = yield* Effect.fork(runSweep(
+        plan(["a"]),
+        runner(() => Effect.succeed(ended("complete")), () => Effect.zipRight(Deferred.succeed(merging, undefined), Effect.never)),
+        report
+      ))
+      yield* Deferred.await(merging)
+      yield* Fiber.interrupt(sweep)
+      assert.deepStrictEqual(reports[0]!.rows[0]!.merge, { merged: false, text: "not merged: interrupted while merging" })
+      assert.strictEqual(reports[0]!.ending, "not-merged")
     }))
 })
