@@ -41,7 +41,6 @@ export type SweepSelection =
   | { readonly _tag: "Named"; readonly ids: ReadonlyArray<string> }
 
 // Change ids are directory names, so no two are equal.
-// Stryker disable next-line EqualityOperator: `<=` orders distinct ids as `<` does
 const byId = (a: ChangeCandidate, b: ChangeCandidate) => (a.id < b.id ? -1 : 1)
 
 /**
