@@ -5,12 +5,12 @@ import {
   describeMerge,
   HarnessService,
   HistoryStore,
+  loadStatus,
   LockError,
   LoopEvents,
   LoopLock,
   Merges,
   oneLine,
-  parseTasks,
   type RunFacts,
   runSweep,
   type SweepReport,
@@ -22,7 +22,7 @@ import {
   Workspace,
   Worktrees
 } from "@spool/core"
-import { FileSystem, Path } from "@effect/platform"
+import { Path } from "@effect/platform"
 import { Effect, Layer, Option, Ref } from "effect"
 import { TerminalReporter } from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
@@ -63,29 +63,17 @@ const selectionOf = (args: RalphArgs) =>
     return { _tag: "Named", ids: named.map((change) => change.id) } satisfies SweepSelection
   })
 
-/** What the sweep knows of each active change: its loop's state and its tasks (ticked in its worktree, if it has one). */
+/** What the sweep knows of each active change: its loop's state and its tasks, as `--status` reads them. */
 const candidates = Effect.gen(function*() {
   const workspace = yield* Workspace
-  const history = yield* HistoryStore
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
   return yield* Effect.forEach(yield* workspace.activeChanges, (id) =>
-    Effect.gen(function*() {
-      const state = Option.getOrNull(yield* history.readState(id).pipe(Effect.orElseSucceed(() => Option.none())))
-      const tasksIn = (root: string) => fs.readFileString(path.join(root, ".spool", "changes", id, "tasks.md"))
-      const text = yield* (state?.worktree === undefined ? tasksIn(workspace.root) : tasksIn(state.worktree)).pipe(
-        Effect.orElse(() => tasksIn(workspace.root)),
-        Effect.orElseSucceed(() => null)
-      )
-      const tasks = parseTasks(text).tasks
-      return {
-        id,
-        archived: false,
-        hasProposal: true,
-        loopStatus: state?.status ?? null,
-        tasks: text === null ? null : { total: tasks.length, open: tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length }
-      } satisfies ChangeCandidate
-    }))
+    Effect.map(loadStatus(id), ({ state, tasks }): ChangeCandidate => ({
+      id,
+      archived: false,
+      hasProposal: true,
+      loopStatus: state?.status ?? null,
+      tasks: { total: tasks.tasks.length, open: tasks.tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length }
+    })))
 })
 
 /** What a change's last run left, from its state and its records. */
