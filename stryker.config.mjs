@@ -10,9 +10,9 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  * The modules in scope (the completion rule, tasks, guards, redaction, the stores, the loop's policy
  * and checks, the sweep's policy and runner, git, each agent's decoder), in groups, each tested against its own unit tests only:
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
+ * The groups whose modules change least come first, so a run cut short keeps the most.
  */
 export const groups = [
-  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep")], tests: coreTests("SweepPolicy", "Sweep") },
   { name: "completion", mutate: [core("completion/CompletionJudge"), core("completion/CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
   {
     name: "redaction",
@@ -20,12 +20,24 @@ export const groups = [
     tests: coreTests("Redact", "OutputLog", "AgentRun", "HeadTail", "Utf8Tail")
   },
   { name: "tasks", mutate: [core("prompt/Tasks")], tests: coreTests("Tasks", "fuzz") },
+  // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
+  ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({
+    name: agent,
+    mutate: [`packages/harness-${agent}/src/*{Event,Output,Limit}.ts`],
+    tests: [`packages/harness-${agent}/test/*{Event,Output,Limit}.test.ts`]
+  })),
+  {
+    name: "json-output",
+    mutate: [core("harness/JsonOutput")],
+    tests: ["packages/harness-*/test/*{Event,Output,Limit}.test.ts", ...coreTests("JsonOutput")]
+  },
   { name: "guards", mutate: [core("guards/Guards")], tests: coreTests("Guards", "LoopGuards") },
   {
     name: "stores",
     mutate: [core("state/HistoryStore"), core("state/ErrorJournal"), core("state/JournalEntry"), core("state/LoopLock")],
     tests: coreTests("HistoryStore", "ErrorJournal", "JournalEntry", "LoopLock", "Loop", "fuzz")
   },
+  { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
   {
     name: "loop",
     mutate: [
@@ -41,18 +53,7 @@ export const groups = [
     ],
     tests: coreTests("Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
-  { name: "git", mutate: ["packages/git/src/GitSummaryLive.ts", "packages/git/src/GitOutput.ts"], tests: ["packages/git/test/*.test.ts"] },
-  // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
-  ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({
-    name: agent,
-    mutate: [`packages/harness-${agent}/src/*{Event,Output,Limit}.ts`],
-    tests: [`packages/harness-${agent}/test/*{Event,Output,Limit}.test.ts`]
-  })),
-  {
-    name: "json-output",
-    mutate: [core("harness/JsonOutput")],
-    tests: ["packages/harness-*/test/*{Event,Output,Limit}.test.ts", ...coreTests("JsonOutput")]
-  }
+  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep")], tests: coreTests("SweepPolicy", "Sweep") }
 ]
 
 export const scope = groups.flatMap((group) => group.mutate)

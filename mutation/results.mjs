@@ -40,7 +40,8 @@ const DETAILED = new Set(["Survived", "NoCoverage", "Ignored"])
 export const fingerprintOf = (group, tracked, options) => {
   const tests = tracked.filter(matches(group.tests))
   const testDirs = new Set(tests.map((file) => `${dirname(file)}/`))
-  const beside = tracked.filter((file) => !file.endsWith(".test.ts") && [...testDirs].some((dir) => file.startsWith(dir)))
+  // The files beside the tests (helpers, fixtures) but not a folder's test map, which no test reads.
+  const beside = tracked.filter((file) => !file.endsWith(".test.ts") && [...testDirs].some((dir) => file.startsWith(dir) && file !== `${dir}README.md`))
   const usesTestkit = [...tests, ...beside].some((file) => /from "@spool\/testkit\//.test(readFileSync(file, "utf8")))
   const testkit = usesTestkit ? tracked.filter((file) => file.startsWith("packages/testkit/") && !file.endsWith(".test.ts")) : []
   const files = [...new Set([...group.files, ...tests, ...beside, ...testkit, "vitest.mutate.config.ts", "pnpm-lock.yaml"])].sort()
