@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
-import { dirname } from "node:path"
+import { dirname, posix } from "node:path"
 
 export const RESULTS_FILE = "mutation/results.json"
 
@@ -30,9 +30,29 @@ export const trackedFiles = () =>
 /** The statuses whose mutants are kept one by one; of the others (killed, timed out, not compiling) only counts are kept. */
 const DETAILED = new Set(["Survived", "NoCoverage", "Ignored"])
 
+/** The relative imports of a module, as files from the root (`./a.js` is `a.ts`). */
+const importsOf = (file, tracked) =>
+  [...readFileSync(file, "utf8").matchAll(/(?:\bfrom|\bimport\s*\(?)\s*"(\.{1,2}\/[^"]+)"/g)]
+    .map((match) => posix.normalize(posix.join(posix.dirname(file), match[1].replace(/\.js$/, ".ts"))))
+    .filter((path) => tracked.has(path))
+
+/** The modules that are not tests which `tests` import, directly or through one another. */
+const helpersOf = (tests, tracked) => {
+  const seen = new Set()
+  const visit = (file) => {
+    for (const path of importsOf(file, tracked)) {
+      if (seen.has(path) || path.endsWith(".test.ts") || !path.includes("/test/")) continue
+      seen.add(path)
+      visit(path)
+    }
+  }
+  tests.forEach(visit)
+  return [...seen]
+}
+
 /**
- * What a group's results depend on, as a hash: its modules, its tests, the files beside its tests
- * that are not tests (helpers, fixtures), the shared fakes of packages/testkit when they import
+ * What a group's results depend on, as a hash: its modules, its tests, the helpers they import and
+ * the files beside them that are not code (fixtures), the shared fakes of packages/testkit when they import
  * them, Stryker's options (not where its plugins are, nor the other groups), the tests'
  * configuration and the versions installed. As with Stryker's own
  * incremental mode, a change to a module the tests use but that is not mutated is not seen.
@@ -40,8 +60,12 @@ const DETAILED = new Set(["Survived", "NoCoverage", "Ignored"])
 export const fingerprintOf = (group, tracked, options) => {
   const tests = tracked.filter(matches(group.tests))
   const testDirs = new Set(tests.map((file) => `${dirname(file)}/`))
-  // The files beside the tests (helpers, fixtures) but not a folder's test map, which no test reads.
-  const beside = tracked.filter((file) => !file.endsWith(".test.ts") && [...testDirs].some((dir) => file.startsWith(dir) && file !== `${dir}README.md`))
+  // Beside the tests: the helpers they import (and those import), and every file that is not code
+  // (fixtures), but not a folder's test map, which no test reads.
+  const fixtures = tracked.filter((file) =>
+    !file.endsWith(".ts") && [...testDirs].some((dir) => file.startsWith(dir) && file !== `${dir}README.md`)
+  )
+  const beside = [...helpersOf(tests, new Set(tracked)), ...fixtures]
   const usesTestkit = [...tests, ...beside].some((file) => /from "@spool\/testkit\//.test(readFileSync(file, "utf8")))
   const testkit = usesTestkit ? tracked.filter((file) => file.startsWith("packages/testkit/") && !file.endsWith(".test.ts")) : []
   const files = [...new Set([...group.files, ...tests, ...beside, ...testkit, "vitest.mutate.config.ts", "pnpm-lock.yaml"])].sort()
