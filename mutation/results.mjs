@@ -51,10 +51,29 @@ const helpersOf = (tests, tracked) => {
 }
 
 /**
+ * The versions installed for the root and for the packages `files` are in, as pnpm-lock.yaml has
+ * them: another package's new dependency leaves a group's results standing.
+ */
+const installedFor = (files) => {
+  const lines = readFileSync("pnpm-lock.yaml", "utf8").split("\n")
+  const start = lines.indexOf("importers:")
+  const end = lines.findIndex((line, i) => i > start && /^\S/.test(line))
+  const wanted = new Set([".", ...files.map((file) => file.split("/").slice(0, 2).join("/"))])
+  const kept = []
+  let keep = false
+  for (const line of lines.slice(start + 1, end === -1 ? undefined : end)) {
+    const importer = /^  (\S[^:]*):$/.exec(line)
+    if (importer !== null) keep = wanted.has(importer[1].replace(/^'|'$/g, ""))
+    if (keep) kept.push(line)
+  }
+  return kept.join("\n")
+}
+
+/**
  * What a group's results depend on, as a hash: its modules, its tests, the helpers they import and
  * the files beside them that are not code (fixtures), the shared fakes of packages/testkit when they import
  * them, Stryker's options (not where its plugins are, nor the other groups), the tests'
- * configuration and the versions installed. As with Stryker's own
+ * configuration and the versions installed for the root and the packages of those files. As with Stryker's own
  * incremental mode, a change to a module the tests use but that is not mutated is not seen.
  */
 export const fingerprintOf = (group, tracked, options) => {
@@ -68,10 +87,11 @@ export const fingerprintOf = (group, tracked, options) => {
   const beside = [...helpersOf(tests, new Set(tracked)), ...fixtures]
   const usesTestkit = [...tests, ...beside].some((file) => /from "@spool\/testkit\//.test(readFileSync(file, "utf8")))
   const testkit = usesTestkit ? tracked.filter((file) => file.startsWith("packages/testkit/") && !file.endsWith(".test.ts")) : []
-  const files = [...new Set([...group.files, ...tests, ...beside, ...testkit, "vitest.mutate.config.ts", "pnpm-lock.yaml"])].sort()
+  const files = [...new Set([...group.files, ...tests, ...beside, ...testkit, "vitest.mutate.config.ts"])].sort()
   const hash = createHash("sha256")
   hash.update(JSON.stringify({ ...options, plugins: undefined, mutate: undefined })).update("\0")
   for (const file of files) hash.update(`${file}\0`).update(readFileSync(file)).update("\0")
+  hash.update(installedFor(files))
   return hash.digest("hex")
 }
 
