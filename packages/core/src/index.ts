@@ -60,6 +60,13 @@ export { runLoop } from "./loop/Loop.js"
 export { formatSummary, promiseFate } from "./loop/LoopFormat.js"
 export * from "./loop/LoopResult.js"
 export * from "./loop/LoopRequest.js"
+export * from "./loop/Resume.js"
+
+// remote: a change's loop kept on a git remote, one machine at a time by a lease.
+export * from "./remote/Lease.js"
+export * from "./remote/RemoteHome.js"
+export * from "./remote/Checkpoint.js"
+export * from "./remote/RemoteLease.js"
 
 // sweep: many changes, one after another or side by side.
 export * from "./sweep/SweepPolicy.js"

@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { CheckRunner } from "../src/verify/CheckRunner.js"
+import type { Checkpoint } from "../src/remote/Checkpoint.js"
 import { ContextStore } from "../src/state/ContextStore.js"
 import { ChangeId, type LoopOptions, type SettingsSource } from "../src/domain/Domain.js"
 import { ErrorJournal } from "../src/state/ErrorJournal.js"
@@ -101,6 +102,12 @@ export const runWith = (
     readonly worktree?: LoopWorktree | null
     /** Where the loop publishes its states and records (default: a fresh one nobody reads). */
     readonly events?: Layer.Layer<LoopEvents>
+    /** The change's state and history (default: fresh ones in memory); one store shared by two runs lets the second resume the first. */
+    readonly history?: Layer.Layer<HistoryStore>
+    /** Run with `--resume`. */
+    readonly resume?: boolean
+    /** Where the loop keeps its work beyond the machine (default: none given). */
+    readonly checkpoint?: Layer.Layer<Checkpoint>
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -126,7 +133,7 @@ export const runWith = (
     )
     const stores = Layer.mergeAll(
       ContextStore.layerMemory,
-      HistoryStore.layerMemory,
+      extras.history ?? HistoryStore.layerMemory,
       extras.journal ?? ErrorJournal.layerMemory,
       extras.lock ?? LoopLock.layerMemory
     )
@@ -138,7 +145,8 @@ export const runWith = (
       extras.events ?? LoopEvents.layer,
       UsageLimitGate.layerPerLoop,
       extras.checks ?? CheckRunner.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" })),
-      NodeFileSystem.layer
+      NodeFileSystem.layer,
+      extras.checkpoint ?? Layer.empty
     ).pipe(Layer.provideMerge(stores))
     const change = makeChange(extras.tasks, extras.documents)
     return yield* Effect.gen(function*() {
@@ -152,7 +160,8 @@ export const runWith = (
           pid: 42,
           redact: (text) => text.replaceAll(SECRET, "[REDACTED]"),
           ...(extras.settings === undefined ? {} : { settings: extras.settings }),
-          ...(extras.worktree === undefined ? {} : { worktree: extras.worktree })
+          ...(extras.worktree === undefined ? {} : { worktree: extras.worktree }),
+          ...(extras.resume === undefined ? {} : { resume: extras.resume })
         })
       )
       const [exit] = yield* Effect.all([loop, extras.during?.(() => output.join("")) ?? Effect.void], { concurrency: 2 })

@@ -164,6 +164,10 @@ export const LoopState = Schema.Struct({
   /** While waiting for a usage limit, when the loop resumes; after a limit not waited out, when it would have. */
   resumeAt: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   guards: Schema.optionalWith(Schema.NullOr(GuardReport), { default: () => null }),
+  /** The run's time so far, over every sitting of it (`--resume` goes on from it); absent in state written before it was kept. */
+  elapsedMs: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** The fingerprint of each failure of the current streak, newest last, so that a resumed run goes on counting it. */
+  failureStreak: Schema.optionalWith(Schema.Array(Schema.NullOr(Schema.String)), { exact: true }),
   /** Where the run's settings came from (the settings file, the command line). */
   settings: Schema.optionalWith(SettingsSource, { exact: true })
 })

@@ -6,6 +6,7 @@ import { type GitSnapshot, GitSummary } from "../git/GitSummary.js"
 import {
   addSpend,
   countIteration,
+  describeSpend,
   type GuardStop,
   guardReport,
   initialCounters,
@@ -26,10 +27,12 @@ import { oneLine } from "../text/Text.js"
 import { iterationWaits } from "./LimitWaiting.js"
 import { makeLoopInputs } from "./LoopInputs.js"
 import { LoopLock } from "../state/LoopLock.js"
+import { Checkpoint } from "../remote/Checkpoint.js"
 import { LoopReporter } from "../output/LoopReporter.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
 import { openTaskCount } from "../prompt/Tasks.js"
 import type { LoopRequest } from "./LoopRequest.js"
+import { planResume, type ResumePlan } from "./Resume.js"
 import { rejectingCheck } from "../verify/Verification.js"
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
@@ -51,6 +54,16 @@ type Attempt =
 const makeRunId = (startedAt: number) =>
   Effect.map(Random.nextIntBetween(0, 36 ** 4), (tag) => `${compactStamp(startedAt)}-${tag.toString(36).padStart(4, "0")}`)
 
+const fresh: ResumePlan = { _tag: "Fresh" }
+
+/** What `--resume` makes of the change's last run, read from its state and the newest record of its history. */
+const readResumePlan = (history: HistoryStore["Type"], changeId: LoopRequest["change"]["id"]) =>
+  Effect.gen(function*() {
+    const state = Option.getOrNull(yield* history.readState(changeId))
+    const { records } = yield* history.recent(changeId, 1)
+    return planResume(state, records.at(-1) ?? null)
+  })
+
 /**
  * Runs iterations until the promise is accepted, `maxIterations` have run or a guard stops the
  * loop, holding the change's lock throughout (it stops if the lock is lost). A usage limit, met
@@ -67,7 +80,19 @@ export const runLoop = (input: LoopRequest) =>
     const reporter = yield* LoopReporter
     const lock = yield* LoopLock
     const events = yield* LoopEvents
+    /** Keeps the work and state beyond this machine (with --remote, a push), where a checkpoint is given. */
+    const checkpoint = Option.match(yield* Effect.serviceOption(Checkpoint), {
+      onNone: () => Effect.void,
+      onSome: (kept) => kept.save(input.change.id)
+    })
     const { change, options } = input
+    const plan = input.resume === true ? yield* readResumePlan(history, change.id) : fresh
+    if (plan._tag === "Done") {
+      // Nothing runs and nothing is written: the run is over.
+      const message = `complete: run ${plan.run} completed at iteration ${plan.iteration}; nothing to resume (without --resume a new run starts)`
+      yield* reporter.line(message)
+      return { run: plan.run, status: "complete", reason: "complete", iterations: plan.iteration, message, resumeAt: null } satisfies LoopResult
+    }
     const gate = yield* Effect.flatMap(UsageLimitGate, (gates) => gates.forLoop(change.id))
     const inputs = yield* makeLoopInputs(change)
 
@@ -88,11 +113,14 @@ export const runLoop = (input: LoopRequest) =>
       )
     }
 
-    const loopStartedAt = yield* Clock.currentTimeMillis
-    const runId = yield* makeRunId(loopStartedAt)
+    const sittingStartedAt = yield* Clock.currentTimeMillis
+    const resumed = plan._tag === "Continue" ? plan : null
+    const runId = resumed?.run ?? (yield* makeRunId(sittingStartedAt))
+    /** When the run would have started had it never paused: its time so far counts toward --max-duration. */
+    const loopStartedAt = sittingStartedAt - (resumed?.elapsedMs ?? 0)
     const deadline = options.maxDurationMs === null ? null : loopStartedAt + options.maxDurationMs
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - loopStartedAt)
-    const counters = yield* Ref.make(initialCounters)
+    const counters = yield* Ref.make(resumed?.counters ?? initialCounters)
     /** Everything the harness reported this run, for reporters with a live status line. */
     const runUsage = yield* Ref.make<HarnessUsage | null>(null)
     const reportProgress = (iteration: number, usage: HarnessUsage | null) =>
@@ -102,23 +130,30 @@ export const runLoop = (input: LoopRequest) =>
       ...(input.worktree == null ? {} : { branch: input.worktree.branch, worktree: input.worktree.root }),
       run: runId,
       status: "running",
-      iteration: 0,
+      iteration: (resumed?.iteration ?? 1) - 1,
       minIterations: options.minIterations,
       maxIterations: options.maxIterations,
-      startedAt: new Date(loopStartedAt).toISOString(),
-      updatedAt: new Date(loopStartedAt).toISOString(),
+      startedAt: resumed?.startedAt ?? new Date(sittingStartedAt).toISOString(),
+      updatedAt: new Date(sittingStartedAt).toISOString(),
       pid: input.pid,
       stopReason: null,
       stopMessage: null,
       resumeAt: null,
-      guards: guardReport(options, initialCounters),
+      guards: guardReport(options, resumed?.counters ?? initialCounters),
       ...(input.settings === undefined ? {} : { settings: input.settings })
     })
     const saveState = (patch: Partial<LoopState>) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const guards = guardReport(options, yield* Ref.get(counters))
-        const next = yield* Ref.updateAndGet(state, (s) => ({ ...s, ...patch, guards, updatedAt: new Date(now).toISOString() }))
+        const counted = yield* Ref.get(counters)
+        const next = yield* Ref.updateAndGet(state, (s) => ({
+          ...s,
+          ...patch,
+          guards: guardReport(options, counted),
+          elapsedMs: now - loopStartedAt,
+          failureStreak: counted.failureFingerprints,
+          updatedAt: new Date(now).toISOString()
+        }))
         // Published before it is written: those who follow the loop learn of its end even when the file cannot say it.
         yield* events.publish(LoopEvent.StateChanged({ changeId: change.id, state: next }))
         yield* history.writeState(change.id, next)
@@ -141,6 +176,12 @@ export const runLoop = (input: LoopRequest) =>
     }
 
     yield* saveState({})
+    if (resumed !== null) {
+      const { spend } = resumed.counters
+      yield* reporter.line(
+        `resuming run ${runId} at iteration ${resumed.iteration} (so far: ${describeSpend(spend, resumed.elapsedMs)})`
+      )
+    }
     if (!git.repository) {
       yield* reporter.warn(
         "not inside a git repository: iterations will not be summarized or committed, and the stall breaker cannot see file changes"
@@ -275,10 +316,20 @@ export const runLoop = (input: LoopRequest) =>
           return end({ status: "max-iterations", reason: "max-iterations", iterations: iteration, message, resumeAt: null })
         }
         const next: Next = { _tag: "Next", iteration: iteration + 1, notes: verdict.note === null ? result.notes : [...result.notes, verdict.note] }
+        yield* checkpoint
         return next
       })
 
-    const first: Next | End = { _tag: "Next", iteration: 1, notes: [] }
+    const firstIteration = resumed?.iteration ?? 1
+    const first: Next | End = firstIteration > options.maxIterations
+      ? end({
+        status: "max-iterations",
+        reason: "max-iterations",
+        iterations: firstIteration - 1,
+        message: `stopped: --max-iterations (${options.maxIterations}) reached before this sitting; raise it to go on`,
+        resumeAt: null
+      })
+      : { _tag: "Next", iteration: firstIteration, notes: [] }
     const ending = yield* Effect.iterate(first, { while: (s): s is Next => s._tag === "Next", body: step }).pipe(
       Effect.tapError((error) =>
         // The state of a change whose lock another loop took is that loop's to write.
@@ -287,9 +338,11 @@ export const runLoop = (input: LoopRequest) =>
           stopReason: error._tag === "LoopFailedError" ? "failures" : "error",
           stopMessage: error.message,
           resumeAt: null
-        }).pipe(Effect.ignore)
+        }).pipe(Effect.zipRight(checkpoint), Effect.ignore)
       ),
-      Effect.onInterrupt(() => saveState({ status: "interrupted", stopReason: "interrupted", resumeAt: null }).pipe(Effect.ignore))
+      Effect.onInterrupt(() =>
+        saveState({ status: "interrupted", stopReason: "interrupted", resumeAt: null }).pipe(Effect.zipRight(checkpoint), Effect.ignore)
+      )
     )
     if (ending._tag !== "End") return yield* Effect.dieMessage("the loop ended without a result")
     const { result } = ending
@@ -303,5 +356,6 @@ export const runLoop = (input: LoopRequest) =>
         if (archived !== null) yield* reporter.line(`error journal archived to ${archived}; errors.md is now empty`)
       }
     }
+    yield* checkpoint
     return result satisfies LoopResult
   }).pipe(Effect.scoped)

@@ -20,6 +20,11 @@ export interface LoopRequest {
    * named in every state the loop writes and publishes. Null or absent: the main work tree.
    */
   readonly worktree?: LoopWorktree | null
+  /**
+   * With `--resume`: the change's last run goes on (its iteration numbers, spend, time and counters),
+   * or, when it completed, nothing runs. Absent or false: a new run starts.
+   */
+  readonly resume?: boolean
 }
 
 /** The worktree a loop runs in, as its state names it. */

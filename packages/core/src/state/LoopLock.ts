@@ -25,9 +25,15 @@ export type LockOwner = typeof LockOwner.Type
 export class LockError extends Schema.TaggedError<LockError>()("LockError", {
   changeId: Schema.String,
   owner: LockOwner,
-  path: Schema.String
+  path: Schema.String,
+  /** The remote whose lease (at `path`, a ref) another machine holds; absent for a lock on this machine. */
+  remote: Schema.optionalWith(Schema.String, { exact: true })
 }) {
   override get message() {
+    if (this.remote !== undefined) {
+      return `another loop holds the lease of ${this.changeId} on ${this.remote} (pid ${this.owner.pid} on ${this.owner.host}, ` +
+        `until ${this.owner.expiresAt ?? "unknown"}); nothing was done: it is taken over only once it expires unrenewed`
+    }
     return `a loop is already running on ${this.changeId} (pid ${this.owner.pid} on ${this.owner.host}, since ${this.owner.startedAt}); see spool ralph --status --change ${this.changeId} (if no loop runs, delete ${this.path})`
   }
 }
@@ -38,9 +44,16 @@ export class LockLostError extends Schema.TaggedError<LockLostError>()("LockLost
   path: Schema.String,
   reason: Schema.Literal("Removed", "TakenOver"),
   /** Who holds the lock now, when another loop does and its lock can be read. */
-  owner: Schema.NullOr(LockOwner)
+  owner: Schema.NullOr(LockOwner),
+  /** The remote whose lease (at `path`, a ref) was lost; absent for a lock on this machine. */
+  remote: Schema.optionalWith(Schema.String, { exact: true })
 }) {
   override get message() {
+    if (this.remote !== undefined) {
+      const who = this.owner === null ? "" : ` (now pid ${this.owner.pid} on ${this.owner.host})`
+      return `the loop on ${this.changeId} lost its lease on ${this.remote} to another loop${who} and stopped without writing to the remote, ` +
+        `so that no two loops work on one change; see spool ralph --status --change ${this.changeId} --remote ${this.remote}`
+    }
     const now = this.reason === "Removed"
       ? `${this.path} was removed`
       : this.owner === null
