@@ -1,2 +1,3 @@
 export * as GitSummaryLive from "./GitSummaryLive.js"
 export * as GitWorktree from "./GitWorktree.js"
+export * as GitRemoteHome from "./GitRemoteHome.js"

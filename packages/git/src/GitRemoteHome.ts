@@ -1,0 +1,240 @@
+import { branchOf, type ChangeId, type Lease, type LeaseView, type Pulled, RemoteError, RemoteHome } from "@spool/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import { execFile } from "node:child_process"
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import * as Path from "node:path"
+import { directoryOf } from "./GitWorktree.js"
+
+/** Where a change's loop lives on the remote, beside its branch `spool/<change-id>`. */
+export const stateRefOf = (changeId: string) => `refs/spool/state/${changeId}`
+export const leaseRefOf = (changeId: string) => `refs/spool/lease/${changeId}`
+const branchRefOf = (changeId: string) => `refs/heads/${branchOf(changeId)}`
+
+/** The state files that travel: everything in the change's state directory but the lock, temporary files and logs. */
+const travels = (name: string) => name !== "lock" && !name.startsWith(".")
+
+/** Plumbing commits (state, lease) are spool's own, whoever the repository's user is. */
+const SPOOL_IDENTITY = ["-c", "user.name=spool", "-c", "user.email=spool@localhost"]
+
+interface Ran {
+  readonly exitCode: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const decodeLease = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({
+  holder: Schema.String,
+  host: Schema.String,
+  pid: Schema.Int,
+  takenAt: Schema.String,
+  renewedAt: Schema.String,
+  expiresAt: Schema.String
+})))
+
+/** What the repository needs to keep a change's loop on `remote`. */
+export interface RemoteHomeOptions {
+  /** The directory holding `.spool/` (where the main work tree's git runs). */
+  readonly root: string
+  readonly remote: string
+  /** The change's state directory. */
+  readonly stateDir: (changeId: ChangeId) => string
+}
+
+/**
+ * A change's loop on a git remote: the branch `spool/<change-id>`, the loop's state as commits of
+ * `refs/spool/state/<change-id>` (a history of its own, apart from the change's commits) and the
+ * lease as `refs/spool/lease/<change-id>`, a commit whose message says who holds it until when.
+ * Every write of the lease is `git push --force-with-lease` of that ref alone; the branch is only
+ * ever pushed as a fast-forward, in one `--atomic` push with the state and the lease's renewal.
+ */
+export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
+  const { root, remote } = options
+  const git = (args: ReadonlyArray<string>, input?: string, cwd = root) =>
+    Effect.async<Ran>((resume) => {
+      const child = execFile("git", [...args], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
+        resume(Effect.succeed({ exitCode: code, stdout: String(stdout), stderr: String(stderr) }))
+      })
+      if (input !== undefined) child.stdin?.end(input)
+    })
+  const failed = (action: string, ran: Ran) =>
+    new RemoteError({ remote, action, detail: (ran.stderr.trim() || ran.stdout.trim() || `git exited with code ${ran.exitCode}`).split("\n").slice(-3).join("; ") })
+  /** The output of a command that must succeed. */
+  const must = (action: string, args: ReadonlyArray<string>, input?: string, cwd?: string) =>
+    Effect.flatMap(git(args, input, cwd), (ran) => (ran.exitCode === 0 ? Effect.succeed(ran.stdout.trim()) : Effect.fail(failed(action, ran))))
+  const local = (action: string, args: ReadonlyArray<string>, input?: string) => must(action, args, input)
+  const revOrNull = (ref: string) =>
+    Effect.map(git(["rev-parse", "--verify", "-q", `${ref}^{commit}`]), (ran) => (ran.exitCode === 0 ? ran.stdout.trim() : null))
+
+  /** The remote's values of `refs`, by name (one round trip). */
+  const remoteRefs = (action: string, refs: ReadonlyArray<string>) =>
+    Effect.map(must(action, ["ls-remote", remote, ...refs]), (out) => {
+      const found = new Map<string, string>()
+      for (const line of out.split("\n")) {
+        const [sha, ref] = line.split("\t")
+        if (sha !== undefined && ref !== undefined) found.set(ref, sha)
+      }
+      return found
+    })
+
+  const emptyTree = local("write a tree", ["mktree"], "")
+  const leaseCommit = (lease: Lease) =>
+    Effect.flatMap(emptyTree, (tree) => local("write the lease", [...SPOOL_IDENTITY, "commit-tree", tree, "-m", JSON.stringify(lease)]))
+
+  /**
+   * Pushes `refspecs`, all or nothing, while the remote's lease of `changeId` is `expected`; none
+   * when the lease was not (the push is refused as stale), an error for any other refusal.
+   */
+  const pushLeased = (action: string, changeId: ChangeId, expected: string | null, refspecs: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const lease = leaseRefOf(changeId)
+      const ran = yield* git([
+        "push",
+        "--porcelain",
+        "--atomic",
+        "--no-verify",
+        `--force-with-lease=${lease}:${expected ?? ""}`,
+        remote,
+        ...refspecs
+      ])
+      if (ran.exitCode === 0) return true
+      const leaseLine = ran.stdout.split("\n").find((line) => line.includes(`:${lease}\t`))
+      if (leaseLine !== undefined && /\[rejected\] \(stale info\)/.test(leaseLine)) return false
+      // A lease created meanwhile, when none was expected, is refused as already there.
+      if (leaseLine !== undefined && expected === null && /\[rejected\] \((?:already exists|fetch first)\)/.test(leaseLine)) return false
+      return yield* failed(action, ran)
+    })
+
+  const readLease = (changeId: ChangeId) =>
+    Effect.gen(function*() {
+      const ref = leaseRefOf(changeId)
+      const sha = (yield* remoteRefs(`read the lease of ${changeId}`, [ref])).get(ref)
+      if (sha === undefined) return { _tag: "Free" } satisfies LeaseView
+      yield* must(`read the lease of ${changeId}`, ["fetch", "--no-tags", "-q", remote, `+${ref}:refs/spool/seen/lease/${changeId}`])
+      const message = yield* local(`read the lease of ${changeId}`, ["log", "-1", "--format=%B", sha])
+      return { _tag: "Held", version: sha, lease: Option.getOrNull(decodeLease(message)) } satisfies LeaseView
+    })
+
+  const swapLease = (changeId: ChangeId, next: Lease | null, expected: string | null) =>
+    Effect.gen(function*() {
+      if (next === null && expected === null) return Option.some("")
+      const sha = next === null ? "" : yield* leaseCommit(next)
+      const done = yield* pushLeased(next === null ? "give up the lease" : "write the lease", changeId, expected, [`${sha}:${leaseRefOf(changeId)}`])
+      return done ? Option.some(sha) : Option.none()
+    })
+
+  /** The work tree that has the change's branch checked out, if any. */
+  const worktreeOf = (changeId: ChangeId) => {
+    const dir = directoryOf(root, changeId)
+    try {
+      return statSync(dir).isDirectory() ? dir : null
+    } catch {
+      return null
+    }
+  }
+
+  /** Moves the local branch to the remote's tip; commits only this clone has are kept on a branch of their own. */
+  const followRemote = (changeId: ChangeId, tip: string) =>
+    Effect.gen(function*() {
+      const ref = branchRefOf(changeId)
+      const mine = yield* revOrNull(ref)
+      if (mine === tip) return
+      const worktree = worktreeOf(changeId)
+      if (mine !== null) {
+        const behind = (yield* git(["merge-base", "--is-ancestor", mine, tip])).exitCode === 0
+        if (!behind) {
+          const aside = `${ref}-unpushed-${mine.slice(0, 12)}`
+          yield* local("keep unpushed commits", ["update-ref", aside, mine])
+        }
+      }
+      if (worktree !== null) {
+        // Anything a stopped sitting left uncommitted there belongs to no recorded iteration.
+        yield* must("check out the remote's branch", ["reset", "--hard", "-q", tip], undefined, worktree)
+        yield* must("check out the remote's branch", ["clean", "-fdq"], undefined, worktree)
+      } else {
+        yield* local("follow the remote's branch", ["update-ref", ref, tip])
+      }
+    })
+
+  /** Replaces the change's local state with the tree of the remote's state commit. */
+  const restoreState = (changeId: ChangeId, commit: string) =>
+    Effect.gen(function*() {
+      const dir = options.stateDir(changeId)
+      mkdirSync(dir, { recursive: true })
+      const names = (yield* local("read the loop's state", ["ls-tree", "--name-only", commit])).split("\n").filter((name) => name !== "" && travels(name))
+      for (const name of names) {
+        const text = yield* local("read the loop's state", ["cat-file", "blob", `${commit}:${name}`])
+        const tmp = Path.join(dir, `.${name}.pull`)
+        writeFileSync(tmp, text.length === 0 ? "" : `${text}\n`)
+        renameSync(tmp, Path.join(dir, name))
+      }
+      for (const name of readdirSync(dir)) {
+        if (travels(name) && !names.includes(name) && statSync(Path.join(dir, name)).isFile()) rmSync(Path.join(dir, name))
+      }
+      yield* local("keep the loop's state", ["update-ref", stateRefOf(changeId), commit])
+    })
+
+  const pull = (changeId: ChangeId) =>
+    Effect.gen(function*() {
+      const branch = branchRefOf(changeId)
+      const state = stateRefOf(changeId)
+      const there = yield* remoteRefs(`fetch ${changeId}`, [branch, state])
+      const branchTip = there.get(branch)
+      const stateTip = there.get(state)
+      const refspecs = [
+        ...(branchTip === undefined ? [] : [`+${branch}:refs/remotes/${remote}/${branchOf(changeId)}`]),
+        ...(stateTip === undefined ? [] : [`+${state}:refs/spool/seen/state/${changeId}`])
+      ]
+      if (refspecs.length > 0) yield* must(`fetch ${changeId}`, ["fetch", "--no-tags", "-q", remote, ...refspecs])
+      if (branchTip !== undefined) yield* followRemote(changeId, branchTip)
+      if (stateTip !== undefined) yield* restoreState(changeId, stateTip)
+      return { branch: branchTip !== undefined, state: stateTip !== undefined } satisfies Pulled
+    })
+
+  /** A commit of the change's state files, after the last one kept. */
+  const stateCommit = (changeId: ChangeId) =>
+    Effect.gen(function*() {
+      const dir = options.stateDir(changeId)
+      const names = readdirSync(dir).filter((name) => travels(name) && statSync(Path.join(dir, name)).isFile()).sort()
+      const shas = names.length === 0
+        ? []
+        : (yield* local("write the loop's state", ["hash-object", "-w", "--", ...names.map((name) => Path.join(dir, name))])).split("\n")
+      const tree = yield* local("write the loop's state", ["mktree"], names.map((name, i) => `100644 blob ${shas[i]}\t${name}\n`).join(""))
+      const parent = yield* revOrNull(stateRefOf(changeId))
+      return yield* local("write the loop's state", [
+        ...SPOOL_IDENTITY,
+        "commit-tree",
+        tree,
+        ...(parent === null ? [] : ["-p", parent]),
+        "-m",
+        `spool: the loop's state of ${changeId}`
+      ])
+    })
+
+  const push = (changeId: ChangeId, next: Lease, expected: string) =>
+    Effect.gen(function*() {
+      const state = yield* stateCommit(changeId)
+      const lease = yield* leaseCommit(next)
+      const tip = yield* revOrNull(branchRefOf(changeId))
+      const done = yield* pushLeased(`push ${branchOf(changeId)}`, changeId, expected, [
+        ...(tip === null ? [] : [`${tip}:${branchRefOf(changeId)}`]),
+        `${state}:${stateRefOf(changeId)}`,
+        `${lease}:${leaseRefOf(changeId)}`
+      ])
+      if (!done) return Option.none<string>()
+      yield* local("keep the loop's state", ["update-ref", stateRefOf(changeId), state])
+      return Option.some(lease)
+    })
+
+  return { remote, readLease, swapLease, pull, push }
+}
+
+/** The change's loop kept on `remote`. */
+export const layer = (options: RemoteHomeOptions) => Layer.succeed(RemoteHome, make(options))
+
+/** Whether the repository at `root` has a remote named `name`. */
+export const hasRemote = (root: string, name: string) =>
+  Effect.async<boolean>((resume) => {
+    execFile("git", ["remote", "get-url", name], { cwd: root }, (error) => resume(Effect.succeed(error === null)))
+  })
+
