@@ -9,6 +9,11 @@ const exitCodes = {
   MaxIterations: { code: 3, meaning: "--max-iterations reached without the completion promise" },
   GuardStop: { code: 4, meaning: "a guard stopped the loop: --max-cost, --max-tokens, --max-duration or --stall-iterations" },
   UsageLimit: { code: 5, meaning: "a usage limit that does not lift within --max-limit-wait (the time to retry is in --status)" },
+  Busy: {
+    code: 73,
+    meaning: "another loop has the change: a live loop's lock, or another machine's lease on the remote (nothing was done), or the lease was lost to another (nothing more was written)"
+  },
+  Deadline: { code: 75, meaning: "not done: --deadline came first; continue in a later job with --resume" },
   HangUp: { code: 129, meaning: "stopped because its terminal closed (SIGHUP)" },
   Interrupted: { code: 130, meaning: "interrupted (Ctrl-C)" },
   PipeClosed: { code: 141, meaning: "stopped because its output was closed (e.g. piped into head)" },
@@ -39,6 +44,8 @@ export type Outcome = Data.TaggedEnum<{
   SweepEnded: { readonly ending: SweepEnding }
   /** A failure, told to the user in one line: a usage error, or any other. */
   Failed: { readonly usage: boolean }
+  /** Another loop has the change (its lock, or its lease), or took it: told in one line. */
+  Busy: {}
   /** A signal, or the output closing, stopped it. */
   Stopped: { readonly reason: StopReason }
   /** Interrupted from within: Ctrl-C at a question, which arrives as a key. */
@@ -52,7 +59,8 @@ const loopEnded = {
   complete: ExitCode.Completed,
   "max-iterations": ExitCode.MaxIterations,
   stopped: ExitCode.GuardStop,
-  "usage-limit": ExitCode.UsageLimit
+  "usage-limit": ExitCode.UsageLimit,
+  deadline: ExitCode.Deadline
 } as const
 
 const stopped = { SIGINT: ExitCode.Interrupted, SIGTERM: ExitCode.Terminated, SIGHUP: ExitCode.HangUp, EPIPE: ExitCode.PipeClosed } as const
@@ -64,6 +72,7 @@ export const exitCodeOf: (outcome: Outcome) => number = Outcome.$match({
   SweepEnded: ({ ending }) =>
     ending === "failed" || ending === "not-merged" ? ExitCode.Failed : ending === "interrupted" ? ExitCode.Interrupted : loopEnded[ending],
   Failed: ({ usage }) => usage ? ExitCode.Usage : ExitCode.Failed,
+  Busy: () => ExitCode.Busy,
   Stopped: ({ reason }) => stopped[reason],
   Interrupted: () => ExitCode.Interrupted,
   Crashed: () => ExitCode.Failed

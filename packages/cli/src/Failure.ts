@@ -3,6 +3,8 @@ import { exitCodeOf, Outcome } from "./ExitCode.js"
 import { firstChangeHint } from "./FirstChange.js"
 
 const usageTags = new Set(["UsageError", "ChangeError", "WorkspaceNotFoundError", "UnsupportedGuardError", "WorktreeError"])
+/** Another loop has the change, or took it: not a failure of this one (exit 73). */
+const busyTags = new Set(["LockError", "LockLostError"])
 
 /** Turns a failure into the one line the user sees and how spool ended. */
 export const describeFailure = (error: unknown): { readonly message: string; readonly outcome: Outcome; readonly exitCode: number } => {
@@ -12,7 +14,9 @@ export const describeFailure = (error: unknown): { readonly message: string; rea
     : typeof tagged.message === "string" && tagged.message !== ""
     ? tagged.message
     : String(error)
-  const outcome = Outcome.Failed({ usage: tagged._tag !== undefined && usageTags.has(tagged._tag) })
+  const outcome = tagged._tag !== undefined && busyTags.has(tagged._tag)
+    ? Outcome.Busy()
+    : Outcome.Failed({ usage: tagged._tag !== undefined && usageTags.has(tagged._tag) })
   return { message: message.split("\n")[0]!, outcome, exitCode: exitCodeOf(outcome) }
 }
 

@@ -44,7 +44,7 @@ console.log("<promise>COMPLETE</promise>")`)
     await first.waitFor("first loop working")
 
     const second = await spool(["ralph", "x", "--change", "001-01", ...harness("node -e 0")], { cwd: root })
-    expect(second.code).toBe(1)
+    expect(second.code).toBe(73)
     expect(second.stderr).toMatch(new RegExp(`^spool: a loop is already running on ${change} \\(pid ${first.child.pid} on ${hostname()}, since .*\\); see spool ralph --status --change ${change}`))
 
     expect(await statusJson(root)).toMatchObject({ status: "running", iteration: 1 })

@@ -13,6 +13,7 @@ const outcomeWords: Record<SweepRow["outcome"], string> = {
   stopped: "stopped",
   "max-iterations": "max-iterations",
   "usage-limit": "usage limit",
+  deadline: "deadline",
   interrupted: "interrupted",
   busy: "busy",
   "already-complete": "already complete",

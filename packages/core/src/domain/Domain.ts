@@ -98,7 +98,8 @@ export const LoopStatus = Schema.Literal(
   "max-iterations",
   "stopped",
   "usage-limit",
-  "interrupted"
+  "interrupted",
+  "deadline"
 )
 export type LoopStatus = typeof LoopStatus.Type
 
@@ -113,7 +114,8 @@ export const StopReason = Schema.Literal(
   "failures",
   "usage-limit",
   "interrupted",
-  "error"
+  "error",
+  "deadline"
 )
 export type StopReason = typeof StopReason.Type
 

@@ -3,6 +3,9 @@ import type { HarnessUsage, IterationRecord } from "../domain/Domain.js"
 import type { GitSnapshot } from "../git/GitSummary.js"
 import { GitSummary } from "../git/GitSummary.js"
 import type { IterationFacts, SpendGuard } from "../guards/Guards.js"
+
+/** What may stop an agent mid-iteration, short of Ctrl-C: a spend cap, or `--deadline`. */
+export type IterationStop = SpendGuard | "deadline"
 import type { UsageLimit } from "../guards/LimitWait.js"
 import { type Capture, makeCapture } from "../harness/Capture.js"
 import { HarnessService } from "../harness/HarnessService.js"
@@ -46,7 +49,7 @@ export interface IterationContext {
 export interface IterationWatch {
   readonly onStart: Effect.Effect<void>
   readonly onUsage: (usage: HarnessUsage) => Effect.Effect<void>
-  readonly stopWhen: Effect.Effect<SpendGuard>
+  readonly stopWhen: Effect.Effect<IterationStop>
 }
 
 export interface IterationResult {
@@ -57,7 +60,7 @@ export interface IterationResult {
   /** What the next prompt must tell the agent about this iteration (a claim set aside). */
   readonly notes: ReadonlyArray<string>
   /** The spend cap that stopped the agent, when one did. */
-  readonly stoppedBy: SpendGuard | null
+  readonly stoppedBy: IterationStop | null
 }
 
 /** Runs the project's checks of a claim that would stand; Ctrl-C may stop them (and only them, in here). */
@@ -178,7 +181,7 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
         yield* reportIteration(record, claim.lines)
         const facts = iterationFacts(end, judgement.claimed, tasks, tasksAfter)
         if (checks.interrupted) return yield* Effect.interrupt
-        return { record, facts, limit: capture.limited, notes: claim.notes, stoppedBy: capture.stopped as SpendGuard | null } satisfies IterationResult
+        return { record, facts, limit: capture.limited, notes: claim.notes, stoppedBy: capture.stopped as IterationStop | null } satisfies IterationResult
       }))
 
     yield* Effect.scoped(

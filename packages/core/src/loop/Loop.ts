@@ -11,14 +11,14 @@ import {
   guardReport,
   initialCounters,
   judgeCounters,
-  type SpendGuard,
   spendStop,
   unsupportedCap
 } from "../guards/Guards.js"
 import { addUsage } from "../domain/Usage.js"
 import { HarnessService } from "../harness/HarnessService.js"
 import { HistoryStore } from "../state/HistoryStore.js"
-import { type IterationContext, type IterationResult, isSpoolPath, listPaths, runIteration, type IterationWatch } from "./Iteration.js"
+import { type IterationContext, type IterationResult, type IterationStop, isSpoolPath, listPaths, runIteration, type IterationWatch } from "./Iteration.js"
+import { beforeIteration, deadlineCame } from "./Deadline.js"
 import type { JournalEntry } from "../state/JournalEntry.js"
 import { clock, type LimitPlan, sleepLong } from "../guards/LimitWait.js"
 import { UsageLimitGate } from "../guards/UsageLimitGate.js"
@@ -121,6 +121,13 @@ export const runLoop = (input: LoopRequest) =>
     const deadline = options.maxDurationMs === null ? null : loopStartedAt + options.maxDurationMs
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - loopStartedAt)
     const counters = yield* Ref.make(resumed?.counters ?? initialCounters)
+    /** With --deadline: when the run must have ended, and how long its iterations took, which say whether another fits. */
+    const until = input.deadline ?? null
+    const durations = yield* Ref.make<ReadonlyArray<number>>(
+      resumed === null || until === null
+        ? []
+        : (yield* history.recent(change.id, 50)).records.filter((r) => r.run === resumed.run).map((r) => r.durationMs)
+    )
     /** Everything the harness reported this run, for reporters with a live status line. */
     const runUsage = yield* Ref.make<HarnessUsage | null>(null)
     const reportProgress = (iteration: number, usage: HarnessUsage | null) =>
@@ -204,12 +211,15 @@ export const runLoop = (input: LoopRequest) =>
 
     /** The guards watching one iteration: a spend cap reached by what the agent reports, or the end of --max-duration, stops it. */
     const watchIteration = (iteration: number) => Effect.gen(function*() {
-      const reached = yield* Deferred.make<SpendGuard>()
+      const reached = yield* Deferred.make<IterationStop>()
       const { spend } = yield* Ref.get(counters)
       const usedBefore = yield* Ref.get(runUsage)
       const outOfTime = deadline === null
         ? Effect.never
-        : Effect.flatMap(Clock.currentTimeMillis, (now) => sleepLong(deadline - now)).pipe(Effect.as<SpendGuard>("max-duration"))
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => sleepLong(deadline - now)).pipe(Effect.as<IterationStop>("max-duration"))
+      const pastDeadline = until === null
+        ? Effect.never
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => sleepLong(until - now)).pipe(Effect.as<IterationStop>("deadline"))
       return {
         onStart: reportProgress(iteration, usedBefore),
         onUsage: (usage) =>
@@ -220,7 +230,7 @@ export const runLoop = (input: LoopRequest) =>
               stop === null ? Effect.void : Deferred.succeed(reached, stop.reason)
             )
           }),
-        stopWhen: Effect.race(Deferred.await(reached), outOfTime)
+        stopWhen: Effect.raceAll([Deferred.await(reached), outOfTime, pastDeadline])
       } satisfies IterationWatch
     })
 
@@ -237,7 +247,8 @@ export const runLoop = (input: LoopRequest) =>
      */
     const attemptIteration = (iteration: number, notes: ReadonlyArray<string>) =>
       Effect.gen(function*() {
-        const { waitFor } = yield* iterationWaits({ settings: { maxLimitWaitMs: options.maxLimitWaitMs, deadline }, gate, reporter, saveState })
+        const waitUntil = deadline === null ? until : until === null ? deadline : Math.min(deadline, until)
+        const { waitFor } = yield* iterationWaits({ settings: { maxLimitWaitMs: options.maxLimitWaitMs, deadline: waitUntil }, gate, reporter, saveState })
         for (;;) {
           yield* lock.check(change.id)
           const capped = spendStop(options, (yield* Ref.get(counters)).spend, yield* elapsed)
@@ -270,6 +281,12 @@ export const runLoop = (input: LoopRequest) =>
     /** One iteration and what the guards make of it: the next iteration, or the end of the run. */
     const step = ({ iteration, notes }: Next) =>
       Effect.gen(function*() {
+        if (until !== null) {
+          const decision = beforeIteration(until, yield* Clock.currentTimeMillis, yield* Ref.get(durations))
+          if (decision._tag === "Stop") {
+            return end({ status: "deadline", reason: "deadline", iterations: iteration - 1, message: decision.message, resumeAt: null })
+          }
+        }
         const attempt = yield* attemptIteration(iteration, notes)
         if (attempt._tag === "Capped") {
           return end({ status: "stopped", reason: attempt.stop.reason, iterations: iteration - 1, message: attempt.stop.message, resumeAt: null })
@@ -283,6 +300,10 @@ export const runLoop = (input: LoopRequest) =>
         const { result } = attempt
         if (result.record.outcome === "complete") {
           return end({ status: "complete", reason: "complete", iterations: iteration, message: `complete: the promise was accepted at iteration ${iteration}`, resumeAt: null })
+        }
+        yield* Ref.update(durations, (list) => [...list, result.record.durationMs])
+        if (result.stoppedBy === "deadline" && until !== null) {
+          return end({ status: "deadline", reason: "deadline", iterations: iteration, message: deadlineCame(until), resumeAt: null })
         }
         const ms = yield* elapsed
         const counted = yield* Ref.updateAndGet(counters, (c) => countIteration(c, result.facts))

@@ -25,6 +25,12 @@ export interface LoopRequest {
    * or, when it completed, nothing runs. Absent or false: a new run starts.
    */
   readonly resume?: boolean
+  /**
+   * With `--deadline`: when the run must have ended (epoch ms). No iteration starts that the run's
+   * iterations so far say would end after it, one still running then is stopped, and the run ends
+   * as `deadline`. Absent or null: none.
+   */
+  readonly deadline?: number | null
 }
 
 /** The worktree a loop runs in, as its state names it. */

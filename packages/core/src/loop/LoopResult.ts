@@ -38,11 +38,12 @@ export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("Loop
 
 /**
  * How a run ended, short of a failure: `complete` (exit 0), `max-iterations` (3), `stopped` by a
- * guard (4), `usage-limit` not waited out (5, with `resumeAt` when it would have resumed).
+ * guard (4), `usage-limit` not waited out (5, with `resumeAt` when it would have resumed),
+ * `deadline`: `--deadline` came first (75: not done, to go on in a later job).
  */
 export interface LoopResult {
   readonly run: string
-  readonly status: Extract<LoopStatus, "complete" | "max-iterations" | "stopped" | "usage-limit">
+  readonly status: Extract<LoopStatus, "complete" | "max-iterations" | "stopped" | "usage-limit" | "deadline">
   readonly reason: StopReason
   readonly iterations: number
   /** The line that says why the run ended. */
