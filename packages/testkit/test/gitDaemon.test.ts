@@ -59,6 +59,9 @@ const remote = () => {
   return { bare, url, base, ours: newClone(url, path.join(work, `${name}-ours`)), theirs: newClone(url, path.join(work, `${name}-theirs`)) }
 }
 
+// Each test runs a few git commands against the daemon; a loaded machine must not fail one.
+const TIMEOUT = 120_000
+
 describe("startGitDaemon", () => {
   it("serves a bare repository over git:// on 127.0.0.1: a clone, a pushed branch", () => {
     const { bare, url, base, ours } = remote()
@@ -74,7 +77,7 @@ describe("startGitDaemon", () => {
 
     expect(refs(bare)).toEqual({ "refs/heads/main": base, "refs/heads/feature": tip })
     expect(git(work, "ls-remote", url, "refs/heads/feature")).toBe(`${tip}\trefs/heads/feature\n`)
-  })
+  }, TIMEOUT)
 
   it("stop ends the daemon and waits for it: no process of it is left, nothing answers at its address", async () => {
     const other = await startGitDaemon()
@@ -92,7 +95,7 @@ describe("startGitDaemon", () => {
     const after = tryGit(work, "ls-remote", other.url("x"))
     expect(after.status).not.toBe(0)
     expect(after.stderr).toMatch(/unable to connect|Connection refused/)
-  })
+  }, TIMEOUT)
 
   it("two daemons run side by side, each at its own port serving its own directory", async () => {
     const other = await startGitDaemon()
@@ -109,7 +112,7 @@ describe("startGitDaemon", () => {
       await other.stop()
       rmSync(other.base, { recursive: true, force: true })
     }
-  })
+  }, TIMEOUT)
 })
 
 describe("what a remote lease relies on, over git://", () => {
@@ -126,7 +129,7 @@ describe("what a remote lease relies on, over git://", () => {
     expect(pushed.stderr).toContain("non-fast-forward")
     expect(refs(bare)).toEqual({ "refs/heads/main": theirTip })
     expect(theirTip).not.toBe(base)
-  })
+  }, TIMEOUT)
 
   it("--force-with-lease=<ref>:<sha> moves the ref while it is at <sha>, and is refused once someone else moved it", () => {
     const { bare, base, ours, theirs } = remote()
@@ -153,7 +156,7 @@ describe("what a remote lease relies on, over git://", () => {
     expect(refused.stderr).toContain("[rejected]")
     expect(refused.stderr).toContain("stale info")
     expect(refs(bare)).toEqual(before)
-  })
+  }, TIMEOUT)
 
   it("--force-with-lease=<ref>: (an empty expectation) creates the ref only while it does not exist", () => {
     const { bare, base, ours, theirs } = remote()
@@ -166,7 +169,7 @@ describe("what a remote lease relies on, over git://", () => {
     expect(refused.status).not.toBe(0)
     expect(refused.stderr).toContain("stale info")
     expect(refs(bare)).toEqual({ "refs/heads/main": base, [lease]: theirTip })
-  })
+  }, TIMEOUT)
 
   it("a ref is deleted under a lease that holds, and kept under one that does not", () => {
     const { bare, base, ours, theirs } = remote()
@@ -183,7 +186,7 @@ describe("what a remote lease relies on, over git://", () => {
 
     git(ours, "push", "-q", `--force-with-lease=${held}:${base}`, "origin", `:${held}`)
     expect(refs(bare)).toEqual({ "refs/heads/main": base, [moved]: theirTip })
-  })
+  }, TIMEOUT)
 
   it("an atomic push whose lease no longer holds changes neither of its two refs", () => {
     const { bare, base, ours, theirs } = remote()
@@ -208,7 +211,7 @@ describe("what a remote lease relies on, over git://", () => {
     expect(refused.stderr).toContain("atomic push failed")
     expect(refs(bare)).toEqual(before)
     expect(before).toEqual({ "refs/heads/main": base, [lease]: theirTip })
-  })
+  }, TIMEOUT)
 
   it("the remote checks the lease again as it updates: a ref moved after it was advertised is not overwritten", () => {
     const { bare, base, ours, theirs } = remote()
@@ -246,7 +249,7 @@ describe("what a remote lease relies on, over git://", () => {
     expect(refused.stderr).toContain(`-> ${lease} (atomic transaction failed)`)
     expect(refused.stderr).toContain("-> work (atomic transaction failed)")
     expect(refs(bare)).toEqual({ "refs/heads/main": base, "refs/heads/theirs": theirTip, [lease]: theirTip })
-  })
+  }, TIMEOUT)
 
   it("an atomic push one of whose refs the remote itself refuses changes neither", () => {
     const { bare, base, ours } = remote()
@@ -269,5 +272,5 @@ describe("what a remote lease relies on, over git://", () => {
     const split = tryGit(ours, "push", "origin", `+${rewound}:refs/heads/new`, `+${rewritten}:refs/heads/main`)
     expect(split.status).not.toBe(0)
     expect(refs(bare)).toEqual({ "refs/heads/main": base, "refs/heads/new": rewound })
-  })
+  }, TIMEOUT)
 })
