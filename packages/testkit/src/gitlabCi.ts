@@ -15,6 +15,11 @@ import { makeTempDirectory } from "./fakeHttpServer.js"
  * copy: what one job commits reaches the next only through a push (or artifacts). Its environment
  * is this process's, with the pipeline's variables and GitLab's predefined ones (`CI=true`,
  * `CI_PROJECT_DIR`, `CI_JOB_NAME`, `CI_NODE_INDEX`, ...) over it.
+ *
+ * Where gitlab-ci-local is not GitLab: a job failing with an exit code its `allow_failure:
+ * exit_codes` does not list is reported failed, yet the run exits 0 and the jobs that need it run;
+ * a job whose shell dies of a signal is reported passed; `timeout:` and `retry:` are ignored; a
+ * job's `artifacts` are copied back into the repository it ran in.
  */
 
 /** gitlab-ci-local as cli pins it in its devDependencies. */
