@@ -30,10 +30,14 @@ export const trackedFiles = () =>
 /** The statuses whose mutants are kept one by one; of the others (killed, timed out, not compiling) only counts are kept. */
 const DETAILED = new Set(["Survived", "NoCoverage", "Ignored"])
 
-/** The relative imports of a module, as files from the root (`./a.js` is `a.ts`). */
+/** The relative imports of a module and those of the shared fakes (`@spool/testkit/x`), as files from the root (`./a.js` is `a.ts`). */
 const importsOf = (file, tracked) =>
-  [...readFileSync(file, "utf8").matchAll(/(?:\bfrom|\bimport\s*\(?)\s*"(\.{1,2}\/[^"]+)"/g)]
-    .map((match) => posix.normalize(posix.join(posix.dirname(file), match[1].replace(/\.js$/, ".ts"))))
+  [...readFileSync(file, "utf8").matchAll(/(?:\bfrom|\bimport\s*\(?)\s*"((?:\.{1,2}|@spool\/testkit)\/[^"]+)"/g)]
+    .map((match) =>
+      match[1].startsWith("@spool/testkit/")
+        ? `packages/testkit/src/${match[1].slice("@spool/testkit/".length).replace(/\.js$/, "")}.ts`
+        : posix.normalize(posix.join(posix.dirname(file), match[1].replace(/\.js$/, ".ts")))
+    )
     .filter((path) => tracked.has(path))
 
 /** The modules that are not tests which `tests` import, directly or through one another. */
@@ -41,7 +45,7 @@ const helpersOf = (tests, tracked) => {
   const seen = new Set()
   const visit = (file) => {
     for (const path of importsOf(file, tracked)) {
-      if (seen.has(path) || path.endsWith(".test.ts") || !path.includes("/test/")) continue
+      if (seen.has(path) || path.endsWith(".test.ts") || !(path.includes("/test/") || path.startsWith("packages/testkit/"))) continue
       seen.add(path)
       visit(path)
     }
@@ -70,9 +74,9 @@ const installedFor = (files) => {
 }
 
 /**
- * What a group's results depend on, as a hash: its modules, its tests, the helpers they import and
- * the files beside them that are not code (fixtures), the shared fakes of packages/testkit when they import
- * them, Stryker's options (not where its plugins are, nor the other groups), the tests'
+ * What a group's results depend on, as a hash: its modules, its tests, the helpers and shared fakes
+ * (packages/testkit) they import, directly or through one another, the files beside them that are
+ * not code (fixtures), Stryker's options (not where its plugins are, nor the other groups), the tests'
  * configuration and the versions installed for the root and the packages of those files. As with Stryker's own
  * incremental mode, a change to a module the tests use but that is not mutated is not seen.
  */
@@ -85,9 +89,7 @@ export const fingerprintOf = (group, tracked, options) => {
     !file.endsWith(".ts") && [...testDirs].some((dir) => file.startsWith(dir) && file !== `${dir}README.md`)
   )
   const beside = [...helpersOf(tests, new Set(tracked)), ...fixtures]
-  const usesTestkit = [...tests, ...beside].some((file) => /from "@spool\/testkit\//.test(readFileSync(file, "utf8")))
-  const testkit = usesTestkit ? tracked.filter((file) => file.startsWith("packages/testkit/") && !file.endsWith(".test.ts")) : []
-  const files = [...new Set([...group.files, ...tests, ...beside, ...testkit, "vitest.mutate.config.ts"])].sort()
+  const files = [...new Set([...group.files, ...tests, ...beside, "vitest.mutate.config.ts"])].sort()
   const hash = createHash("sha256")
   hash.update(JSON.stringify({ ...options, plugins: undefined, mutate: undefined })).update("\0")
   for (const file of files) hash.update(`${file}\0`).update(readFileSync(file)).update("\0")
