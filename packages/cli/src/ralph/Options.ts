@@ -193,6 +193,38 @@ export const ralphOptionSpecs = {
     group: "git",
     description: "with --worktree: remove the change's worktree (its branch stays), then exit"
   }),
+  resume: switchOption({
+    name: "resume",
+    group: "across machines",
+    description: "go on with the change's last run (its iterations, spend and counters) instead of starting one; if it completed, exit 0"
+  }),
+  remote: valueOption({
+    name: "remote",
+    group: "across machines",
+    pseudo: "name",
+    example: "origin",
+    description: "keep the loop on this git remote (branch spool/<change-id>, its state, a lease): one machine at a time, any clone goes on"
+  }),
+  leaseTtl: valueOption({
+    name: "lease-ttl",
+    group: "across machines",
+    pseudo: "duration",
+    default: "15m",
+    description: "with --remote: the lease lapses if not renewed for this long (renewed every third of it)"
+  }),
+  deadline: valueOption({
+    name: "deadline",
+    group: "across machines",
+    pseudo: "when",
+    example: "5h30m",
+    description: "end in good order by then (a duration from now, or a time: 18:00, 2026-11-28T06:00Z); exit 75 if not done"
+  }),
+  list: switchOption({
+    name: "list",
+    action: true,
+    group: "across machines",
+    description: "print every change and its state (ready, running, complete, archived), then exit; --json for CI"
+  }),
   failFast: switchOption({
     name: "fail-fast",
     group: "guards",

@@ -1,7 +1,14 @@
 import { type CommandExecutor, FileSystem, Path } from "@effect/platform"
 import {
+  branchOf,
   type Change,
   CheckRunner,
+  holdLease,
+  leaseLayer,
+  type LockIdentity,
+  LoopReporter,
+  RemoteHome,
+  Workspace,
   HarnessService,
   LoopEvents,
   LoopOptions,
@@ -11,7 +18,9 @@ import {
   runLoop,
   UsageLimitGate
 } from "@spool/core"
-import { Effect, Layer, Option, ParseResult, Schema } from "effect"
+import { Clock, Effect, Layer, Option, ParseResult, Random, Schema } from "effect"
+import { GitRemoteHome } from "@spool/git"
+import { parseDeadline } from "../Deadline.js"
 import { parseDuration } from "../Duration.js"
 import { gitLayer } from "../Git.js"
 import { harnessLayer } from "../Harnesses.js"
@@ -111,6 +120,12 @@ export interface PreparedLoop {
   readonly harness: Layer.Layer<HarnessService, never, FileSystem.FileSystem | CommandExecutor.CommandExecutor>
   /** Run in a worktree of its own. */
   readonly worktree: boolean
+  /** `--resume`: go on with the change's last run. */
+  readonly resume: boolean
+  /** `--remote`: the loop kept on this git remote, under a lease of this TTL. */
+  readonly remote: { readonly name: string; readonly leaseTtlMs: number } | null
+  /** `--deadline`, as epoch ms. */
+  readonly deadline: number | null
   /** A sweep merges the work once the change completes: no hint to merge it by hand. */
   readonly merged?: boolean
 }
@@ -126,11 +141,19 @@ export const prepareLoop = (args: RalphArgs) =>
       allowAll: args.allowAll,
       harnessCommand: Option.getOrNull(args.harnessCommand)
     }, invocation)
+    const remote = Option.getOrNull(args.remote)
+    if (remote !== null && !/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(remote)) {
+      return yield* usage(`--remote must name a git remote (as git remote -v lists them), got '${remote}'`)
+    }
+    const deadline = Option.isNone(args.deadline) ? null : yield* parseDeadline(args.deadline.value, yield* Clock.currentTimeMillis)
     return {
       userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
       options,
       harness,
-      worktree: args.worktree
+      worktree: args.worktree || remote !== null,
+      resume: args.resume,
+      remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration("--lease-ttl", args.leaseTtl) },
+      deadline
     } satisfies PreparedLoop
   })
 
@@ -142,10 +165,14 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
   Effect.gen(function*() {
     const invocation = yield* Invocation
     const { options } = prepared
+    const identity = lockIdentity(invocation.pid)
     const loop = Effect.gen(function*() {
-      // An agent that cannot start must not leave a new worktree behind.
+      // An agent that cannot start must not leave a new worktree behind, nor take a lease.
       if (prepared.worktree) yield* Effect.flatMap(HarnessService, (agent) => agent.preflight)
+      // With --remote: the lease first (another machine's live one: exit 73, nothing touched), then the remote's branch and state.
+      const lease = prepared.remote === null ? null : yield* takeRemoteHome(change, prepared.remote, identity)
       const place = yield* workPlace(change, { worktree: prepared.worktree, commits: options.commit })
+      const lock = placeLayer(place, identity)
       const result = yield* runLoop({
         change: place.change,
         userPrompt: prepared.userPrompt,
@@ -154,14 +181,48 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
         worktree: place.worktree,
         pid: invocation.pid,
         redact: makeRedactor(invocation.env),
-        settings: yield* SettingsOrigin
-      }).pipe(Effect.provide(Layer.merge(placeLayer(place, lockIdentity(invocation.pid)), gitLayer(place.cwd))))
+        settings: yield* SettingsOrigin,
+        resume: prepared.resume,
+        deadline: prepared.deadline
+      }).pipe(Effect.provide(Layer.merge(lease === null ? lock : leaseLayer(lease).pipe(Layer.provide(lock)), gitLayer(place.cwd))))
       if (prepared.merged !== true || result.status !== "complete") yield* afterLoop(place, result.status === "complete")
       return result
-    })
+    }).pipe(Effect.scoped)
     return yield* loop.pipe(
       Effect.provide(Layer.mergeAll(prepared.harness, PromptBuilder.layer, TerminalReporter.loopReporter(change.id), CheckRunner.layer))
     )
+  })
+
+/**
+ * Takes the change's lease on `remote` for the scope and brings its branch and state from there:
+ * a live holder elsewhere fails it (exit 73) before anything is written.
+ */
+const takeRemoteHome = (change: Change, remote: { readonly name: string; readonly leaseTtlMs: number }, identity: LockIdentity) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const reporter = yield* LoopReporter
+    if (!(yield* GitRemoteHome.hasRemote(workspace.root, remote.name))) {
+      return yield* usage(`--remote ${remote.name}: the repository has no remote of that name; add it with git remote add ${remote.name} <url>`)
+    }
+    const home = GitRemoteHome.make({ root: workspace.root, remote: remote.name, stateDir: workspace.stateDir })
+    const tag = (yield* Random.nextIntBetween(0, 36 ** 6)).toString(36).padStart(6, "0")
+    const held = yield* holdLease(change.id, {
+      ttlMs: remote.leaseTtlMs,
+      identity: { holder: `${identity.host}/${identity.pid}/${tag}`, host: identity.host, pid: identity.pid }
+    }).pipe(Effect.provideService(RemoteHome, home))
+    if (held.over !== null) {
+      yield* reporter.warn(
+        `took over the lease of ${change.id} on ${remote.name} from pid ${held.over.pid} on ${held.over.host}, which expired at ${held.over.expiresAt} unrenewed`
+      )
+    }
+    yield* workspace.ensureStateDir(change.id)
+    const pulled = yield* home.pull(change.id)
+    yield* reporter.line(
+      pulled.branch
+        ? `on ${remote.name}: branch ${branchOf(change.id)}${pulled.state ? " and the loop's state" : ""} fetched; the lease is this loop's`
+        : `on ${remote.name}: no branch ${branchOf(change.id)} yet, it starts from the current branch; the lease is this loop's`
+    )
+    return held
   })
 
 /** Runs the loop on `change`, on its own: how it ended is the result. */

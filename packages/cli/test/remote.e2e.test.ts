@@ -1,0 +1,146 @@
+import { startGitDaemon, type GitDaemon, newClone } from "@spool/testkit/gitDaemon"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync, realpathSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { agentScript, git, makeWorkspace, spool, startSpool, stateDir } from "./support.js"
+
+// A change's loop kept on a real git remote (git daemon on 127.0.0.1): the lease, the branch and
+// the state travel in git, so another clone goes on where the last one stopped.
+
+const change = "001-01_greeting-cli"
+const branch = `spool/${change}`
+const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
+
+/** An agent that writes one file per iteration and claims completion at iteration `doneAt` (never when 0). */
+const working = (doneAt: number) =>
+  agentScript(`
+import { mkdirSync, writeFileSync } from "node:fs"
+const it = Number(process.env.SPOOL_ITERATION)
+mkdirSync("work", { recursive: true })
+writeFileSync("work/" + it + ".txt", "iteration " + it + "\\n")
+console.log("did iteration " + it)
+if (it === ${doneAt}) console.log("<promise>COMPLETE</promise>")
+`)
+
+/** An agent that works `ms` per iteration, writing its file first. */
+const slow = (ms: number) =>
+  agentScript(`
+import { mkdirSync, writeFileSync } from "node:fs"
+const it = Number(process.env.SPOOL_ITERATION)
+mkdirSync("work", { recursive: true })
+writeFileSync("work/" + it + ".txt", "iteration " + it + "\\n")
+console.log("started iteration " + it)
+await new Promise((r) => setTimeout(r, ${ms}))
+console.log("ended iteration " + it)
+`)
+
+let daemon: GitDaemon
+beforeAll(async () => {
+  daemon = await startGitDaemon()
+})
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+let repos = 0
+/** A bare repository on the daemon holding the example workspace, and a way to clone it afresh. */
+const remoteRepo = () => {
+  const name = `r${++repos}`
+  daemon.createBare(name, makeWorkspace())
+  return {
+    url: daemon.url(name),
+    bare: daemon.bare(name),
+    clone: () => newClone(daemon.url(name), join(realpathSync(mkdtempSync(join(tmpdir(), "spool-clone-"))), "repo"))
+  }
+}
+
+const refs = (bare: string) =>
+  Object.fromEntries(
+    git(bare, "for-each-ref", "--format=%(refname) %(objectname)").split("\n").filter(Boolean).map((line) => line.split(" ") as [string, string])
+  )
+const remoteHistory = (bare: string) =>
+  git(bare, "show", `refs/spool/state/${change}:history.jsonl`).split("\n").filter(Boolean).map((line) => JSON.parse(line))
+const remoteState = (bare: string) => JSON.parse(git(bare, "show", `refs/spool/state/${change}:state.json`))
+const iterationCommits = (bare: string) => git(bare, "log", "--format=%s", branch).split("\n").filter((s) => s.startsWith("spool ralph:"))
+
+describe("spool ralph --remote", () => {
+  it("keeps the branch, the state and no lease on the remote, and another clone resumes the run where it stopped", async () => {
+    const remote = remoteRepo()
+    const first = remote.clone()
+    const one = await spool(["ralph", "--change", "001-01", "--remote", "origin", "--max-iterations", "2", ...harness(working(0))], { cwd: first })
+    expect(one.code, one.stderr).toBe(3)
+    expect(one.stdout).toContain(`on origin: no branch ${branch} yet, it starts from the current branch; the lease is this loop's`)
+    const after = refs(remote.bare)
+    expect(Object.keys(after)).toContain(`refs/heads/${branch}`)
+    expect(Object.keys(after)).toContain(`refs/spool/state/${change}`)
+    expect(Object.keys(after)).not.toContain(`refs/spool/lease/${change}`)
+    expect(remoteHistory(remote.bare).map((r) => r.iteration)).toEqual([1, 2])
+    // The state travels apart from the change's commits, which hold only the agent's work.
+    expect(git(remote.bare, "ls-tree", "-r", "--name-only", branch)).not.toContain(".state")
+    expect(git(remote.bare, "ls-tree", "--name-only", `refs/spool/state/${change}`).split("\n")).not.toContain("lock")
+
+    const second = remote.clone()
+    const two = await spool(["ralph", "--change", "001-01", "--remote", "origin", "--resume", "--max-iterations", "5", ...harness(working(3))], { cwd: second })
+    expect(two.code, two.stderr).toBe(0)
+    expect(two.stdout).toContain(`on origin: branch ${branch} and the loop's state fetched`)
+    expect(two.stdout).toContain("resuming run")
+    const history = remoteHistory(remote.bare)
+    expect(history.map((r) => r.iteration)).toEqual([1, 2, 3])
+    expect(new Set(history.map((r) => r.run)).size).toBe(1)
+    expect(remoteState(remote.bare)).toMatchObject({ status: "complete", iteration: 3, run: history[0].run })
+    // Each iteration's commit is on the remote branch, the first two pushed by the first clone.
+    expect(iterationCommits(remote.bare)).toHaveLength(3)
+    expect(git(remote.bare, "merge-base", "--is-ancestor", after[`refs/heads/${branch}`]!, branch)).toBe("")
+    expect(Object.keys(refs(remote.bare))).not.toContain(`refs/spool/lease/${change}`)
+
+    // Resumed once more, the completed run runs nothing.
+    const third = remote.clone()
+    const three = await spool(["ralph", "--change", "001-01", "--remote", "origin", "--resume", ...harness(working(1))], { cwd: third })
+    expect(three.code, three.stderr).toBe(0)
+    expect(three.stdout).toContain("nothing to resume")
+    expect(remoteHistory(remote.bare)).toHaveLength(3)
+  })
+
+  it("exits 73 and writes nothing while another machine's lease is live", async () => {
+    const remote = remoteRepo()
+    const other = remote.clone()
+    const lease = { holder: "ci-7/4242/zzzzzz", host: "ci-7", pid: 4242, takenAt: new Date().toISOString(), renewedAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() }
+    const tree = git(other, "mktree")
+    const commit = git(other, "commit-tree", tree, "-m", JSON.stringify(lease))
+    git(other, "push", "-q", "origin", `${commit}:refs/spool/lease/${change}`)
+    const before = refs(remote.bare)
+    const mine = remote.clone()
+    const result = await spool(["ralph", "--change", "001-01", "--remote", "origin", ...harness(working(1))], { cwd: mine })
+    expect(result.code).toBe(73)
+    expect(result.stderr).toContain(`spool: another loop holds the lease of ${change} on origin (pid 4242 on ci-7, until ${lease.expiresAt})`)
+    expect(refs(remote.bare)).toEqual(before)
+    expect(git(mine, "status", "--porcelain")).toBe("")
+  })
+
+  it("ends at --deadline with exit 75, the iteration stopped, recorded and pushed, the lease given up", async () => {
+    const remote = remoteRepo()
+    const clone = remote.clone()
+    const result = await spool(["ralph", "--change", "001-01", "--remote", "origin", "--deadline", "3s", ...harness(slow(120_000))], { cwd: clone })
+    expect(result.code, result.stderr).toBe(75)
+    expect(result.stdout).toMatch(/stopped: --deadline \S+ came during the iteration; not done; continue in a later job with --resume/)
+    expect(remoteHistory(remote.bare).map((r) => [r.iteration, r.outcome])).toEqual([[1, "stopped"]])
+    expect(remoteState(remote.bare)).toMatchObject({ status: "deadline", stopReason: "deadline" })
+    expect(iterationCommits(remote.bare)).toHaveLength(1)
+    expect(Object.keys(refs(remote.bare))).not.toContain(`refs/spool/lease/${change}`)
+  })
+
+  it("on SIGTERM records the iteration, pushes, gives the lease up and exits 143", async () => {
+    const remote = remoteRepo()
+    const clone = remote.clone()
+    const run = startSpool(["ralph", "--change", "001-01", "--remote", "origin", ...harness(slow(120_000))], clone)
+    await run.waitFor("started iteration 1")
+    run.child.kill("SIGTERM")
+    const ended = await run.done
+    expect(ended.code, run.output()).toBe(143)
+    expect(remoteState(remote.bare)).toMatchObject({ status: "interrupted" })
+    expect(remoteHistory(remote.bare).map((r) => [r.iteration, r.outcome])).toEqual([[1, "interrupted"]])
+    expect(Object.keys(refs(remote.bare))).not.toContain(`refs/spool/lease/${change}`)
+    expect(readFileSync(join(stateDir(clone, change), "state.json"), "utf8")).toContain("interrupted")
+  })
+})
