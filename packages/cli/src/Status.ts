@@ -26,7 +26,8 @@ const guardsLine = (state: LoopState) => {
   const g = state.guards
   if (g === null) return null
   const of = (spent: string, cap: string | null) => (cap === null ? spent : `${spent} of ${cap}`)
-  const elapsed = Date.parse(state.updatedAt) - Date.parse(state.startedAt)
+  // A resumed run's time is that of its sittings, not the hours between them.
+  const elapsed = state.elapsedMs ?? Date.parse(state.updatedAt) - Date.parse(state.startedAt)
   return [
     of(g.costUsd === null ? "cost unknown" : dollars(g.costUsd), g.maxCostUsd === null ? null : dollars(g.maxCostUsd)),
     of(`${g.tokens} tokens`, g.maxTokens === null ? null : String(g.maxTokens)),

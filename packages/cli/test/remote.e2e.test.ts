@@ -1,9 +1,9 @@
 import { startGitDaemon, type GitDaemon, newClone } from "@spool/testkit/gitDaemon"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { mkdtempSync, readFileSync, realpathSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { agentScript, git, makeWorkspace, spool, startSpool, stateDir } from "./support.js"
+import { addChange, agentScript, git, makeWorkspace, spool, startSpool, stateDir } from "./support.js"
 
 // A change's loop kept on a real git remote (git daemon on 127.0.0.1): the lease, the branch and
 // the state travel in git, so another clone goes on where the last one stopped.
@@ -44,10 +44,16 @@ afterAll(async () => {
 })
 
 let repos = 0
-/** A bare repository on the daemon holding the example workspace, and a way to clone it afresh. */
-const remoteRepo = () => {
+/** A bare repository on the daemon holding the example workspace (changed by `setup`), and a way to clone it afresh. */
+const remoteRepo = (setup?: (root: string) => void) => {
   const name = `r${++repos}`
-  daemon.createBare(name, makeWorkspace())
+  const root = makeWorkspace()
+  if (setup !== undefined) {
+    setup(root)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "more changes")
+  }
+  daemon.createBare(name, root)
   return {
     url: daemon.url(name),
     bare: daemon.bare(name),
@@ -63,6 +69,66 @@ const remoteHistory = (bare: string) =>
   git(bare, "show", `refs/spool/state/${change}:history.jsonl`).split("\n").filter(Boolean).map((line) => JSON.parse(line))
 const remoteState = (bare: string) => JSON.parse(git(bare, "show", `refs/spool/state/${change}:state.json`))
 const iterationCommits = (bare: string) => git(bare, "log", "--format=%s", branch).split("\n").filter((s) => s.startsWith("spool ralph:"))
+
+/** Pushes, from `clone`, a lease of another machine on `changeId` lasting until `until`, as a loop elsewhere would hold it. */
+const pushLease = (clone: string, changeId: string, until: number) => {
+  const lease = { holder: "ci-7/4242/zzzzzz", host: "ci-7", pid: 4242, takenAt: new Date().toISOString(), renewedAt: new Date().toISOString(), expiresAt: new Date(until).toISOString() }
+  const commit = git(clone, "commit-tree", git(clone, "mktree"), "-m", JSON.stringify(lease))
+  git(clone, "push", "-q", "origin", `${commit}:refs/spool/lease/${changeId}`)
+  return lease
+}
+
+describe("spool ralph --list", () => {
+  it("lists every change and its state, here and on the remote, with the holder of a live lease", async () => {
+    const remote = remoteRepo((root) => {
+      addChange(root, "001-02_second")
+      addChange(root, "001-03_done")
+      writeFileSync(join(root, ".spool", "changes", "001-03_done", "tasks.md"), "- [x] 1.1 The only task\n")
+      addChange(root, "001-04_third")
+      mkdirSync(join(root, ".spool", "changes", "archive", "2026-01-02-000-01_old"), { recursive: true })
+      writeFileSync(join(root, ".spool", "changes", "archive", "2026-01-02-000-01_old", "proposal.md"), "# old\n")
+    })
+    const worker = remote.clone()
+    const ran = await spool(["ralph", "--change", "001-02", "--remote", "origin", ...harness(working(1))], { cwd: worker })
+    expect(ran.code, ran.stderr).toBe(0)
+    const lease = pushLease(worker, "001-04_third", Date.now() + 3_600_000)
+    pushLease(worker, change, Date.now() - 1000)
+
+    const fresh = remote.clone()
+    const listed = await spool(["ralph", "--list", "--json", "--remote", "origin"], { cwd: fresh })
+    expect(listed.code, listed.stderr).toBe(0)
+    const byId = Object.fromEntries(JSON.parse(listed.stdout).map((c: { id: string }) => [c.id, c]))
+    expect(Object.keys(byId)).toEqual([change, "001-02_second", "001-03_done", "001-04_third", "2026-01-02-000-01_old"])
+    // An expired lease holds nothing: its change is ready for the next job.
+    expect(byId[change]).toMatchObject({ ready: true, state: "ready", holder: null, tasks: { done: 0, total: 3 } })
+    expect(byId["001-02_second"]).toMatchObject({ ready: false, state: "complete", lastStatus: "complete", iteration: 1 })
+    expect(byId["001-03_done"]).toMatchObject({ ready: false, state: "complete", why: "every task is done" })
+    expect(byId["001-04_third"]).toMatchObject({ ready: false, state: "running", holder: "pid 4242 on ci-7", leaseExpiresAt: lease.expiresAt })
+    expect(byId["2026-01-02-000-01_old"]).toMatchObject({ ready: false, state: "archived" })
+    expect(JSON.parse(listed.stdout).filter((c: { ready: boolean }) => c.ready).map((c: { id: string }) => c.id)).toEqual([change])
+
+    // Here, the fresh clone knows of no run: the remote's states are the remote's.
+    const here = await spool(["ralph", "--list", "--json"], { cwd: fresh })
+    expect(JSON.parse(here.stdout).filter((c: { ready: boolean }) => c.ready).map((c: { id: string }) => c.id)).toEqual([change, "001-02_second", "001-04_third"])
+    const text = await spool(["ralph", "--list", "--remote", "origin"], { cwd: fresh })
+    expect(text.stdout).toMatch(new RegExp(`001-04_third\\s+running\\s+pid 4242 on ci-7, lease until ${lease.expiresAt.replace(/\./g, "\\.")}`))
+    expect(text.stdout).toMatch(/2026-01-02-000-01_old\s+archived/)
+
+    // --status --remote shows the remote's record of a run this clone never saw.
+    const status = await spool(["ralph", "--status", "--json", "--remote", "origin", "--change", "001-02"], { cwd: fresh })
+    expect(status.code, status.stderr).toBe(0)
+    expect(JSON.parse(status.stdout)).toMatchObject({ changeId: "001-02_second", status: "complete", iteration: 1 })
+    // Reading the remote leaves no trace here.
+    expect(git(fresh, "status", "--porcelain", "--ignored")).toBe("")
+  })
+
+  it("says when the remote is not one of the repository's", async () => {
+    const fresh = remoteRepo().clone()
+    const result = await spool(["ralph", "--list", "--remote", "upstream"], { cwd: fresh })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe("spool: --remote upstream: the repository has no remote of that name; add it with git remote add upstream <url>\n")
+  })
+})
 
 describe("spool ralph --remote", () => {
   it("keeps the branch, the state and no lease on the remote, and another clone resumes the run where it stopped", async () => {
@@ -104,11 +170,7 @@ describe("spool ralph --remote", () => {
 
   it("exits 73 and writes nothing while another machine's lease is live", async () => {
     const remote = remoteRepo()
-    const other = remote.clone()
-    const lease = { holder: "ci-7/4242/zzzzzz", host: "ci-7", pid: 4242, takenAt: new Date().toISOString(), renewedAt: new Date().toISOString(), expiresAt: new Date(Date.now() + 3_600_000).toISOString() }
-    const tree = git(other, "mktree")
-    const commit = git(other, "commit-tree", tree, "-m", JSON.stringify(lease))
-    git(other, "push", "-q", "origin", `${commit}:refs/spool/lease/${change}`)
+    const lease = pushLease(remote.clone(), change, Date.now() + 3_600_000)
     const before = refs(remote.bare)
     const mine = remote.clone()
     const result = await spool(["ralph", "--change", "001-01", "--remote", "origin", ...harness(working(1))], { cwd: mine })

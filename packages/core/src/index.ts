@@ -71,3 +71,4 @@ export * from "./remote/RemoteLease.js"
 // sweep: many changes, one after another or side by side.
 export * from "./sweep/SweepPolicy.js"
 export * from "./sweep/Sweep.js"
+export * from "./sweep/ChangeList.js"

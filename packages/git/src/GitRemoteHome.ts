@@ -1,7 +1,8 @@
 import { branchOf, type ChangeId, type Lease, type LeaseView, type Pulled, RemoteError, RemoteHome } from "@spool/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { execFile } from "node:child_process"
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { directoryOf } from "./GitWorktree.js"
 
@@ -238,3 +239,78 @@ export const hasRemote = (root: string, name: string) =>
     execFile("git", ["remote", "get-url", name], { cwd: root }, (error) => resume(Effect.succeed(error === null)))
   })
 
+
+/** What the remote holds of every change's loop, as a directory laid out as a repository's `.spool/`. */
+export interface RemoteSnapshot {
+  /** A temporary directory holding `.spool/`: the repository's changes and modules, each change's documents as its branch on the remote has them, and the loops' state from the remote. */
+  readonly root: string
+  /** The lease of each change that has one on the remote. */
+  readonly leases: ReadonlyMap<string, LeaseView>
+}
+
+/**
+ * Reads the remote in one fetch: every change's branch, state and lease. The caller removes the
+ * snapshot's directory when done with it.
+ */
+export const snapshot = (options: { readonly root: string; readonly remote: string }) =>
+  Effect.gen(function*() {
+    const { root, remote } = options
+    const run = (action: string, args: ReadonlyArray<string>) =>
+      Effect.async<string, RemoteError>((resume) => {
+        execFile("git", [...args], { cwd: root, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (error, stdout, stderr) =>
+          resume(
+            error === null
+              ? Effect.succeed(String(stdout))
+              : Effect.fail(new RemoteError({ remote, action, detail: String(stderr).trim().split("\n").slice(-2).join("; ") || error.message }))
+          ))
+      })
+    const listed = yield* run("list the loops", ["ls-remote", remote, "refs/spool/*", "refs/heads/spool/*"])
+    const refs = new Map(listed.split("\n").filter(Boolean).map((line) => {
+      const [sha, ref] = line.split("\t") as [string, string]
+      return [ref, sha] as const
+    }))
+    if (refs.size > 0) {
+      yield* run("fetch the loops", ["fetch", "--no-tags", "-q", remote, ...[...refs.keys()].map((ref) => `+${ref}:refs/spool/seen/all/${ref.replace(/^refs\//, "")}`)])
+    }
+    const prefix = (yield* run("find .spool/", ["rev-parse", "--show-prefix"])).trim()
+    const dir = mkdtempSync(Path.join(tmpdir(), "spool-remote-"))
+    const spool = Path.join(dir, ".spool")
+    mkdirSync(Path.join(spool, "changes"), { recursive: true })
+    for (const part of ["changes", "modules"]) {
+      const from = Path.join(root, ".spool", part)
+      if (existsSync(from)) cpSync(from, Path.join(spool, part), { recursive: true })
+    }
+    /** Writes the files of `tree` (a commit's path) under `target`. */
+    const writeTree = (treeish: string, target: string) =>
+      Effect.gen(function*() {
+        const files = (yield* run("read the remote's loops", ["ls-tree", "-r", "--name-only", treeish])).split("\n").filter(Boolean)
+        for (const file of files) {
+          const text = yield* run("read the remote's loops", ["cat-file", "blob", `${treeish}/${file}`.replace(/^([^:]*):\//, "$1:")])
+          mkdirSync(Path.dirname(Path.join(target, file)), { recursive: true })
+          writeFileSync(Path.join(target, file), text)
+        }
+      })
+    const leases = new Map<string, LeaseView>()
+    for (const [ref, sha] of refs) {
+      const branch = /^refs\/heads\/spool\/(.+)$/.exec(ref)?.[1]
+      const state = /^refs\/spool\/state\/(.+)$/.exec(ref)?.[1]
+      const lease = /^refs\/spool\/lease\/(.+)$/.exec(ref)?.[1]
+      if (branch !== undefined) {
+        const changeDir = `${prefix}.spool/changes/${branch}`
+        const target = Path.join(spool, "changes", branch)
+        const there = (yield* run("read the remote's loops", ["ls-tree", "--name-only", sha, `${changeDir}/`])).trim()
+        if (there !== "") {
+          rmSync(target, { recursive: true, force: true })
+          yield* writeTree(`${sha}:${changeDir}`, target)
+        }
+      } else if (state !== undefined) {
+        yield* writeTree(`${sha}:`, Path.join(spool, ".state", "ralph", state))
+      } else if (lease !== undefined) {
+        const message = yield* run("read the remote's loops", ["log", "-1", "--format=%B", sha])
+        leases.set(lease, { _tag: "Held", version: sha, lease: Option.getOrNull(decodeLease(message.trim())) })
+      }
+    }
+    mkdirSync(Path.join(spool, ".state"), { recursive: true })
+    writeFileSync(Path.join(spool, ".state", ".gitignore"), "*\n")
+    return { root: dir, leases } satisfies RemoteSnapshot
+  })

@@ -10,6 +10,7 @@ import { runChange } from "../ralph/Run.js"
 import { isSweep, sweep } from "../ralph/Sweep.js"
 import { statusTarget, targetChange } from "../ralph/Targeting.js"
 import { removeWorktree } from "../ralph/Worktree.js"
+import { changeList, listText, onRemote } from "../ralph/List.js"
 import { type Location, locate } from "../ralph/WorktreeLocation.js"
 import { showStatus } from "../Status.js"
 import { TerminalReporter } from "../TerminalReporter.js"
@@ -38,19 +39,28 @@ const ralphIn = (input: RalphArgs, location: Location) =>
       const report = yield* sweep(args)
       return Outcome.SweepEnded({ ending: report.ending })
     }
-    const modes = [args.status, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean).length
-    if (modes > 1) return yield* usage("use only one of --status, --add-context, --clear-context and --remove at a time")
+    const modes = [args.status, args.list, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean).length
+    if (modes > 1) return yield* usage("use only one of --status, --list, --add-context, --clear-context and --remove at a time")
     if (args.remove && !input.worktree) {
       return yield* usage("--remove goes with --worktree: spool ralph --change <id> --worktree --remove")
     }
     if (Option.isSome(args.addContext) && args.addContext.value.trim() === "") {
       return yield* usage("--add-context needs some text, e.g. --add-context \"use the v2 API\"")
     }
-    if (args.json && !args.status) return yield* usage("--json goes with --status: spool ralph --status --json")
+    if (args.json && !args.status && !args.list) return yield* usage("--json goes with --status or --list: spool ralph --list --json")
+    const remote = Option.getOrNull(args.remote)
 
+    if (args.list) {
+      const terminal = yield* TerminalReporter
+      const changes = yield* changeList(remote)
+      yield* terminal.print(args.json ? JSON.stringify(changes, null, 2) : listText(changes, terminal.stdoutPalette))
+      return yield* done()
+    }
     if (args.status) {
       const terminal = yield* TerminalReporter
-      yield* showStatus(yield* statusTarget(args), args.json, { print: terminal.print, palette: terminal.stdoutPalette })
+      const target = yield* statusTarget(args)
+      const show = showStatus(target, args.json, { print: terminal.print, palette: terminal.stdoutPalette })
+      yield* remote === null ? show : onRemote(remote, () => show)
       return yield* done()
     }
     const change = yield* targetChange(args)

@@ -137,7 +137,7 @@ export const ralphOptionSpecs = {
     name: "json",
     action: true,
     group: "state and context",
-    description: "with --status: print one JSON object (without --change, a list of them)"
+    description: "with --status: print one JSON object (without --change, a list of them); with --list, an array"
   }),
   addContext: valueOption({
     name: "add-context",

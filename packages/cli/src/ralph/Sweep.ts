@@ -148,9 +148,9 @@ type SweepNeeds =
  */
 export const sweep = (args: RalphArgs) =>
   Effect.gen(function*() {
-    const modes = [args.status, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean)
+    const modes = [args.status, args.list, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean)
     if (modes.length > 0) {
-      return yield* usage("a sweep (--continue-ready, --continue-module, several --change, --merge) runs loops; give --status, --add-context, --clear-context and --remove without it")
+      return yield* usage("a sweep (--continue-ready, --continue-module, several --change, --merge) runs loops; give --status, --list, --add-context, --clear-context and --remove without it")
     }
     const selection = yield* selectionOf(args)
     const maxParallel = yield* wholeNumber(specs.maxParallel, args.maxParallel, 1)

@@ -53,6 +53,8 @@ export class Workspace extends Context.Tag("@spool/core/Workspace")<Workspace, {
   readonly spoolDir: string
   /** Directories under `.spool/changes/` with a `proposal.md`, excluding `archive/` and dot-directories, sorted. */
   readonly activeChanges: Effect.Effect<ReadonlyArray<ChangeId>>
+  /** The directories under `.spool/changes/archive/` (archived changes, often named `<date>-<change-id>`), sorted. */
+  readonly archivedChanges: Effect.Effect<ReadonlyArray<string>>
   /** An exact change id or a unique prefix of one. */
   readonly resolveChange: (input: string) => Effect.Effect<Change, ChangeError>
   /** `.spool/.state/ralph/<change-id>/` */
@@ -120,6 +122,10 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot
     Effect.map((names) => names.filter((name) => name !== "archive" && !name.startsWith(".") && isChangeId(name))),
     Effect.flatMap((names) => Effect.filter(names, (name) => isFile(fs, path.join(changesDir, name, "proposal.md")))),
     Effect.map((names) => names.map((name) => ChangeIdSchema.make(name)))
+  )
+
+  const archivedChanges = listDirectories(fs, path, path.join(changesDir, "archive")).pipe(
+    Effect.map((names) => names.filter((name) => !name.startsWith(".")).sort())
   )
 
   const findModulePath = (moduleId: ModuleId | null) =>
@@ -221,6 +227,7 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot
     root,
     spoolDir,
     activeChanges,
+    archivedChanges,
     resolveChange,
     stateDir,
     ensureStateDir,

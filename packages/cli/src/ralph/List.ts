@@ -1,0 +1,103 @@
+import {
+  type ChangeCandidate,
+  type ChangeHolder,
+  ContextStore,
+  decideTake,
+  ErrorJournal,
+  HistoryStore,
+  type LeaseView,
+  type ListedChange,
+  listChanges,
+  loadStatus,
+  LoopLock,
+  Workspace
+} from "@spool/core"
+import { GitRemoteHome } from "@spool/git"
+import { Clock, Effect, Layer } from "effect"
+import { rmSync } from "node:fs"
+import type { Palette } from "../Colour.js"
+import { UsageError } from "../UsageError.js"
+
+/** Every change of the workspace, and who holds each (by its id). */
+const gather = (holderOf: (changeId: string) => ChangeHolder | null) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const active = yield* Effect.forEach(yield* workspace.activeChanges, (id) =>
+      Effect.map(loadStatus(id), ({ state, tasks }) => {
+        const candidate: ChangeCandidate = {
+          id,
+          archived: false,
+          hasProposal: true,
+          loopStatus: state?.status ?? null,
+          tasks: { total: tasks.tasks.length, open: tasks.tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length }
+        }
+        const lastRun = state === null
+          ? null
+          : { status: state.status, iteration: state.iteration, maxIterations: state.maxIterations, resumeAt: state.resumeAt }
+        return { candidate, lastRun, holder: holderOf(id) }
+      }))
+    const archived = (yield* workspace.archivedChanges).map((id) => ({
+      candidate: { id, archived: true, hasProposal: true, loopStatus: null, tasks: null } satisfies ChangeCandidate,
+      lastRun: null,
+      holder: null
+    }))
+    return listChanges([...active, ...archived])
+  })
+
+/** The holder of a lease still live at `now`; an expired one holds nothing. */
+const leaseHolder = (view: LeaseView | undefined, now: number): ChangeHolder | null => {
+  if (view === undefined) return null
+  const decision = decideTake(view, now)
+  return decision._tag === "Busy" ? { name: `pid ${decision.lease.pid} on ${decision.lease.host}`, expiresAt: decision.lease.expiresAt } : null
+}
+
+/** The stores of a workspace at `root`, for reading a snapshot of the remote as if it were a repository. */
+const storesAt = (root: string) =>
+  Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer).pipe(Layer.provideMerge(Workspace.layer(root)))
+
+/**
+ * Runs `read` against what `remote` holds: every change's branch, state and lease, fetched at once
+ * into a directory laid out as the repository's `.spool/`, removed afterwards.
+ */
+export const onRemote = <A, E, R>(remote: string, read: (leases: ReadonlyMap<string, LeaseView>) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    if (!(yield* GitRemoteHome.hasRemote(workspace.root, remote))) {
+      return yield* new UsageError({ message: `--remote ${remote}: the repository has no remote of that name; add it with git remote add ${remote} <url>` })
+    }
+    return yield* Effect.acquireUseRelease(
+      GitRemoteHome.snapshot({ root: workspace.root, remote }),
+      (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root))),
+      (snapshot) => Effect.sync(() => rmSync(snapshot.root, { recursive: true, force: true }))
+    )
+  })
+
+/** The changes and their states: this repository's (holders from the locks of live loops here), or with `remote`, the remote's. */
+export const changeList = (remote: string | null) =>
+  remote === null
+    ? Effect.gen(function*() {
+      const live = yield* (yield* LoopLock).liveLoops
+      return yield* gather((id) => {
+        const loop = live.find((l) => l.changeId === id)
+        return loop === undefined ? null : { name: `pid ${loop.owner.pid} on ${loop.owner.host}`, expiresAt: null }
+      })
+    })
+    : onRemote(remote, (leases) => Effect.flatMap(Clock.currentTimeMillis, (now) => gather((id) => leaseHolder(leases.get(id), now))))
+
+/** `--list`: a line per change; `--list --json`: the array a CI matrix is built from. */
+export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette) => {
+  if (changes.length === 0) return "no changes under .spool/changes/"
+  const width = Math.max(...changes.map((c) => c.id.length))
+  const colour = (state: ListedChange["state"]) =>
+    state === "ready" ? p.cyan(state) : state === "complete" ? p.green(state) : state === "running" ? p.yellow(state) : p.dim(state)
+  return changes.map((c) => {
+    const details = [
+      ...(c.holder === null ? [] : [c.leaseExpiresAt === null ? c.holder : `${c.holder}, lease until ${c.leaseExpiresAt}`]),
+      ...(c.why === null ? [] : [c.why]),
+      ...(c.lastStatus === null || c.state === "complete" ? [] : [`last run: ${c.lastStatus} at iteration ${c.iteration}${c.maxIterations === null ? "" : `/${c.maxIterations}`}`]),
+      ...(c.tasks === null ? [] : [`tasks ${c.tasks.done}/${c.tasks.total}`]),
+      ...(c.resumeAt === null ? [] : [`again after ${c.resumeAt}`])
+    ]
+    return `${c.id.padEnd(width)}  ${colour(c.state)}${" ".repeat(9 - c.state.length)}  ${details.join("; ")}`.trimEnd()
+  }).join("\n")
+}
