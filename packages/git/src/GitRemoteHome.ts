@@ -99,19 +99,26 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
         ...refspecs
       ])
       if (ran.exitCode === 0) return true
-      const leaseLine = ran.stdout.split("\n").find((line) => line.includes(`:${lease}\t`))
-      if (leaseLine !== undefined && /\[rejected\] \(stale info\)/.test(leaseLine)) return false
-      // A lease created meanwhile, when none was expected, is refused as already there.
-      if (leaseLine !== undefined && expected === null && /\[rejected\] \((?:already exists|fetch first)\)/.test(leaseLine)) return false
+      // Refused: because the lease is not what was expected (stale when the push began, or changed
+      // by another push in the moment it took), or for another reason. The remote's lease says which.
+      const now = (yield* remoteRefs(action, [lease])).get(lease) ?? null
+      if (now !== expected) return false
       return yield* failed(action, ran)
     })
 
-  const readLease = (changeId: ChangeId) =>
+  const readLease = (changeId: ChangeId): Effect.Effect<LeaseView, RemoteError> =>
     Effect.gen(function*() {
       const ref = leaseRefOf(changeId)
       const sha = (yield* remoteRefs(`read the lease of ${changeId}`, [ref])).get(ref)
       if (sha === undefined) return { _tag: "Free" } satisfies LeaseView
-      yield* must(`read the lease of ${changeId}`, ["fetch", "--no-tags", "-q", remote, `+${ref}:refs/spool/seen/lease/${changeId}`])
+      const fetched = yield* git(["fetch", "--no-tags", "-q", remote, `+${ref}:refs/spool/seen/lease/${changeId}`])
+      if (fetched.exitCode !== 0) {
+        // Given up (or taken again) between the listing and the fetch: read it afresh.
+        const again = (yield* remoteRefs(`read the lease of ${changeId}`, [ref])).get(ref)
+        if (again === undefined) return { _tag: "Free" } satisfies LeaseView
+        if (again === sha) return yield* failed(`read the lease of ${changeId}`, fetched)
+        return yield* readLease(changeId)
+      }
       const message = yield* local(`read the lease of ${changeId}`, ["log", "-1", "--format=%B", sha])
       return { _tag: "Held", version: sha, lease: Option.getOrNull(decodeLease(message)) } satisfies LeaseView
     })
