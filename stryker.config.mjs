@@ -8,7 +8,8 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
 
 /**
  * The modules in scope (the completion rule, tasks, guards, redaction, the stores, the loop's policy
- * and checks, the sweep's policy and runner, git, each agent's decoder), in groups, each tested against its own unit tests only:
+ * and checks, the sweep's policy and runner, git, each agent's decoder, the lease, resume and the
+ * deadline), in groups, each tested against its own unit tests only:
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
  * The groups whose modules change least come first, so a run cut short keeps the most.
  */
@@ -53,7 +54,10 @@ export const groups = [
     ],
     tests: coreTests("Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
-  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep")], tests: coreTests("SweepPolicy", "Sweep") }
+  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "ChangeList") },
+  // Loops that move between machines: the lease's decisions and its holding, resume and the deadline.
+  { name: "lease", mutate: [core("remote/Lease"), core("remote/RemoteLease")], tests: coreTests("Lease") },
+  { name: "resume", mutate: [core("loop/Resume"), core("loop/Deadline")], tests: coreTests("Resume", "Deadline") }
 ]
 
 export const scope = groups.flatMap((group) => group.mutate)

@@ -57,7 +57,7 @@ const statusColour = (p: Palette, status: string) =>
     ? p.green(status)
     : status === "running" || status === "waiting"
     ? p.cyan(status)
-    : status === "max-iterations" || status === "stopped" || status === "usage-limit"
+    : status === "max-iterations" || status === "stopped" || status === "usage-limit" || status === "deadline"
     ? p.yellow(status)
     : p.red(status)
 

@@ -106,6 +106,8 @@ export const runWith = (
     readonly history?: Layer.Layer<HistoryStore>
     /** Run with `--resume`. */
     readonly resume?: boolean
+    /** `--deadline`, as epoch ms. */
+    readonly deadline?: number
     /** Where the loop keeps its work beyond the machine (default: none given). */
     readonly checkpoint?: Layer.Layer<Checkpoint>
   } = {}
@@ -161,7 +163,8 @@ export const runWith = (
           redact: (text) => text.replaceAll(SECRET, "[REDACTED]"),
           ...(extras.settings === undefined ? {} : { settings: extras.settings }),
           ...(extras.worktree === undefined ? {} : { worktree: extras.worktree }),
-          ...(extras.resume === undefined ? {} : { resume: extras.resume })
+          ...(extras.resume === undefined ? {} : { resume: extras.resume }),
+          ...(extras.deadline === undefined ? {} : { deadline: extras.deadline })
         })
       )
       const [exit] = yield* Effect.all([loop, extras.during?.(() => output.join("")) ?? Effect.void], { concurrency: 2 })

@@ -1,0 +1,70 @@
+import { assert, describe, it } from "@effect/vitest"
+import { listChange, listChanges, type ListInput } from "../src/sweep/ChangeList.js"
+import type { ChangeCandidate } from "../src/sweep/SweepPolicy.js"
+
+const candidate = (overrides: Partial<ChangeCandidate> = {}): ChangeCandidate => ({
+  id: "001-01_a",
+  archived: false,
+  hasProposal: true,
+  loopStatus: null,
+  tasks: { total: 4, open: 3 },
+  ...overrides
+})
+const input = (overrides: Partial<ChangeCandidate> = {}, extra: Partial<ListInput> = {}): ListInput => ({
+  candidate: candidate(overrides),
+  lastRun: null,
+  holder: null,
+  ...extra
+})
+
+describe("a change as --list shows it", () => {
+  it("is ready when a new loop may start on it, with its tasks done of total", () => {
+    assert.deepStrictEqual(listChange(input()), {
+      id: "001-01_a",
+      ready: true,
+      state: "ready",
+      why: null,
+      lastStatus: null,
+      iteration: 0,
+      maxIterations: null,
+      holder: null,
+      leaseExpiresAt: null,
+      tasks: { done: 1, total: 4 },
+      resumeAt: null
+    })
+  })
+
+  it("is running, not ready, while someone holds it, naming the holder and when its lease lapses", () => {
+    const listed = listChange(input({}, {
+      holder: { name: "pid 7 on ci-1", expiresAt: "2026-11-27T10:15:00.000Z" },
+      lastRun: { status: "running", iteration: 3, maxIterations: 20, resumeAt: null }
+    }))
+    assert.deepInclude(listed, { ready: false, state: "running", holder: "pid 7 on ci-1", leaseExpiresAt: "2026-11-27T10:15:00.000Z", lastStatus: "running", iteration: 3, maxIterations: 20 })
+  })
+
+  it("is complete when its loop completed or every task is done, saying which", () => {
+    assert.deepInclude(listChange(input({ loopStatus: "complete" })), { ready: false, state: "complete", why: "its loop completed" })
+    assert.deepInclude(listChange(input({ tasks: { total: 2, open: 0 } })), { ready: false, state: "complete", why: "every task is done" })
+  })
+
+  it("goes on being ready after a run that stopped short, with when to run it again after a usage limit", () => {
+    const listed = listChange(input({ loopStatus: "usage-limit" }, { lastRun: { status: "usage-limit", iteration: 4, maxIterations: 20, resumeAt: "2026-11-27T12:00:00.000Z" } }))
+    assert.deepInclude(listed, { ready: true, state: "ready", lastStatus: "usage-limit", resumeAt: "2026-11-27T12:00:00.000Z" })
+  })
+
+  it("is archived, or not ready without a proposal, and a task list with no task says nothing", () => {
+    assert.deepInclude(listChange(input({ archived: true, tasks: null })), { ready: false, state: "archived", why: null, tasks: null })
+    assert.deepInclude(listChange(input({ hasProposal: false })), { ready: false, state: "not-ready", why: "no proposal.md" })
+    assert.strictEqual(listChange(input({ tasks: { total: 0, open: 0 } })).tasks, null)
+  })
+
+  it("lists changes in id order, archived ones last", () => {
+    const ids = listChanges([
+      input({ id: "002-01_b" }),
+      input({ id: "000-01_old", archived: true }),
+      input({ id: "001-01_a" }),
+      input({ id: "001-02_c", archived: true })
+    ]).map((c) => c.id)
+    assert.deepStrictEqual(ids, ["001-01_a", "002-01_b", "000-01_old", "001-02_c"])
+  })
+})
