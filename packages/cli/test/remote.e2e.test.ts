@@ -122,6 +122,25 @@ describe("spool ralph --list", () => {
     expect(git(fresh, "status", "--porcelain", "--ignored")).toBe("")
   })
 
+  it("shares one backlog between machines: a sweep skips a change leased elsewhere as busy", async () => {
+    const remote = remoteRepo((root) => {
+      addChange(root, "001-02_second")
+      addChange(root, "001-03_third")
+    })
+    const clone = remote.clone()
+    pushLease(clone, "001-02_second", Date.now() + 3_600_000)
+    const swept = await spool(["ralph", "--continue-ready", "--remote", "origin", "--resume", ...harness(working(1))], { cwd: clone })
+    expect(swept.code, swept.stderr).toBe(0)
+    expect(swept.stdout).toMatch(/001-02_second\s+busy/)
+    const names = Object.keys(refs(remote.bare))
+    expect(names).toContain(`refs/heads/spool/${change}`)
+    expect(names).toContain("refs/heads/spool/001-03_third")
+    expect(names).not.toContain("refs/heads/spool/001-02_second")
+    expect(names).not.toContain("refs/spool/state/001-02_second")
+    const listed = JSON.parse((await spool(["ralph", "--list", "--json", "--remote", "origin"], { cwd: remote.clone() })).stdout)
+    expect(listed.map((c: { id: string; state: string }) => [c.id, c.state])).toEqual([[change, "complete"], ["001-02_second", "running"], ["001-03_third", "complete"]])
+  })
+
   it("says when the remote is not one of the repository's", async () => {
     const fresh = remoteRepo().clone()
     const result = await spool(["ralph", "--list", "--remote", "upstream"], { cwd: fresh })
