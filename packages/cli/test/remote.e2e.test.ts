@@ -1,5 +1,6 @@
 import { startGitDaemon, type GitDaemon, newClone } from "@spool/testkit/gitDaemon"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { GitRemoteHome } from "@spool/git"
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -223,5 +224,13 @@ describe("spool ralph --remote", () => {
     expect(remoteHistory(remote.bare).map((r) => [r.iteration, r.outcome])).toEqual([[1, "interrupted"]])
     expect(Object.keys(refs(remote.bare))).not.toContain(`refs/spool/lease/${change}`)
     expect(readFileSync(join(stateDir(clone, change), "state.json"), "utf8")).toContain("interrupted")
+  })
+})
+
+describe("what --remote says", () => {
+  it("hides a URL's credentials in the remote's errors", async () => {
+    expect(GitRemoteHome.hideCredentials("fatal: unable to access 'https://gitlab-ci-token:glcbt-64_s3cr3t@gitlab.example.com/team/repo.git/': 403")).toBe(
+      "fatal: unable to access 'https://[REDACTED]@gitlab.example.com/team/repo.git/': 403"
+    )
   })
 })

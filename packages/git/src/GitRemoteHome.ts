@@ -32,6 +32,9 @@ const decodeLease = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({
   expiresAt: Schema.String
 })))
 
+/** A URL's user and password (`https://user:token@host/...`), which git's messages may carry, hidden. */
+export const hideCredentials = (text: string) => text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1[REDACTED]@")
+
 /** What the repository needs to keep a change's loop on `remote`. */
 export interface RemoteHomeOptions {
   /** The directory holding `.spool/` (where the main work tree's git runs). */
@@ -59,7 +62,11 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
       if (input !== undefined) child.stdin?.end(input)
     })
   const failed = (action: string, ran: Ran) =>
-    new RemoteError({ remote, action, detail: (ran.stderr.trim() || ran.stdout.trim() || `git exited with code ${ran.exitCode}`).split("\n").slice(-3).join("; ") })
+    new RemoteError({
+      remote,
+      action,
+      detail: hideCredentials((ran.stderr.trim() || ran.stdout.trim() || `git exited with code ${ran.exitCode}`).split("\n").slice(-3).join("; "))
+    })
   /** The output of a command that must succeed. */
   const must = (action: string, args: ReadonlyArray<string>, input?: string, cwd?: string) =>
     Effect.flatMap(git(args, input, cwd), (ran) => (ran.exitCode === 0 ? Effect.succeed(ran.stdout.trim()) : Effect.fail(failed(action, ran))))
@@ -141,18 +148,24 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
     }
   }
 
-  /** Moves the local branch to the remote's tip; commits only this clone has are kept on a branch of their own. */
+  /**
+   * Moves the local branch to the remote's tip; commits only this clone has are kept on a branch of
+   * their own, which the note returned names.
+   */
   const followRemote = (changeId: ChangeId, tip: string) =>
     Effect.gen(function*() {
       const ref = branchRefOf(changeId)
       const mine = yield* revOrNull(ref)
-      if (mine === tip) return
+      if (mine === tip) return null
       const worktree = worktreeOf(changeId)
+      let note: string | null = null
       if (mine !== null) {
         const behind = (yield* git(["merge-base", "--is-ancestor", mine, tip])).exitCode === 0
         if (!behind) {
-          const aside = `${ref}-unpushed-${mine.slice(0, 12)}`
-          yield* local("keep unpushed commits", ["update-ref", aside, mine])
+          const aside = `${branchOf(changeId)}-unpushed-${mine.slice(0, 12)}`
+          yield* local("keep unpushed commits", ["update-ref", `refs/heads/${aside}`, mine])
+          note = `branch ${branchOf(changeId)} here had commits the remote does not (never pushed, or from a loop whose lease was lost): ` +
+            `kept on branch ${aside}; the loop goes on from the remote's`
         }
       }
       if (worktree !== null) {
@@ -162,6 +175,7 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
       } else {
         yield* local("follow the remote's branch", ["update-ref", ref, tip])
       }
+      return note
     })
 
   /** Replaces the change's local state with the tree of the remote's state commit. */
@@ -194,9 +208,9 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
         ...(stateTip === undefined ? [] : [`+${state}:refs/spool/seen/state/${changeId}`])
       ]
       if (refspecs.length > 0) yield* must(`fetch ${changeId}`, ["fetch", "--no-tags", "-q", remote, ...refspecs])
-      if (branchTip !== undefined) yield* followRemote(changeId, branchTip)
+      const note = branchTip === undefined ? null : yield* followRemote(changeId, branchTip)
       if (stateTip !== undefined) yield* restoreState(changeId, stateTip)
-      return { branch: branchTip !== undefined, state: stateTip !== undefined } satisfies Pulled
+      return { branch: branchTip !== undefined, state: stateTip !== undefined, notes: note === null ? [] : [note] } satisfies Pulled
     })
 
   /** A commit of the change's state files, after the last one kept. */
@@ -268,7 +282,7 @@ export const snapshot = (options: { readonly root: string; readonly remote: stri
           resume(
             error === null
               ? Effect.succeed(String(stdout))
-              : Effect.fail(new RemoteError({ remote, action, detail: String(stderr).trim().split("\n").slice(-2).join("; ") || error.message }))
+              : Effect.fail(new RemoteError({ remote, action, detail: hideCredentials(String(stderr).trim().split("\n").slice(-2).join("; ") || error.message) }))
           ))
       })
     const listed = yield* run("list the loops", ["ls-remote", remote, "refs/spool/*", "refs/heads/spool/*"])

@@ -185,7 +185,9 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
         resume: prepared.resume,
         deadline: prepared.deadline
       }).pipe(Effect.provide(Layer.merge(lease === null ? lock : leaseLayer(lease).pipe(Layer.provide(lock)), gitLayer(place.cwd))))
-      if (prepared.merged !== true || result.status !== "complete") yield* afterLoop(place, result.status === "complete")
+      if (prepared.merged !== true || result.status !== "complete") {
+        yield* afterLoop(place, result.status === "complete", prepared.remote?.name ?? null)
+      }
       return result
     }).pipe(Effect.scoped)
     return yield* loop.pipe(
@@ -217,6 +219,7 @@ const takeRemoteHome = (change: Change, remote: { readonly name: string; readonl
     }
     yield* workspace.ensureStateDir(change.id)
     const pulled = yield* home.pull(change.id)
+    for (const note of pulled.notes) yield* reporter.warn(note)
     yield* reporter.line(
       pulled.branch
         ? `on ${remote.name}: branch ${branchOf(change.id)}${pulled.state ? " and the loop's state" : ""} fetched; the lease is this loop's`

@@ -82,14 +82,23 @@ export const workPlace = (change: Change, options: { readonly worktree: boolean;
 /** The loop's lock records the work tree it runs in (the branch and the worktree are in the loop's request). */
 export const placeLayer = (place: WorkPlace, owner: LockIdentity) => LoopLock.layer({ ...owner, workTree: real(place.cwd) })
 
-/** What to do with the work once the loop has ended. */
-export const afterLoop = (place: WorkPlace, completed: boolean) =>
-  place.worktree === null ? Effect.void : Effect.flatMap(LoopReporter, (reporter) =>
-    reporter.line(
+/** What to do with the work once the loop has ended (with `--remote`, the work is on the remote's branch). */
+export const afterLoop = (place: WorkPlace, completed: boolean, remote: string | null = null) =>
+  place.worktree === null ? Effect.void : Effect.flatMap(LoopReporter, (reporter) => {
+    const { branch, path } = place.worktree!
+    if (remote !== null) {
+      return reporter.line(
+        completed
+          ? `to bring the work in: git fetch ${remote} && git merge ${remote}/${branch}`
+          : `the work so far is on branch ${branch} of ${remote}; a run with --remote ${remote} --resume goes on from there, on any clone`
+      )
+    }
+    return reporter.line(
       completed
-        ? `to bring the work in: git merge ${place.worktree!.branch}   (worktree: ${place.worktree!.path})`
-        : `the work so far is on branch ${place.worktree!.branch} (worktree: ${place.worktree!.path}); the next run goes on there`
-    ))
+        ? `to bring the work in: git merge ${branch}   (worktree: ${path})`
+        : `the work so far is on branch ${branch} (worktree: ${path}); the next run goes on there`
+    )
+  })
 
 /** `--worktree --remove`: the change's worktree goes, unless a loop runs in it or it holds uncommitted work; the branch stays. The answer says so. */
 export const removeWorktree = (change: Change) =>

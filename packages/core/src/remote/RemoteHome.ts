@@ -20,6 +20,8 @@ export interface Pulled {
   readonly branch: boolean
   /** The remote had the loop's state, now in the local state directory. */
   readonly state: boolean
+  /** What the pull had to do that the user should know of (commits only this clone had, kept on a branch). */
+  readonly notes: ReadonlyArray<string>
 }
 
 /**
@@ -83,7 +85,7 @@ export class MemoryRemote {
             return held === undefined ? { _tag: "Free" } : { _tag: "Held", version: held.version, lease: held.lease }
           }),
         swapLease: swap,
-        pull: () => Effect.succeed({ branch: false, state: false }),
+        pull: () => Effect.succeed({ branch: false, state: false, notes: [] }),
         push: (changeId, next, expected) =>
           Effect.tap(swap(changeId, next, expected), (done) =>
             Option.isSome(done) ? Ref.update(pushes, (list) => [...list, { changeId, lease: next }]) : Effect.void)
