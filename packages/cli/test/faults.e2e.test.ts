@@ -1,5 +1,6 @@
 import { type GitDaemon, newClone, startGitDaemon } from "@spool/testkit/gitDaemon"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -145,6 +146,40 @@ describe("loops between machines, under faults", () => {
     )
     expect(git(remote.bare, "log", "--name-only", "--format=", `${pushedBefore}..${branch}`)).not.toContain("-old.txt")
     expect(history(remote.bare).map((r) => r.iteration)).toEqual([1, 2, 3])
+  })
+
+  it("a lease that moves while it is read (renewed, given up, taken again) is read as it is, never as an error", async () => {
+    const remote = remoteRepo()
+    const holder = remote.clone()
+    const stop = tempFile("stop")
+    // Another machine's loop, renewing its lease as fast as it can and now and then giving it up.
+    const renewing = agentScript(`
+import { execFileSync } from "node:child_process"
+import { existsSync } from "node:fs"
+const git = (...args) => execFileSync("git", args, { cwd: ${JSON.stringify(holder)}, encoding: "utf8" }).trim()
+const tree = git("mktree")
+for (let n = 0; !existsSync(${JSON.stringify(stop)}); n++) {
+  const now = Date.now()
+  const lease = { holder: "ci-9/99/renews", host: "ci-9", pid: 99, takenAt: new Date(now).toISOString(), renewedAt: new Date(now + n).toISOString(), expiresAt: new Date(now + 3_600_000).toISOString() }
+  if (n % 7 === 6) git("push", "-q", "origin", ":refs/spool/lease/${change}")
+  else git("push", "-q", "-f", "origin", git("commit-tree", tree, "-m", JSON.stringify(lease)) + ":refs/spool/lease/${change}")
+}
+`)
+    const [program, script] = renewing.split(" ") as [string, string]
+    const child = spawn(program, [script], { stdio: "ignore" })
+    try {
+      const clone = remote.clone()
+      for (let i = 0; i < 6; i++) {
+        const run = await spool(["ralph", "--change", "001-01", "--remote", "origin", ...harness(gated(stop, 0, 1))], { cwd: clone })
+        // Taken while it was given up (and then done at once), or refused as held: never a failure.
+        expect([0, 73], run.stderr).toContain(run.code)
+        const listed = await spool(["ralph", "--list", "--json", "--remote", "origin"], { cwd: clone })
+        expect(listed.code, listed.stderr).toBe(0)
+      }
+    } finally {
+      writeFileSync(stop, "")
+      await new Promise((r) => child.on("close", r))
+    }
   })
 
   it("a run stopped by its deadline goes on in another clone, its caps counting the whole run", async () => {

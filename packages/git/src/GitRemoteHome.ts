@@ -116,18 +116,19 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
   const readLease = (changeId: ChangeId): Effect.Effect<LeaseView, RemoteError> =>
     Effect.gen(function*() {
       const ref = leaseRefOf(changeId)
-      const sha = (yield* remoteRefs(`read the lease of ${changeId}`, [ref])).get(ref)
-      if (sha === undefined) return { _tag: "Free" } satisfies LeaseView
-      const fetched = yield* git(["fetch", "--no-tags", "-q", remote, `+${ref}:refs/spool/seen/lease/${changeId}`])
+      const seen = `refs/spool/seen/lease/${changeId}`
+      if (!(yield* remoteRefs(`read the lease of ${changeId}`, [ref])).has(ref)) return { _tag: "Free" } satisfies LeaseView
+      // The lease moves at every renewal and goes at the end: what counts is the version fetched,
+      // not the one listed a moment before.
+      const fetched = yield* git(["fetch", "--no-tags", "-q", remote, `+${ref}:${seen}`])
       if (fetched.exitCode !== 0) {
-        // Given up (or taken again) between the listing and the fetch: read it afresh.
-        const again = (yield* remoteRefs(`read the lease of ${changeId}`, [ref])).get(ref)
-        if (again === undefined) return { _tag: "Free" } satisfies LeaseView
-        if (again === sha) return yield* failed(`read the lease of ${changeId}`, fetched)
-        return yield* readLease(changeId)
+        // Given up between the listing and the fetch: read it afresh.
+        if (!(yield* remoteRefs(`read the lease of ${changeId}`, [ref])).has(ref)) return { _tag: "Free" } satisfies LeaseView
+        return yield* failed(`read the lease of ${changeId}`, fetched)
       }
-      const message = yield* local(`read the lease of ${changeId}`, ["log", "-1", "--format=%B", sha])
-      return { _tag: "Held", version: sha, lease: Option.getOrNull(decodeLease(message)) } satisfies LeaseView
+      const version = yield* local(`read the lease of ${changeId}`, ["rev-parse", seen])
+      const message = yield* local(`read the lease of ${changeId}`, ["log", "-1", "--format=%B", version])
+      return { _tag: "Held", version, lease: Option.getOrNull(decodeLease(message)) } satisfies LeaseView
     })
 
   const swapLease = (changeId: ChangeId, next: Lease | null, expected: string | null) =>
@@ -290,8 +291,24 @@ export const snapshot = (options: { readonly root: string; readonly remote: stri
       const [sha, ref] = line.split("\t") as [string, string]
       return [ref, sha] as const
     }))
+    const seenOf = (ref: string) => `refs/spool/seen/all/${ref.replace(/^refs\//, "")}`
+    // What an earlier snapshot fetched goes first, so that nothing of it stands for the remote now.
+    const earlier = (yield* run("read the loops", ["for-each-ref", "--format=%(refname)", "refs/spool/seen/all/"])).split("\n").filter(Boolean)
+    yield* Effect.forEach(earlier, (ref) => run("read the loops", ["update-ref", "-d", ref]))
     if (refs.size > 0) {
-      yield* run("fetch the loops", ["fetch", "--no-tags", "-q", remote, ...[...refs.keys()].map((ref) => `+${ref}:refs/spool/seen/all/${ref.replace(/^refs\//, "")}`)])
+      // Refs that went between the listing and the fetch (a lease given up) are left out; what
+      // counts of each is the version fetched, not the one listed a moment before.
+      yield* run("fetch the loops", ["fetch", "--no-tags", "-q", remote, ...[...refs.keys()].map((ref) => `+${ref}:${seenOf(ref)}`)]).pipe(
+        Effect.catchAll(() =>
+          Effect.forEach([...refs.keys()], (ref) =>
+            Effect.ignore(run("fetch the loops", ["fetch", "--no-tags", "-q", remote, `+${ref}:${seenOf(ref)}`])))
+        )
+      )
+      for (const ref of [...refs.keys()]) {
+        const fetchedSha = yield* run("fetch the loops", ["rev-parse", "--verify", "-q", seenOf(ref)]).pipe(Effect.orElseSucceed(() => ""))
+        if (fetchedSha.trim() === "") refs.delete(ref)
+        else refs.set(ref, fetchedSha.trim())
+      }
     }
     const prefix = (yield* run("find .spool/", ["rev-parse", "--show-prefix"])).trim()
     const dir = mkdtempSync(Path.join(tmpdir(), "spool-remote-"))
