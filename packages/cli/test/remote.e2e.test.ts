@@ -140,6 +140,12 @@ describe("spool ralph --list", () => {
     expect(names).not.toContain("refs/spool/state/001-02_second")
     const listed = JSON.parse((await spool(["ralph", "--list", "--json", "--remote", "origin"], { cwd: remote.clone() })).stdout)
     expect(listed.map((c: { id: string; state: string }) => [c.id, c.state])).toEqual([[change, "complete"], ["001-02_second", "running"], ["001-03_third", "complete"]])
+    // Another machine's sweep goes by the remote: what is complete there is not swept again.
+    const again = await spool(["ralph", "--continue-ready", "--remote", "origin", "--resume", ...harness(working(1))], { cwd: remote.clone() })
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stdout).toContain("sweeping 1 ready change: 001-02_second")
+    expect(again.stdout).toMatch(/001-01_greeting-cli\s+already complete/)
+    expect(again.stdout).toMatch(/001-02_second\s+busy/)
   })
 
   it("says when the remote is not one of the repository's", async () => {

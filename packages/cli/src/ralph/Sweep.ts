@@ -27,6 +27,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import { TerminalReporter } from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { wholeNumber } from "./GuardOptions.js"
+import { onRemote } from "./List.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
 import { type PreparedLoop, prepareLoop, runPrepared } from "./Run.js"
 import { sweepSummary } from "./SweepSummary.js"
@@ -164,7 +165,9 @@ export const sweep = (args: RalphArgs) =>
     if (args.merge && base === null) {
       return yield* usage("--merge brings the work into the branch checked out here, and none is (not a git repository, or a detached HEAD); check out a branch first")
     }
-    const changes = sweepChanges(yield* candidates, selection)
+    // With --remote, what is ready is what the remote says: a change complete there is not swept again.
+    const known = prepared.remote === null ? yield* candidates : yield* onRemote(prepared.remote.name, () => candidates)
+    const changes = sweepChanges(known, selection)
     const terminal = yield* TerminalReporter
     const ready = changes.filter((c) => c.readiness._tag === "Ready").map((c) => c.change.id)
     yield* terminal.print(
