@@ -240,3 +240,23 @@ describe("what --remote says", () => {
     )
   })
 })
+
+describe("spool ralph --resume", () => {
+  it("goes on with the last run here, and --status shows it as one run", async () => {
+    const root = makeWorkspace()
+    const first = await spool(["ralph", "--change", "001-01", "--max-iterations", "2", ...harness(working(0))], { cwd: root })
+    expect(first.code, first.stderr).toBe(3)
+    const resumed = await spool(["ralph", "--change", "001-01", "--resume", "--max-iterations", "5", ...harness(working(3))], { cwd: root })
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(resumed.stdout).toMatch(/resuming run \S+ at iteration 3 \(so far: cost unknown, 0 tokens, \S+\)/)
+    const status = JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout)
+    expect(status).toMatchObject({ status: "complete", iteration: 3 })
+    const history = readFileSync(join(stateDir(root, change), "history.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line))
+    expect(history.map((r) => r.iteration)).toEqual([1, 2, 3])
+    expect(new Set(history.map((r) => r.run))).toEqual(new Set([status.run]))
+    // A new run, without --resume, numbers from 1 again.
+    const fresh = await spool(["ralph", "--change", "001-01", ...harness(working(1))], { cwd: root })
+    expect(fresh.code, fresh.stderr).toBe(0)
+    expect(JSON.parse((await spool(["ralph", "--status", "--json", "--change", "001-01"], { cwd: root })).stdout).run).not.toBe(status.run)
+  })
+})
