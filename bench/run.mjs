@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { gitSummary } from "./figures/gitSummary.mjs"
 import { loopOverhead } from "./figures/loop.mjs"
 import { modelRequests } from "./figures/modelRequests.mjs"
+import { remoteOverhead } from "./figures/remote.mjs"
 import { status } from "./figures/status.mjs"
 import { streaming, streamingHarnesses } from "./figures/streaming.mjs"
 import { sweepOverhead, sweepPeakMemory } from "./figures/sweep.mjs"
@@ -20,8 +21,8 @@ import { lastRun, loopArgs, runSpool } from "./lib/spool.mjs"
 
 const quick = process.argv.includes("--quick")
 const settings = quick
-  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2, sweepBytes: 16 * 1024 ** 2, parallel: 4 }
-  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2, sweepBytes: 128 * 1024 ** 2, parallel: 4 }
+  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2, sweepBytes: 16 * 1024 ** 2, parallel: 4, remoteIterations: 10, remoteRuns: 2 }
+  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2, sweepBytes: 128 * 1024 ** 2, parallel: 4, remoteIterations: 50, remoteRuns: 4 }
 
 if (!existsSync(spoolBin)) {
   console.error(`bench: ${spoolBin} is missing; run \`pnpm bench\` (it builds first) or \`pnpm build\``)
@@ -129,6 +130,20 @@ results.sweep = await figure(`sweeps (${settings.loopRuns + 2} rounds; ${setting
   const memory = await sweepPeakMemory({ workspace: smallWorkspace(), bytes: settings.sweepBytes, parallel: settings.parallel })
   say(`  --max-parallel ${memory.parallel}, ${fmtMiB(memory.bytes / 1024)} from each agent: peak memory ${fmtMiB(memory.peakKiB)} (${fmtMs(memory.ms)})`)
   return { overhead, memory }
+})
+
+results.remote = await figure(`--remote: per iteration (${settings.remoteIterations} iterations, ${settings.remoteRuns} runs)`, async () => {
+  const r = await remoteOverhead({ iterations: settings.remoteIterations, runs: settings.remoteRuns })
+  const ratio = r.perIteration / r.push.median
+  line("--remote origin: added per iteration", fmtMs(r.perIteration), "git push of one commit", fmtMs(r.push.median), `${fmtRatio(ratio)} (goal: at most 1.5x, ${ratio <= 1.5 ? "met" : "missed"})`)
+  say(`  between iterations' starts: ${fmtMs(r.gaps.remote)} with --remote, ${fmtMs(r.gaps.local)} with --worktree alone (medians of ${r.gaps.count} gaps each)`)
+  say(`  whole runs: ${fmtMs(r.remote.median)} with --remote, ${fmtMs(r.local.median)} without: ${fmtMs(r.remote.median - r.local.median)} more, ${r.iterations} times ${fmtMs(r.perIteration)} and ${fmtMs(r.oneTime)} once per run`)
+  const b = r.breakdown
+  say(`  an iteration's push (traced, ${b.checkpoints} of them): ${b.commands} git commands over ${fmtMs(b.span)}, ${fmtMs(b.inside)} of it inside git, ${fmtMs(b.between)} between them`)
+  say(`    ${b.byCommand.map((c) => `${c.label} ${fmtMs(c.median)}`).join("; ")}`)
+  say(`    a plain git push of one commit: ${fmtMs(b.plainPushInside)} inside git`)
+  say(`    traced runs: ${fmtMs(b.perIteration)} added per iteration; after each commit ${fmtMs(b.window.remote)} with --remote, ${fmtMs(b.window.local)} without: the push's commands ${fmtMs(b.span)}, spool around them ${fmtMs(b.around)}; elsewhere ${fmtMs(b.elsewhere)}`)
+  return r
 })
 
 results.model = await figure("model requests per opencode iteration", async () => {

@@ -58,6 +58,10 @@ const figuresTable = (results) => {
   if (w?.memory) {
     lines.push(row([`${code(`--max-parallel ${w.memory.parallel}`)}: peak memory of the spool process, agents printing ${sizeOf(w.memory.bytes)} each`, fmtMiB(w.memory.peakKiB), "", "", "", "under 300 MiB", w.memory.peakKiB < 300 * 1024 ? "met" : `missed by ${fmtMiB(w.memory.peakKiB - 300 * 1024)}`]))
   } else lines.push(notMeasured("`--max-parallel`: peak memory", failureOf(results, "sweeps")))
+  const r = results.remote
+  if (r) {
+    lines.push(row([`${code("--remote origin")}: what it adds per iteration (its push of the branch, the loop's state and the lease's renewal), ${r.iterations} iterations, remote over git:// on 127.0.0.1`, fmtMs(r.perIteration), `${code("git push")} of one new commit to the same remote`, fmtMs(r.push.median), fmtRatio(r.perIteration / r.push.median), "at most 1.5x", atMost(r.perIteration, r.push.median, 1.5)]))
+  } else lines.push(notMeasured("`--remote`: per iteration", failureOf(results, "--remote")))
   if (m) {
     const met = m.title === 0 && m.total === m.agent && m.agent === 1 && m.completionDetected
     lines.push(row(["model requests per opencode iteration (a fake model server counts them)", `${m.total} (${m.title} for a title)`, "one agent turn", "1", `${m.total}/1`, "no title request; exactly the agent's own requests", met ? "met" : "missed"]))
@@ -279,6 +283,58 @@ const historySection = (results) => {
   ].join("\n")
 }
 
+const remoteSection = (results) => {
+  const { remote: r } = results
+  if (!r) return ""
+  const b = r.breakdown
+  const push = b.byCommand.find((c) => c.label.startsWith("push"))
+  const others = b.byCommand.filter((c) => c !== push)
+  const othersInside = others.reduce((sum, c) => sum + c.median, 0)
+  const perProcess = b.between / b.commands
+  const outside = b.around
+  const ratio = r.perIteration / r.push.median
+  const goal = 1.5 * r.push.median
+  const lines = [
+    "### `--remote`: what a remote adds per iteration",
+    "",
+    `${code(`spool ralph ... --harness command --harness-command <agent> --max-iterations ${r.iterations} --remote origin`)} in a clone of a bare copy of the example workspace, served by ${code("git daemon")} on 127.0.0.1 over git:// (${code("bench/lib/gitDaemon.mjs")}), next to the same loop with ${code("--worktree")} instead in another clone of it: ${code("--remote")} runs in the change's worktree too, so the two loops differ only in the remote. The agent, ${code(`sh -c 'echo "$SPOOL_ITERATION" > "bench-$SPOOL_ITERATION.txt"'`)}, writes one small file per iteration and never claims completion, so every iteration of both loops commits one file. The reference: ${code("git push origin <commit>:refs/heads/bench-push")} of ${r.iterations} commits of one new file each, one after the other, made beforehand in a third clone; only the pushes are timed, since both loops make their commits and the difference leaves them out. ${r.runs} round${r.runs === 1 ? "" : "s"} (the loop with the remote, the loop without, the pushes), after a short warm-up round; each run starts with no loop state, no worktree or branch and nothing of the loop's on the remote, and automatic gc is off in the clones and on the remote, so that no run pays for one.`,
+    "",
+    `What the remote adds per iteration is taken between the starts of successive iterations (the history records' ${code("startedAt")}): the median gap with ${code("--remote")} less the median gap without. An iteration's push happens in that gap, after its record is written and before the next iteration starts (the last one's, after the last record). The runs' wall times, spawn to exit, give the same per iteration plus what a run does only once.`,
+    "",
+    "| | with `--remote origin` | with `--worktree` | difference |",
+    "| --- | ---: | ---: | ---: |",
+    row([`a run of ${r.iterations} iterations (median wall time)`, fmtMs(r.remote.median), fmtMs(r.local.median), fmtMs(r.remote.median - r.local.median)]),
+    row([`from one iteration's start to the next's (median of ${r.gaps.count} gaps)`, fmtMs(r.gaps.remote), fmtMs(r.gaps.local), fmtMs(r.perIteration)]),
+    row([`${code("git push")} of one new commit (median of ${r.push.runs.length})`, "", "", fmtMs(r.push.median)]),
+    "",
+    `Of the whole run's difference, ${r.iterations} times the per-iteration figure is ${fmtMs(r.iterations * r.perIteration)}; ${r.oneTime > 0 ? `the remaining ${fmtMs(r.oneTime)} is what a run does once` : "nothing is left over, within the noise, for what a run does once"}: ${b.once.map((c) => `${code(c.label)} ${fmtMs(c.inside)}`).join(", ")} (inside git, in the traced run below), and spool's own work around them.`,
+    "",
+    `An iteration's push, from one more run of each loop (${r.tracedIterations} iterations) under ${code("GIT_TRACE2_EVENT")}, apart from the timed rounds: ${b.commands} git commands, one after the other, over ${fmtMs(b.span)} from the first one's start to the last one's end (medians of ${b.checkpoints}); ${fmtMs(b.inside)} of it is inside git, ${fmtMs(b.between)} between the commands (starting each process, and spool's own work between them). In these traced runs the remote added ${fmtMs(b.perIteration)} per iteration. The window after each iteration's commit (from its last git command to the next iteration's first), where the push falls, took ${fmtMs(b.window.remote)} with the remote and ${fmtMs(b.window.local)} without: ${fmtMs(b.span)} of the difference is the push's commands, ${fmtMs(b.around)} spool's own work before and after them (reading the state directory, the lease's bookkeeping); the remaining ${fmtMs(b.elsewhere)} of the iteration's difference falls elsewhere in the iteration${Math.abs(b.elsewhere) < 0.25 * b.perIteration ? ", within the noise of single runs on this machine" : ""}.`,
+    "",
+    "| git command | inside git (median) |",
+    "| --- | ---: |",
+    ...b.byCommand.map((c) => row([code(c.label), fmtMs(c.median)])),
+    row([`the reference: ${code("git push")} of one commit`, fmtMs(b.plainPushInside)]),
+    ""
+  ]
+  if (ratio <= 1.5) {
+    lines.push("The goal is met.", "")
+    return lines.join("\n")
+  }
+  const pushInside = push?.median ?? 0
+  const estimate = pushInside + 3 * perProcess + Math.max(outside, 0)
+  lines.push(
+    `The goal is missed: ${fmtRatio(ratio)} of a plain push instead of 1.5x; the remote would have to add at most ${fmtMs(goal)} per iteration here, ${fmtMs(r.perIteration - goal)} less. Inside git, spool's push takes ${fmtMs(pushInside)} against ${fmtMs(b.plainPushInside)} for the plain push (${fmtRatio(pushInside / b.plainPushInside)}), for its three refs in one ${code("--atomic")} push with the lease checked${pushInside <= goal ? ", within the goal by itself" : ", over the goal by itself"}. The rest is the ${b.commands - 1} other commands, which spend ${fmtMs(othersInside)} inside git between them but cost about ${fmtMs(perProcess)} each to start from the loop, and ${outside > 0 ? `${fmtMs(outside)} of spool's own work around them` : "little else around them"}.`,
+    "",
+    "What it would take:",
+    "",
+    `- Fewer processes: everything but the push and the last ${code("update-ref")} only writes objects or reads values the loop already knows. The empty tree of the lease's commit has a fixed name (${code("git hash-object -t tree /dev/null")}), the branch's tip is the commit the loop has just made, and the state's parent is the state commit pushed last; the state's blobs, tree and commit and the lease's commit could be written by one process (one ${code("git fast-import")} stream with ${code("--export-marks")}, or objects written from Node directly) instead of ${b.commands - 2}.`,
+    `- With three processes (one writing the objects, the push, the ${code("update-ref")}), the remote would add about ${fmtMs(estimate)} per iteration (the push inside git, three process starts at the rate above, spool's own work around them as now): ${estimate <= goal ? "within the goal" : `still over the goal${pushInside > goal ? ", which the push alone misses" : "; spool's own work around the commands would have to shrink too"}`}.`,
+    ""
+  )
+  return lines.join("\n")
+}
+
 const modelSection = (results) => {
   const { model: m } = results
   if (!m) return ""
@@ -313,10 +369,11 @@ export const renderDocument = (results) => {
     gitGrowthSection(results),
     streamingSection(results),
     historySection(results),
+    remoteSection(results),
     modelSection(results),
     "## Reproducing",
     "",
-    `${code("pnpm bench")} builds the CLI (${code("pnpm build")}), runs ${code("bench/run.mjs")}, prints each figure with its reference as it goes and rewrites this file. It needs git, ${code("cat")} and ${code("sh")}, Linux's ${code("/proc")} for the memory figure, and the installed dependencies (the opencode binary and esbuild come with ${code("pnpm install")}); it makes no network requests beyond 127.0.0.1. Generated data is kept in ${code(".bench/")} (about 1.1 GiB: the generated repository and the ${sizeOf(results.streaming?.bytes ?? GIB)} of the flood harness's output) and reused while its shape is unchanged; delete the directory to start afresh. ${code("node bench/run.mjs --quick")} runs fewer and smaller rounds and leaves this file alone, to check the suite itself.`,
+    `${code("pnpm bench")} builds the CLI (${code("pnpm build")}), runs ${code("bench/run.mjs")}, prints each figure with its reference as it goes and rewrites this file. It needs git (with ${code("git daemon")}, which serves the ${code("--remote")} figure's remote on 127.0.0.1), ${code("cat")} and ${code("sh")}, Linux's ${code("/proc")} for the memory figure, and the installed dependencies (the opencode binary and esbuild come with ${code("pnpm install")}); it makes no network requests beyond 127.0.0.1. Generated data is kept in ${code(".bench/")} (about 1.1 GiB: the generated repository and the ${sizeOf(results.streaming?.bytes ?? GIB)} of the flood harness's output) and reused while its shape is unchanged; delete the directory to start afresh. ${code("node bench/run.mjs --quick")} runs fewer and smaller rounds and leaves this file alone, to check the suite itself.`,
     ""
   ].join("\n")}`
 }

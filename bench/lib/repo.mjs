@@ -23,10 +23,16 @@ const initRepository = (dir) => {
 const temporary = []
 process.on("exit", () => temporary.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
 
+/** A new empty temporary directory, removed at exit. */
+export const temporaryDirectory = (prefix = "spool-bench-") => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  temporary.push(dir)
+  return dir
+}
+
 /** A copy of the example workspace (change 001-01) in a fresh temporary git repository with one commit, removed at exit. */
 export const smallWorkspace = () => {
-  const dir = mkdtempSync(join(tmpdir(), "spool-bench-"))
-  temporary.push(dir)
+  const dir = temporaryDirectory()
   cpSync(join(examplesDir, "workspace"), dir, { recursive: true })
   initRepository(dir)
   git(dir, ...IDENTITY, "add", "-A")
