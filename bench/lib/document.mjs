@@ -290,7 +290,7 @@ const remoteSection = (results) => {
   const push = b.byCommand.find((c) => c.label.startsWith("push"))
   const others = b.byCommand.filter((c) => c !== push)
   const othersInside = others.reduce((sum, c) => sum + c.median, 0)
-  const perProcess = b.between / b.commands
+  const perProcess = b.between / Math.max(1, b.commands - 1)
   const outside = b.around
   const ratio = r.perIteration / r.push.median
   const goal = 1.5 * r.push.median
