@@ -21,8 +21,8 @@ import { lastRun, loopArgs, runSpool } from "./lib/spool.mjs"
 
 const quick = process.argv.includes("--quick")
 const settings = quick
-  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2, sweepBytes: 16 * 1024 ** 2, parallel: 4, remoteIterations: 10, remoteRuns: 2 }
-  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2, sweepBytes: 128 * 1024 ** 2, parallel: 4, remoteIterations: 50, remoteRuns: 4 }
+  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2, sweepBytes: 16 * 1024 ** 2, parallel: 4, remoteIterations: 8, remoteRuns: 3 }
+  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2, sweepBytes: 128 * 1024 ** 2, parallel: 4, remoteIterations: 25, remoteRuns: 6 }
 
 if (!existsSync(spoolBin)) {
   console.error(`bench: ${spoolBin} is missing; run \`pnpm bench\` (it builds first) or \`pnpm build\``)
@@ -136,13 +136,13 @@ results.remote = await figure(`--remote: per iteration (${settings.remoteIterati
   const r = await remoteOverhead({ iterations: settings.remoteIterations, runs: settings.remoteRuns })
   const ratio = r.perIteration / r.push.median
   line("--remote origin: added per iteration", fmtMs(r.perIteration), "git push of one commit", fmtMs(r.push.median), `${fmtRatio(ratio)} (goal: at most 1.5x, ${ratio <= 1.5 ? "met" : "missed"})`)
-  say(`  between iterations' starts: ${fmtMs(r.gaps.remote)} with --remote, ${fmtMs(r.gaps.local)} with --worktree alone (medians of ${r.gaps.count} gaps each)`)
+  say(`  between iterations' starts (medians of each run's ${r.gaps.perRun} gaps): ${fmtMs(r.gaps.remote)} with --remote, ${fmtMs(r.gaps.local)} with --worktree alone; per round ${r.rounds.map((x) => `${fmtMs(x.remote.gap)} - ${fmtMs(x.local.gap)} = ${fmtMs(x.difference)}`).join(", ")}`)
   say(`  whole runs: ${fmtMs(r.remote.median)} with --remote, ${fmtMs(r.local.median)} without: ${fmtMs(r.remote.median - r.local.median)} more, ${r.iterations} times ${fmtMs(r.perIteration)} and ${fmtMs(r.oneTime)} once per run`)
   const b = r.breakdown
   say(`  an iteration's push (traced, ${b.checkpoints} of them): ${b.commands} git commands over ${fmtMs(b.span)}, ${fmtMs(b.inside)} of it inside git, ${fmtMs(b.between)} between them`)
   say(`    ${b.byCommand.map((c) => `${c.label} ${fmtMs(c.median)}`).join("; ")}`)
   say(`    a plain git push of one commit: ${fmtMs(b.plainPushInside)} inside git`)
-  say(`    traced runs: ${fmtMs(b.perIteration)} added per iteration; after each commit ${fmtMs(b.window.remote)} with --remote, ${fmtMs(b.window.local)} without: the push's commands ${fmtMs(b.span)}, spool around them ${fmtMs(b.around)}; elsewhere ${fmtMs(b.elsewhere)}`)
+  say(`    after each commit, to the next iteration's first git command: ${fmtMs(b.window.remote)} with --remote, ${fmtMs(b.window.local)} without; of the difference, the push's commands ${fmtMs(b.span)}, spool's own work around them ${fmtMs(b.around)}`)
   return r
 })
 

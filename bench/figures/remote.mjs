@@ -7,7 +7,8 @@
 // Both loops commit each iteration's file, so their difference is what the remote adds: after each
 // iteration a state commit, a lease commit and one `git push --atomic --force-with-lease` of the
 // branch, the state and the lease. Per iteration it is measured between the starts of successive
-// iterations (the records' `startedAt`): the remote loop's median gap minus the local loop's. The
+// iterations (the records' `startedAt`): the remote loop's median gap minus the local loop's in
+// the same round, the median of the rounds' differences. The
 // runs' wall times give the same per iteration plus what a run does once (takes the lease, looks
 // for the branch and state on the remote, gives the lease up). A traced run of each loop tells
 // which git commands an iteration's push is made of, what each costs, and what spool does around them.
@@ -215,18 +216,26 @@ export const remoteOverhead = async ({ iterations, runs, tracedIterations = Math
     checkLocal(2)
     pushes(commitsToPush(2, 0))
 
-    const remoteMs = []
-    const localMs = []
-    const remoteGaps = []
-    const localGaps = []
+    const rounds = []
     const pushMs = []
     for (let round = 1; round <= runs; round++) {
-      reset(remoteClone)
-      remoteMs.push(timeOnce(remoteRun(iterations)))
-      remoteGaps.push(...gaps(checkRemote(iterations)))
-      reset(localClone)
-      localMs.push(timeOnce(localRun(iterations)))
-      localGaps.push(...gaps(checkLocal(iterations)))
+      // Each round's two loops, one after the other, first one then the other first: a busy moment of
+      // the machine falls on one of a round's loops, and the median over rounds leaves that round out.
+      const measure = {
+        remote: () => {
+          reset(remoteClone)
+          const ms = timeOnce(remoteRun(iterations))
+          return { ms, gap: median(gaps(checkRemote(iterations))) }
+        },
+        local: () => {
+          reset(localClone)
+          const ms = timeOnce(localRun(iterations))
+          return { ms, gap: median(gaps(checkLocal(iterations))) }
+        }
+      }
+      const order = round % 2 === 1 ? ["remote", "local"] : ["local", "remote"]
+      const measured = Object.fromEntries(order.map((side) => [side, measure[side]()]))
+      rounds.push({ remote: measured.remote, local: measured.local, difference: measured.remote.gap - measured.local.gap })
       pushMs.push(...pushes(commitsToPush(iterations, round)))
     }
     const pushedCount = Number(git(bare, "rev-list", "--count", `${mainSha}..${PUSHED}`).trim())
@@ -238,33 +247,33 @@ export const remoteOverhead = async ({ iterations, runs, tracedIterations = Math
     const pushTrace = join(base, "push-trace2.json")
     reset(remoteClone)
     timeOnce(remoteRun(tracedIterations, { GIT_TRACE2_EVENT: remoteTrace }))
-    const tracedRemoteGaps = gaps(checkRemote(tracedIterations))
+    checkRemote(tracedIterations)
     reset(localClone)
     timeOnce(localRun(tracedIterations, { GIT_TRACE2_EVENT: localTrace }))
-    const tracedLocalGaps = gaps(checkLocal(tracedIterations))
+    checkLocal(tracedIterations)
     pushes(commitsToPush(tracedIterations, runs + 1), { GIT_TRACE2_EVENT: pushTrace })
     const traced = checkpoints(remoteTrace)
     const breakdown = breakdownOf(traced)
     if (breakdown.checkpoints !== tracedIterations) throw new Error(`the traced run made ${breakdown.checkpoints} pushes, not ${tracedIterations}`)
     breakdown.once = onceCommands(remoteTrace, new Set(traced.flatMap((c) => c.commands.map((command) => command.start))))
     breakdown.plainPushInside = median(tracedProcesses(pushTrace).filter((p) => p.args[0] === "push").map((p) => p.inside))
-    // Where the traced runs differ: the window after each iteration's commit, which holds the push, and the rest of the iteration.
-    breakdown.perIteration = median(tracedRemoteGaps) - median(tracedLocalGaps)
+    // Where the traced runs differ: the window after each iteration's commit, which holds the push.
+    // (Their whole iterations are not compared: one run of each is too few on a busy machine.)
     breakdown.window = { remote: median(afterCommit(tracedProcesses(remoteTrace))), local: median(afterCommit(tracedProcesses(localTrace))) }
     breakdown.around = breakdown.window.remote - breakdown.window.local - breakdown.span
-    breakdown.elsewhere = breakdown.perIteration - (breakdown.window.remote - breakdown.window.local)
     for (const file of [remoteTrace, localTrace, pushTrace]) rmSync(file, { force: true })
 
-    const remote = { median: median(remoteMs), runs: remoteMs }
-    const local = { median: median(localMs), runs: localMs }
-    const perIteration = median(remoteGaps) - median(localGaps)
+    const remote = { median: median(rounds.map((r) => r.remote.ms)), runs: rounds.map((r) => r.remote.ms) }
+    const local = { median: median(rounds.map((r) => r.local.ms)), runs: rounds.map((r) => r.local.ms) }
+    const perIteration = median(rounds.map((r) => r.difference))
     const wholeRun = remote.median - local.median
     return {
       iterations,
       runs,
       remote,
       local,
-      gaps: { remote: median(remoteGaps), local: median(localGaps), count: remoteGaps.length },
+      gaps: { remote: median(rounds.map((r) => r.remote.gap)), local: median(rounds.map((r) => r.local.gap)), perRun: iterations - 1 },
+      rounds,
       perIteration,
       wholeRunPerIteration: wholeRun / iterations,
       oneTime: wholeRun - iterations * perIteration,
