@@ -8,10 +8,10 @@
 // iteration a state commit, a lease commit and one `git push --atomic --force-with-lease` of the
 // branch, the state and the lease. Per iteration it is measured between the starts of successive
 // iterations (the records' `startedAt`): the remote loop's median gap minus the local loop's in
-// the same round, the median of the rounds' differences. The
-// runs' wall times give the same per iteration plus what a run does once (takes the lease, looks
-// for the branch and state on the remote, gives the lease up). A traced run of each loop tells
-// which git commands an iteration's push is made of, what each costs, and what spool does around them.
+// the same round, the median of the rounds' differences. The runs' wall times give the same per
+// iteration plus what a run does once (takes the lease, looks for the branch and state on the
+// remote, gives the lease up). A traced run of each loop tells which git commands an iteration's
+// push is made of, what each costs, and what spool does around them.
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { createBare, startGitDaemon } from "../lib/gitDaemon.mjs"
