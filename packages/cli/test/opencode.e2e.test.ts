@@ -55,10 +55,12 @@ describe("spool ralph --harness opencode, with the real opencode binary", () => 
         )
         expect(result.code, result.stderr).toBe(0)
         for (const id of ["001-01_greeting-cli", "001-02_farewell"]) {
-          expect(result.stdout).toMatch(new RegExp(`^${id} +complete +1 .* merged into main \\([0-9a-f]{8}\\)$`, "m"))
+          // Two opencodes starting at once in one home may race on creating its database: a first
+          // iteration that fails so is run again, and the change still completes and is merged.
+          expect(result.stdout).toMatch(new RegExp(`^${id} +complete +\\d+ .* merged into main \\([0-9a-f]{8}\\)$`, "m"))
           expect(readFileSync(join(root, `${id}.txt`), "utf8")).toBe(`${id} is done\n`)
         }
-        expect(result.stdout).toContain("total: 2 iterations")
+        expect(result.stdout).toMatch(/^total: \d+ iterations, .*2 merged into main$/m)
         expect(git(root, "status", "--porcelain")).toBe("")
         expect(git(root, "worktree", "list", "--porcelain").split("\n").filter((line) => line.startsWith("worktree "))).toHaveLength(1)
       }

@@ -1,7 +1,7 @@
 import { branchOf, type ChangeId, type Lease, type LeaseView, type Pulled, RemoteError, RemoteHome } from "@spool/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { execFile } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { directoryOf } from "./GitWorktree.js"
@@ -14,8 +14,6 @@ const branchRefOf = (changeId: string) => `refs/heads/${branchOf(changeId)}`
 /** The state files that travel: everything in the change's state directory but the lock, temporary files and logs. */
 const travels = (name: string) => name !== "lock" && !name.startsWith(".")
 
-/** Plumbing commits (state, lease) are spool's own, whoever the repository's user is. */
-const SPOOL_IDENTITY = ["-c", "user.name=spool", "-c", "user.email=spool@localhost"]
 
 interface Ran {
   readonly exitCode: number
@@ -53,7 +51,7 @@ export interface RemoteHomeOptions {
  */
 export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
   const { root, remote } = options
-  const git = (args: ReadonlyArray<string>, input?: string, cwd = root) =>
+  const git = (args: ReadonlyArray<string>, input?: string | Uint8Array, cwd = root) =>
     Effect.async<Ran>((resume) => {
       const child = execFile("git", [...args], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
@@ -68,9 +66,9 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
       detail: hideCredentials((ran.stderr.trim() || ran.stdout.trim() || `git exited with code ${ran.exitCode}`).split("\n").slice(-3).join("; "))
     })
   /** The output of a command that must succeed. */
-  const must = (action: string, args: ReadonlyArray<string>, input?: string, cwd?: string) =>
+  const must = (action: string, args: ReadonlyArray<string>, input?: string | Uint8Array, cwd?: string) =>
     Effect.flatMap(git(args, input, cwd), (ran) => (ran.exitCode === 0 ? Effect.succeed(ran.stdout.trim()) : Effect.fail(failed(action, ran))))
-  const local = (action: string, args: ReadonlyArray<string>, input?: string) => must(action, args, input)
+  const local = (action: string, args: ReadonlyArray<string>, input?: string | Uint8Array) => must(action, args, input)
   const revOrNull = (ref: string) =>
     Effect.map(git(["rev-parse", "--verify", "-q", `${ref}^{commit}`]), (ran) => (ran.exitCode === 0 ? ran.stdout.trim() : null))
 
@@ -85,9 +83,54 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
       return found
     })
 
-  const emptyTree = local("write a tree", ["mktree"], "")
-  const leaseCommit = (lease: Lease) =>
-    Effect.flatMap(emptyTree, (tree) => local("write the lease", [...SPOOL_IDENTITY, "commit-tree", tree, "-m", JSON.stringify(lease)]))
+  /** The last state commit of each change, once known: the parent of the next. */
+  const lastState = new Map<string, string | null>()
+  const parentOf = (changeId: ChangeId) =>
+    lastState.has(changeId) ? Effect.succeed(lastState.get(changeId)!) : revOrNull(stateRefOf(changeId))
+
+  /**
+   * Writes, in one `git fast-import`, a commit of the change's state files after the last one (when
+   * `state` is given) and a commit of `lease` (when given): their names. A process for each object,
+   * tree and commit would cost a push several times over.
+   */
+  const writeCommits = (changeId: ChangeId, wanted: { readonly state: boolean; readonly lease: Lease | null }) =>
+    Effect.gen(function*() {
+      const chunks: Array<Uint8Array> = []
+      const text = (line: string) => chunks.push(Buffer.from(line, "utf8"))
+      const data = (bytes: Uint8Array) => {
+        text(`data ${bytes.length}\n`)
+        chunks.push(bytes)
+        text("\n")
+      }
+      const when = `${Math.floor(Date.now() / 1000)} +0000`
+      const marks: Array<"state" | "lease"> = []
+      if (wanted.state) {
+        const dir = options.stateDir(changeId)
+        const names = readdirSync(dir).filter((name) => travels(name) && /^[\w.@+-]+$/.test(name) && statSync(Path.join(dir, name)).isFile()).sort()
+        const parent = yield* parentOf(changeId)
+        text(`commit refs/spool/pending/${changeId}/state\nmark :1\ncommitter spool <spool@localhost> ${when}\n`)
+        data(Buffer.from(`spool: the loop's state of ${changeId}`, "utf8"))
+        if (parent !== null) text(`from ${parent}\n`)
+        text("deleteall\n")
+        for (const name of names) {
+          text(`M 100644 inline ${name}\n`)
+          data(readFileSync(Path.join(dir, name)))
+        }
+        text("\n")
+        marks.push("state")
+      }
+      if (wanted.lease !== null) {
+        text(`commit refs/spool/pending/${changeId}/lease\nmark :2\ncommitter spool <spool@localhost> ${when}\n`)
+        data(Buffer.from(JSON.stringify(wanted.lease), "utf8"))
+        text("deleteall\n\n")
+        marks.push("lease")
+      }
+      for (const mark of marks) text(`get-mark :${mark === "state" ? 1 : 2}\n`)
+      const out = yield* local("write the loop's state", ["fast-import", "--quiet", "--force", "--done"], Buffer.concat([...chunks, Buffer.from("done\n")]))
+      const shas = out.split("\n").map((line) => line.trim()).filter((line) => /^[0-9a-f]{40,64}$/.test(line))
+      return { state: marks.includes("state") ? shas[0]! : null, lease: marks.includes("lease") ? shas[marks.indexOf("lease")]! : null }
+    })
+  const leaseCommit = (changeId: ChangeId, lease: Lease) => Effect.map(writeCommits(changeId, { state: false, lease }), (written) => written.lease!)
 
   /**
    * Pushes `refspecs`, all or nothing, while the remote's lease of `changeId` is `expected`; none
@@ -134,7 +177,7 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
   const swapLease = (changeId: ChangeId, next: Lease | null, expected: string | null) =>
     Effect.gen(function*() {
       if (next === null && expected === null) return Option.some("")
-      const sha = next === null ? "" : yield* leaseCommit(next)
+      const sha = next === null ? "" : yield* leaseCommit(changeId, next)
       const done = yield* pushLeased(next === null ? "give up the lease" : "write the lease", changeId, expected, [`${sha}:${leaseRefOf(changeId)}`])
       return done ? Option.some(sha) : Option.none()
     })
@@ -186,9 +229,11 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
       mkdirSync(dir, { recursive: true })
       const names = (yield* local("read the loop's state", ["ls-tree", "--name-only", commit])).split("\n").filter((name) => name !== "" && travels(name))
       for (const name of names) {
-        const text = yield* local("read the loop's state", ["cat-file", "blob", `${commit}:${name}`])
+        // The file as it was, byte for byte (a command's output is otherwise trimmed).
+        const read = yield* git(["cat-file", "blob", `${commit}:${name}`])
+        if (read.exitCode !== 0) return yield* failed("read the loop's state", read)
         const tmp = Path.join(dir, `.${name}.pull`)
-        writeFileSync(tmp, text.length === 0 ? "" : `${text}\n`)
+        writeFileSync(tmp, read.stdout)
         renameSync(tmp, Path.join(dir, name))
       }
       for (const name of readdirSync(dir)) {
@@ -211,42 +256,23 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
       if (refspecs.length > 0) yield* must(`fetch ${changeId}`, ["fetch", "--no-tags", "-q", remote, ...refspecs])
       const note = branchTip === undefined ? null : yield* followRemote(changeId, branchTip)
       if (stateTip !== undefined) yield* restoreState(changeId, stateTip)
+      // The next state commit follows the remote's (or starts a history of its own there).
+      lastState.set(changeId, stateTip ?? null)
       return { branch: branchTip !== undefined, state: stateTip !== undefined, notes: note === null ? [] : [note] } satisfies Pulled
-    })
-
-  /** A commit of the change's state files, after the last one kept. */
-  const stateCommit = (changeId: ChangeId) =>
-    Effect.gen(function*() {
-      const dir = options.stateDir(changeId)
-      const names = readdirSync(dir).filter((name) => travels(name) && statSync(Path.join(dir, name)).isFile()).sort()
-      const shas = names.length === 0
-        ? []
-        : (yield* local("write the loop's state", ["hash-object", "-w", "--", ...names.map((name) => Path.join(dir, name))])).split("\n")
-      const tree = yield* local("write the loop's state", ["mktree"], names.map((name, i) => `100644 blob ${shas[i]}\t${name}\n`).join(""))
-      const parent = yield* revOrNull(stateRefOf(changeId))
-      return yield* local("write the loop's state", [
-        ...SPOOL_IDENTITY,
-        "commit-tree",
-        tree,
-        ...(parent === null ? [] : ["-p", parent]),
-        "-m",
-        `spool: the loop's state of ${changeId}`
-      ])
     })
 
   const push = (changeId: ChangeId, next: Lease, expected: string) =>
     Effect.gen(function*() {
-      const state = yield* stateCommit(changeId)
-      const lease = yield* leaseCommit(next)
-      const tip = yield* revOrNull(branchRefOf(changeId))
+      const written = yield* writeCommits(changeId, { state: true, lease: next })
+      const hasBranch = (yield* revOrNull(branchRefOf(changeId))) !== null
       const done = yield* pushLeased(`push ${branchOf(changeId)}`, changeId, expected, [
-        ...(tip === null ? [] : [`${tip}:${branchRefOf(changeId)}`]),
-        `${state}:${stateRefOf(changeId)}`,
-        `${lease}:${leaseRefOf(changeId)}`
+        ...(hasBranch ? [`${branchRefOf(changeId)}:${branchRefOf(changeId)}`] : []),
+        `${written.state}:${stateRefOf(changeId)}`,
+        `${written.lease}:${leaseRefOf(changeId)}`
       ])
       if (!done) return Option.none<string>()
-      yield* local("keep the loop's state", ["update-ref", stateRefOf(changeId), state])
-      return Option.some(lease)
+      lastState.set(changeId, written.state)
+      return Option.some(written.lease!)
     })
 
   return { remote, readLease, swapLease, pull, push }
