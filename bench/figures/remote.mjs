@@ -76,35 +76,37 @@ const tracedProcesses = (file) => {
 }
 
 /** What each command of a checkpoint is for, from its arguments. */
-const labelOf = (args, mktrees) => {
+const labelOf = (args) => {
   const [name] = args
-  if (name === "mktree") return mktrees === 0 ? "mktree (the state's tree)" : "mktree (the lease's empty tree)"
-  if (name === "commit-tree") return args.some((a) => a.startsWith("{")) ? "commit-tree (the lease)" : "commit-tree (the state)"
-  if (name === "rev-parse") return args.some((a) => a.startsWith("refs/spool/state/")) ? "rev-parse (the last state commit)" : "rev-parse (the branch's tip)"
-  if (name === "hash-object") return "hash-object (the state files)"
-  if (name === "update-ref") return "update-ref (the state commit kept)"
+  if (name === "fast-import") return "fast-import (the state's and the lease's commits)"
+  if (name === "rev-parse") return "rev-parse (the branch is there)"
   if (name === "push") return "push --atomic (branch, state, lease)"
   return args.slice(0, 2).join(" ")
 }
 
+/** Whether a command is the push of an iteration: the branch and the state with the lease. */
+const isCheckpointPush = (args) => args[0] === "push" && args.some((a) => a.endsWith(`:${STATE}`))
+
 /**
- * Each iteration's push in a traced remote run: from its `hash-object` of the state files to its
- * `update-ref` of the state commit, every git command with its time inside git, and the span.
+ * Each iteration's push in a traced remote run: the git commands from the first one after the
+ * iteration's commit that writes objects for the remote (`fast-import`, where git must write them)
+ * to the push of branch, state and lease, with their time inside git, and the span. spool writes
+ * the state's and the lease's commits into the object store itself, so on a SHA-1 repository the
+ * push is the one command.
  */
 const checkpoints = (file) => {
   const list = []
-  let current = null
+  let current = []
   for (const p of tracedProcesses(file)) {
-    if (p.args[0] === "hash-object") current = { commands: [], mktrees: 0 }
-    if (current === null) continue
-    current.commands.push({ label: labelOf(p.args, current.mktrees), ...p })
-    if (p.args[0] === "mktree") current.mktrees++
-    if (p.args[0] === "update-ref" && p.args[1] === STATE) {
-      const { commands } = current
+    if (p.args[0] === "fast-import") current = [{ label: labelOf(p.args), ...p }]
+    if (p.args[0] !== "push") continue
+    if (isCheckpointPush(p.args)) {
+      const commands = [...current, { label: labelOf(p.args), ...p }]
       const inside = commands.reduce((sum, c) => sum + c.inside, 0)
       list.push({ commands, span: commands.at(-1).end - commands[0].start, inside })
-      current = null
     }
+    // A push of the lease alone (taken, renewed) is not an iteration's.
+    current = []
   }
   return list
 }
@@ -112,15 +114,14 @@ const checkpoints = (file) => {
 /** The commands of a traced run for the remote outside its iterations' pushes: what a run does once. */
 const onceCommands = (file, inCheckpoints) =>
   tracedProcesses(file)
-    .filter((p) => !inCheckpoints.has(p.start) && ["remote", "ls-remote", "fetch", "push", "mktree", "commit-tree"].includes(p.args[0]))
+    .filter((p) => !inCheckpoints.has(p.start) && ["remote", "ls-remote", "fetch", "push", "fast-import"].includes(p.args[0]))
     .map((p) => {
       const [name] = p.args
       const label = name === "ls-remote"
         ? p.args.includes(LEASE) ? "ls-remote (the lease)" : "ls-remote (branch and state)"
         : name === "push"
         ? p.args.some((a) => a.startsWith(":")) ? "push (the lease given up)" : "push (the lease taken)"
-        : name === "commit-tree" ? "commit-tree (the lease)"
-        : name === "mktree" ? "mktree (the lease's empty tree)"
+        : name === "fast-import" ? "fast-import (the lease's commit)"
         : p.args.slice(0, 2).join(" ")
       return { label, inside: p.inside }
     })

@@ -5,6 +5,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os"
 import * as Path from "node:path"
 import { directoryOf } from "./GitWorktree.js"
+import { looseObjects, type ObjectStore } from "./LooseObjects.js"
 
 /** Where a change's loop lives on the remote, beside its branch `spool/<change-id>`. */
 export const stateRefOf = (changeId: string) => `refs/spool/state/${changeId}`
@@ -94,6 +95,35 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
    * tree and commit would cost a push several times over.
    */
   const writeCommits = (changeId: ChangeId, wanted: { readonly state: boolean; readonly lease: Lease | null }) =>
+    Effect.flatMap(objectStore, (store) => store === null ? writeCommitsByGit(changeId, wanted) : writeCommitsDirectly(store, changeId, wanted))
+
+  /** The repository's object store, written directly when it is a SHA-1 one (read once); null otherwise. */
+  let store: ObjectStore | null | undefined
+  const objectStore = Effect.suspend(() =>
+    store !== undefined ? Effect.succeed(store) : Effect.gen(function*() {
+      const format = (yield* git(["rev-parse", "--show-object-format"])).stdout.trim()
+      const objects = yield* local("find the object store", ["rev-parse", "--path-format=absolute", "--git-path", "objects"])
+      store = format === "sha1" ? looseObjects(objects) : null
+      return store
+    })
+  )
+
+  /** The state's commit and the lease's, written as objects: no process at all. */
+  const writeCommitsDirectly = (store: ObjectStore, changeId: ChangeId, wanted: { readonly state: boolean; readonly lease: Lease | null }) =>
+    Effect.gen(function*() {
+      const when = `${Math.floor(Date.now() / 1000)} +0000`
+      let state: string | null = null
+      if (wanted.state) {
+        const dir = options.stateDir(changeId)
+        const names = readdirSync(dir).filter((name) => travels(name) && statSync(Path.join(dir, name)).isFile())
+        const tree = store.tree(names.map((name) => ({ name, blob: store.blob(readFileSync(Path.join(dir, name))) })))
+        state = store.commit({ tree, parent: yield* parentOf(changeId), message: `spool: the loop's state of ${changeId}`, when })
+      }
+      const lease = wanted.lease === null ? null : store.commit({ tree: store.tree([]), parent: null, message: JSON.stringify(wanted.lease), when })
+      return { state, lease }
+    })
+
+  const writeCommitsByGit = (changeId: ChangeId, wanted: { readonly state: boolean; readonly lease: Lease | null }) =>
     Effect.gen(function*() {
       const chunks: Array<Uint8Array> = []
       const text = (line: string) => chunks.push(Buffer.from(line, "utf8"))
@@ -264,9 +294,9 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
   const push = (changeId: ChangeId, next: Lease, expected: string) =>
     Effect.gen(function*() {
       const written = yield* writeCommits(changeId, { state: true, lease: next })
-      const hasBranch = (yield* revOrNull(branchRefOf(changeId))) !== null
+      // The loop's worktree has the branch: it goes by its name, a fast-forward or refused.
       const done = yield* pushLeased(`push ${branchOf(changeId)}`, changeId, expected, [
-        ...(hasBranch ? [`${branchRefOf(changeId)}:${branchRefOf(changeId)}`] : []),
+        `${branchRefOf(changeId)}:${branchRefOf(changeId)}`,
         `${written.state}:${stateRefOf(changeId)}`,
         `${written.lease}:${leaseRefOf(changeId)}`
       ])
