@@ -15,6 +15,9 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  */
 export const groups = [
   { name: "completion", mutate: [core("completion/CompletionJudge"), core("completion/CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
+  // Loops that move between machines: the lease's decisions and its holding, resume and the deadline.
+  { name: "lease", mutate: [core("remote/Lease"), core("remote/RemoteLease")], tests: coreTests("Lease") },
+  { name: "resume", mutate: [core("loop/Resume"), core("loop/Deadline")], tests: coreTests("Resume", "Deadline") },
   {
     name: "redaction",
     mutate: [core("output/Redact"), core("output/OutputLog"), core("output/ByteOutputLog"), core("output/HeadTail"), core("bytes/Utf8Tail"), core("bytes/ByteConcat")],
@@ -54,10 +57,7 @@ export const groups = [
     ],
     tests: coreTests("Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
   },
-  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "ChangeList") },
-  // Loops that move between machines: the lease's decisions and its holding, resume and the deadline.
-  { name: "lease", mutate: [core("remote/Lease"), core("remote/RemoteLease")], tests: coreTests("Lease") },
-  { name: "resume", mutate: [core("loop/Resume"), core("loop/Deadline")], tests: coreTests("Resume", "Deadline") }
+  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "ChangeList") }
 ]
 
 export const scope = groups.flatMap((group) => group.mutate)
