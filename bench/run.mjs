@@ -139,7 +139,7 @@ results.remote = await figure(`--remote: per iteration (${settings.remoteIterati
   say(`  between iterations' starts (medians of each run's ${r.gaps.perRun} gaps): ${fmtMs(r.gaps.remote)} with --remote, ${fmtMs(r.gaps.local)} with --worktree alone; per round ${r.rounds.map((x) => `${fmtMs(x.remote.gap)} - ${fmtMs(x.local.gap)} = ${fmtMs(x.difference)}`).join(", ")}`)
   say(`  whole runs: ${fmtMs(r.remote.median)} with --remote, ${fmtMs(r.local.median)} without: ${fmtMs(r.remote.median - r.local.median)} more, ${r.iterations} times ${fmtMs(r.perIteration)} and ${fmtMs(r.oneTime)} once per run`)
   const b = r.breakdown
-  say(`  an iteration's push (traced, ${b.checkpoints} of them): ${b.commands} git commands over ${fmtMs(b.span)}, ${fmtMs(b.inside)} of it inside git, ${fmtMs(b.between)} between them`)
+  say(`  an iteration's push (traced, ${b.checkpoints} of them): ${b.commands} git command${b.commands === 1 ? "" : "s"} over ${fmtMs(b.span)}, ${fmtMs(b.inside)} of it inside git, ${fmtMs(b.between)} between them`)
   say(`    ${b.byCommand.map((c) => `${c.label} ${fmtMs(c.median)}`).join("; ")}`)
   say(`    a plain git push of one commit: ${fmtMs(b.plainPushInside)} inside git`)
   say(`    after each commit, to the next iteration's first git command: ${fmtMs(b.window.remote)} with --remote, ${fmtMs(b.window.local)} without; of the difference, the push's commands ${fmtMs(b.span)}, spool's own work around them ${fmtMs(b.around)}`)
