@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Ref, TestClock } from "effect"
+import { Context, Effect, Exit, Layer, Option, Ref, TestClock } from "effect"
 import { ChangeId } from "../src/domain/Domain.js"
 import { decideTake, isExpired, newLease, renewalIntervalMs, renewLease } from "../src/remote/Lease.js"
 import { MemoryRemote, RemoteError, RemoteHome } from "../src/remote/RemoteHome.js"
-import { holdLease } from "../src/remote/RemoteLease.js"
+import { holdLease, leaseLayer } from "../src/remote/RemoteLease.js"
+import { Checkpoint } from "../src/remote/Checkpoint.js"
+import { type LockError, LoopLock } from "../src/state/LoopLock.js"
 
 const T0 = Date.parse("2026-11-27T10:00:00.000Z")
 const me = { holder: "ci-1/100/aaaa", host: "ci-1", pid: 100 }
@@ -196,5 +198,63 @@ describe("a held lease", () => {
         assert.strictEqual((yield* leaseOn(remote))?.lease.expiresAt, "2026-11-27T10:25:00.000Z")
         yield* held.check
       })).pipe(Effect.provideService(RemoteHome, flaky))
+    }))
+
+  it.effect("names the lease's ref in what it fails with", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const remote = yield* MemoryRemote.make("origin")
+      yield* remote.home.swapLease(changeId, newLease(other, T0, TTL), null)
+      const error = yield* Effect.flip(Effect.scoped(holdLease(changeId, settings))).pipe(Effect.provideService(RemoteHome, remote.home))
+      assert.deepInclude(error, { _tag: "LockError", path: `refs/spool/lease/${changeId}`, remote: "origin" })
+    }))
+
+  it.effect("when its swap is refused and the lease is gone again by the time it looks, says an unknown loop had it", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const remote = yield* MemoryRemote.make("origin")
+      const refusing = RemoteHome.of({ ...remote.home, swapLease: () => Effect.succeed(Option.none()) })
+      const error = yield* Effect.flip(Effect.scoped(holdLease(changeId, settings))).pipe(Effect.provideService(RemoteHome, refusing))
+      assert.deepInclude(error, { _tag: "LockError" })
+      assert.deepStrictEqual((error as LockError).owner, { pid: 0, host: "unknown", startedAt: "unknown" })
+    }))
+
+  it.effect("once lost, is not given up at the end: the remote is not written again", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const remote = yield* MemoryRemote.make("origin")
+      const writes = yield* Ref.make(0)
+      const counting = RemoteHome.of({
+        ...remote.home,
+        swapLease: (id, next, expected) => Effect.zipRight(Ref.update(writes, (n) => n + 1), remote.home.swapLease(id, next, expected))
+      })
+      yield* Effect.scoped(Effect.gen(function*() {
+        const held = yield* holdLease(changeId, settings)
+        const ours = yield* leaseOn(remote)
+        yield* remote.home.swapLease(changeId, newLease(other, T0, TTL), ours!.version)
+        yield* Effect.exit(held.checkpoint)
+      })).pipe(Effect.provideService(RemoteHome, counting))
+      // The take, and nothing after the loss was found.
+      assert.strictEqual(yield* Ref.get(writes), 1)
+    }))
+
+  it.effect("is the loop's lock (its check fails once the lease is lost) and its checkpoint (a push)", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const remote = yield* MemoryRemote.make("origin")
+      yield* Effect.scoped(Effect.gen(function*() {
+        const held = yield* holdLease(changeId, settings)
+        const services = yield* Layer.build(leaseLayer(held).pipe(Layer.provide(LoopLock.layerMemory)))
+        const lock = Context.get(services, LoopLock)
+        const checkpoint = Context.get(services, Checkpoint)
+        yield* lock.acquire(changeId)
+        yield* lock.check(changeId)
+        yield* checkpoint.save(changeId)
+        assert.strictEqual((yield* Ref.get(remote.pushes)).length, 1)
+        const ours = yield* leaseOn(remote)
+        yield* remote.home.swapLease(changeId, newLease(other, T0, TTL), ours!.version)
+        assert.deepInclude(yield* Effect.flip(checkpoint.save(changeId)), { _tag: "LockLostError", reason: "TakenOver" })
+        assert.deepInclude(yield* Effect.flip(lock.check(changeId)), { _tag: "LockLostError", remote: "origin" })
+      })).pipe(Effect.provideService(RemoteHome, remote.home))
     }))
 })
