@@ -234,6 +234,15 @@ describe("spool ralph --remote", () => {
 })
 
 describe("what --remote says", () => {
+  it("says in one line when the remote cannot be reached, and what to do", async () => {
+    const root = makeWorkspace()
+    git(root, "remote", "add", "origin", "git://127.0.0.1:1/nowhere.git")
+    const result = await spool(["ralph", "--change", "001-01", "--remote", "origin", ...harness(working(1))], { cwd: root })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^spool: could not read the lease of 001-01_greeting-cli on the remote origin: .*; check that it can be reached \(git fetch origin\), then run again with --resume\n$/)
+    expect(git(root, "status", "--porcelain")).toBe("")
+  })
+
   it("hides a URL's credentials in the remote's errors", async () => {
     expect(GitRemoteHome.hideCredentials("fatal: unable to access 'https://gitlab-ci-token:glcbt-64_s3cr3t@gitlab.example.com/team/repo.git/': 403")).toBe(
       "fatal: unable to access 'https://[REDACTED]@gitlab.example.com/team/repo.git/': 403"

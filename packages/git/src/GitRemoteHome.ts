@@ -1,4 +1,4 @@
-import { branchOf, type ChangeId, type Lease, type LeaseView, type Pulled, RemoteError, RemoteHome } from "@spool/core"
+import { branchOf, type ChangeId, Lease, type LeaseView, type Pulled, RemoteError, RemoteHome } from "@spool/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { execFile } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -22,14 +22,7 @@ interface Ran {
   readonly stderr: string
 }
 
-const decodeLease = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({
-  holder: Schema.String,
-  host: Schema.String,
-  pid: Schema.Int,
-  takenAt: Schema.String,
-  renewedAt: Schema.String,
-  expiresAt: Schema.String
-})))
+const decodeLease = Schema.decodeUnknownOption(Schema.parseJson(Lease))
 
 /** A URL's user and password (`https://user:token@host/...`), which git's messages may carry, hidden. */
 export const hideCredentials = (text: string) => text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1[REDACTED]@")

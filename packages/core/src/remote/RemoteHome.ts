@@ -10,7 +10,7 @@ export class RemoteError extends Schema.TaggedError<RemoteError>()("RemoteError"
   detail: Schema.String
 }) {
   override get message() {
-    return `could not ${this.action} on the remote ${this.remote}: ${this.detail}`
+    return `could not ${this.action} on the remote ${this.remote}: ${this.detail}; check that it can be reached (git fetch ${this.remote}), then run again with --resume`
   }
 }
 
