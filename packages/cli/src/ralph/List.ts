@@ -51,6 +51,16 @@ const leaseHolder = (view: LeaseView | undefined, now: number): ChangeHolder | n
   return decision._tag === "Busy" ? { name: `pid ${decision.lease.pid} on ${decision.lease.host}`, expiresAt: decision.lease.expiresAt } : null
 }
 
+/** Fails with a usage error unless the repository has a git remote named `remote`. */
+export const requireRemote = (remote: string) =>
+  Effect.flatMap(Workspace, (workspace) => GitRemoteHome.hasRemote(workspace.root, remote)).pipe(
+    Effect.filterOrFail(
+      (has) => has,
+      () => new UsageError({ message: `--remote ${remote}: the repository has no remote of that name; add it with git remote add ${remote} <url>` })
+    ),
+    Effect.asVoid
+  )
+
 /** The stores of a workspace at `root`, for reading a snapshot of the remote as if it were a repository. */
 const storesAt = (root: string) =>
   Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer).pipe(Layer.provideMerge(Workspace.layer(root)))
@@ -62,9 +72,7 @@ const storesAt = (root: string) =>
 export const onRemote = <A, E, R>(remote: string, read: (leases: ReadonlyMap<string, LeaseView>) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    if (!(yield* GitRemoteHome.hasRemote(workspace.root, remote))) {
-      return yield* new UsageError({ message: `--remote ${remote}: the repository has no remote of that name; add it with git remote add ${remote} <url>` })
-    }
+    yield* requireRemote(remote)
     return yield* Effect.acquireUseRelease(
       GitRemoteHome.snapshot({ root: workspace.root, remote }),
       (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root))),

@@ -21,6 +21,7 @@ import {
 import { Clock, Effect, Layer, Option, ParseResult, Random, Schema } from "effect"
 import { GitRemoteHome } from "@spool/git"
 import { parseDeadline } from "../Deadline.js"
+import { requireRemote } from "./List.js"
 import { parseDuration } from "../Duration.js"
 import { gitLayer } from "../Git.js"
 import { harnessLayer } from "../Harnesses.js"
@@ -203,9 +204,7 @@ const takeRemoteHome = (change: Change, remote: { readonly name: string; readonl
   Effect.gen(function*() {
     const workspace = yield* Workspace
     const reporter = yield* LoopReporter
-    if (!(yield* GitRemoteHome.hasRemote(workspace.root, remote.name))) {
-      return yield* usage(`--remote ${remote.name}: the repository has no remote of that name; add it with git remote add ${remote.name} <url>`)
-    }
+    yield* requireRemote(remote.name)
     const home = GitRemoteHome.make({ root: workspace.root, remote: remote.name, stateDir: workspace.stateDir })
     const tag = (yield* Random.nextIntBetween(0, 36 ** 6)).toString(36).padStart(6, "0")
     const held = yield* holdLease(change.id, {

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, Ref, Schema } from "effect"
+import { Context, Effect, Option, Ref, Schema } from "effect"
 import type { ChangeId } from "../domain/Domain.js"
 import type { Lease, LeaseView } from "./Lease.js"
 
@@ -46,11 +46,7 @@ export class RemoteHome extends Context.Tag("@spool/core/RemoteHome")<RemoteHome
    * when the remote had another lease.
    */
   readonly push: (changeId: ChangeId, next: Lease, expected: string) => Effect.Effect<Option.Option<string>, RemoteError>
-}>() {
-  /** A remote in memory, for tests: what was pushed is kept in `pushes`. */
-  static readonly layerMemory = (remote = "memory") =>
-    Layer.effect(RemoteHome, Effect.map(MemoryRemote.make(remote), (memory) => memory.home))
-}
+}>() {}
 
 /** A remote in memory: its leases, and each push it took. */
 export class MemoryRemote {
