@@ -179,7 +179,7 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
       return yield* failed(action, ran)
     })
 
-  const readLease = (changeId: ChangeId): Effect.Effect<LeaseView, RemoteError> =>
+  const readLease = (changeId: ChangeId, tries = 5): Effect.Effect<LeaseView, RemoteError> =>
     Effect.gen(function*() {
       const ref = leaseRefOf(changeId)
       const seen = `refs/spool/seen/lease/${changeId}`
@@ -188,8 +188,9 @@ export const make = (options: RemoteHomeOptions): RemoteHome["Type"] => {
       // not the one listed a moment before.
       const fetched = yield* git(["fetch", "--no-tags", "-q", remote, `+${ref}:${seen}`])
       if (fetched.exitCode !== 0) {
-        // Given up between the listing and the fetch: read it afresh.
+        // Given up between the listing and the fetch (and perhaps taken again since): read it afresh.
         if (!(yield* remoteRefs(`read the lease of ${changeId}`, [ref])).has(ref)) return { _tag: "Free" } satisfies LeaseView
+        if (tries > 1) return yield* readLease(changeId, tries - 1)
         return yield* failed(`read the lease of ${changeId}`, fetched)
       }
       const version = yield* local(`read the lease of ${changeId}`, ["rev-parse", seen])
