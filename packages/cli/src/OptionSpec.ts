@@ -2,7 +2,7 @@ import { Options } from "@effect/cli"
 import type { Option } from "effect"
 
 /** The groups of the help, in the order it shows them. */
-export const groups = ["targeting", "backlog", "harness", "iterations", "state and context", "git", "across machines", "guards", "output"] as const
+export const groups = ["targeting", "backlog", "harness", "iterations", "state and context", "git", "across machines", "guards", "being told", "output"] as const
 export type Group = (typeof groups)[number]
 
 interface Common {

@@ -279,6 +279,55 @@ export const ralphOptionSpecs = {
     default: "6h",
     description: "wait this long at most for a usage limit to lift (up to 7d); 0: do not wait (exit 5)"
   }),
+  notify: valueOption({
+    name: "notify",
+    group: "being told",
+    pseudo: "command",
+    example: "\"./notify.sh\"",
+    repeatable: true,
+    description: "a shell command told of each event (one JSON object on stdin); repeatable"
+  }),
+  webhook: valueOption({
+    name: "webhook",
+    group: "being told",
+    pseudo: "url",
+    example: "https://hooks.example.com/T000/B000/XXXX",
+    repeatable: true,
+    description: "POST each event to this URL as JSON (Slack, Mattermost and Discord show its text); repeatable; never printed"
+  }),
+  notifyOn: valueOption({
+    name: "notify-on",
+    group: "being told",
+    pseudo: "events",
+    example: "complete,failed",
+    description: "the events to tell of, comma-separated; all but verify-failed unless set"
+  }),
+  serve: switchOption({
+    name: "serve",
+    group: "being told",
+    description: "serve a live dashboard of every loop on 127.0.0.1 and print its URL; alone, or beside a loop or sweep"
+  }),
+  port: valueOption({
+    name: "port",
+    group: "being told",
+    pseudo: "n",
+    example: "4300",
+    description: "with --serve: the port to listen on; a free one unless set"
+  }),
+  serveHost: valueOption({
+    name: "serve-host",
+    group: "being told",
+    pseudo: "host",
+    example: "0.0.0.0",
+    description: "with --serve: listen on this address instead of 127.0.0.1 (needs --serve-token)"
+  }),
+  serveToken: valueOption({
+    name: "serve-token",
+    group: "being told",
+    pseudo: "token",
+    example: "\"$SPOOL_SERVE_TOKEN\"",
+    description: "with --serve: every request must carry it (?token= or Authorization: Bearer)"
+  }),
   noStream: switchOption({
     name: "no-stream",
     group: "output",
