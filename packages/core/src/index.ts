@@ -55,6 +55,12 @@ export * from "./guards/UsageLimitGate.js"
 // live: what the loops of this process do, as they do it.
 export * from "./live/LoopEvents.js"
 
+// notify: telling a person what the loops did (`--notify`, `--webhook`).
+export * from "./notify/Notice.js"
+export { NOTIFY_TIMEOUT_MS, type NotifyTarget, targetName, WEBHOOK_TRIES } from "./notify/Delivery.js"
+export * from "./notify/Notifications.js"
+export { failureLine, keepFailure, NOTIFY_LOG } from "./notify/NotifyLog.js"
+
 // loop: running one change's loop.
 export { runLoop } from "./loop/Loop.js"
 export { formatSummary, promiseFate } from "./loop/LoopFormat.js"

@@ -15,6 +15,7 @@ import {
   runSweep,
   type SweepReport,
   sweepChanges,
+  sweepNotice,
   type SweepRunner,
   type SweepSelection,
   UsageLimitGate,
@@ -29,6 +30,7 @@ import { UsageError } from "../UsageError.js"
 import { wholeNumber } from "./GuardOptions.js"
 import { onRemote } from "./List.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { withNotices } from "./Notify.js"
 import { type PreparedLoop, prepareLoop, runPrepared } from "./Run.js"
 import { sweepSummary } from "./SweepSummary.js"
 
@@ -188,8 +190,12 @@ export const sweep = (args: RalphArgs) =>
       facts: factsOf,
       merge: base === null ? null : mergeChange(prepared, base)
     }
-    const printReport = (report: SweepReport) => terminal.print(sweepSummary(report, { merge: base }).join("\n"))
-    return yield* runSweep({ changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }, runner, printReport)
+    // The report, kept for the notice of the sweep's end, which is told after its loops' own.
+    const ended = yield* Ref.make<SweepReport | null>(null)
+    const printReport = (report: SweepReport) =>
+      Effect.zipRight(Ref.set(ended, report), terminal.print(sweepSummary(report, { merge: base }).join("\n")))
+    const swept = runSweep({ changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }, runner, printReport)
+    return yield* withNotices(prepared.notify, swept, Effect.map(Ref.get(ended), (report) => (report === null ? [] : [sweepNotice(report)])))
   }).pipe(
     // One account: a usage limit one loop meets holds every loop of the sweep.
     Effect.provide(Layer.mergeAll(LoopEvents.layer, UsageLimitGate.layerShared, CheckRunner.layer))
