@@ -70,9 +70,6 @@ const noticeEvents = (given: Option.Option<string>) =>
 export const notifySettings = (args: RalphArgs, root: string) =>
   Effect.gen(function*() {
     const { env } = yield* Invocation
-    if (args.notify.some((command) => command.trim() === "")) {
-      return yield* usage("--notify needs a command, e.g. --notify \"./notify.sh\"")
-    }
     const urls = yield* Effect.forEach(args.webhook, (given, place) => webhookUrl(given, env, place))
     const on = yield* noticeEvents(args.notifyOn)
     const targets: Array<NotifyTarget> = [
