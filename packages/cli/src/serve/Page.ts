@@ -70,6 +70,7 @@ a:hover { text-decoration: underline; }
 main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 48px; }
 .loading, .empty { color: var(--muted); }
 h1 { font-size: 20px; font-weight: 650; margin: 0; letter-spacing: -0.01em; }
+h1.change-title { font-family: var(--mono); font-size: 19px; letter-spacing: 0; }
 h2 { font-size: 13px; font-weight: 600; margin: 0; color: var(--muted); text-transform: uppercase; letter-spacing: 0.04em; }
 .heading { display: flex; align-items: center; justify-content: space-between; gap: 16px; margin-bottom: 16px; flex-wrap: wrap; }
 .heading .title { display: flex; align-items: center; gap: 12px; min-width: 0; flex-wrap: wrap; }
@@ -97,8 +98,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .badge.failed, .badge.timeout { background: var(--red-soft); color: var(--red); }
 .badge.waiting, .badge.max-iterations, .badge.stopped, .badge.usage-limit, .badge.limited, .badge.deadline { background: var(--amber-soft); color: var(--amber); }
 .progress { display: inline-flex; align-items: center; gap: 8px; }
-.bar-track { width: 64px; height: 6px; border-radius: 3px; background: var(--line); overflow: hidden; }
-.bar-fill { height: 100%; background: var(--green); border-radius: 3px; }
+.bar-track { display: inline-block; width: 64px; height: 6px; border-radius: 3px; background: var(--line); overflow: hidden; }
+.bar-fill { display: block; height: 100%; background: var(--green); border-radius: 3px; }
 .problem { color: var(--red); font-size: 12px; }
 .back { display: inline-block; margin-bottom: 14px; font-size: 13px; }
 .meta { color: var(--muted); font-size: 13px; margin-top: 4px; display: flex; gap: 14px; flex-wrap: wrap; }
@@ -120,7 +121,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .chart line.base { stroke: var(--border); stroke-width: 1; vector-effect: non-scaling-stroke; }
 .chart .chart-empty { height: 120px; display: flex; align-items: center; justify-content: center; color: var(--faint); font-size: 13px; text-align: center; }
 .grid2 { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 12px; margin-bottom: 18px; }
-pre.text { margin: 0; font-family: var(--mono); font-size: 12.5px; line-height: 1.55; white-space: pre-wrap; word-break: break-word; max-height: 420px; overflow: auto; padding: 14px 16px; background: #fbfbfc; border-radius: 0 0 10px 10px; }
+.grid2 > .card { display: flex; flex-direction: column; min-height: 0; }
+pre.text { flex: 1; margin: 0; font-family: var(--mono); font-size: 12.5px; line-height: 1.55; white-space: pre-wrap; word-break: break-word; min-height: 220px; max-height: 440px; overflow: auto; padding: 14px 16px; background: #fbfbfc; border-radius: 0 0 10px 10px; }
 pre.output { background: #15181d; color: #e4e7eb; }
 .checks { display: flex; flex-direction: column; gap: 2px; }
 .check { font-family: var(--mono); font-size: 12px; white-space: nowrap; }

@@ -249,7 +249,7 @@ export const pageScript = String.raw`(function () {
     back.href = "#/";
     append(app, back);
     append(app, append(el("div", "heading"),
-      append(el("div", "title"), el("h1", "change-title mono", loop.changeId), badge(loop.status))));
+      append(el("div", "title"), el("h1", "change-title", loop.changeId), badge(loop.status))));
     var meta = el("div", "meta");
     if (detail.run) append(meta, el("span", null, "run " + detail.run));
     if (loop.branch) append(meta, el("span", "mono", loop.branch));
