@@ -338,6 +338,19 @@ describe("spool ralph --serve (the built binary)", () => {
     }
   })
 
+  it("the settings file's serve is for runs: an action answers without it; its port without serve is the file's mistake", async () => {
+    const root = repository()
+    writeFileSync(join(root, ".spool", "config.json"), JSON.stringify({ ralph: { serve: true } }))
+    const listed = await spool(["ralph", "--list"], { cwd: root })
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).not.toContain("dashboard:")
+    const added = await spool(["ralph", "--add-context", "be brief", "--change", "001-02"], { cwd: root })
+    expect(added.code, added.stderr).toBe(0)
+    writeFileSync(join(root, ".spool", "config.json"), JSON.stringify({ ralph: { port: "4300" } }))
+    const run = await spool(["ralph", "--list"], { cwd: root })
+    expect([run.code, run.stderr]).toEqual([2, "spool: .spool/config.json, \"ralph\".\"port\": --port goes with --serve: spool ralph --serve --port ...\n"])
+  })
+
   it("a port in use: one spool: line, exit 1, nothing else", async () => {
     const root = repository()
     const taken = createServer()

@@ -2,6 +2,7 @@ import { Effect, Option } from "effect"
 import { isIP } from "node:net"
 import { example } from "../OptionSpec.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "../ralph/Options.js"
+import { SettingsOrigin } from "../ralph/Settings.js"
 import { UsageError } from "../UsageError.js"
 
 const usage = (message: string) => new UsageError({ message })
@@ -34,9 +35,10 @@ const portOf = (text: string) => {
 }
 
 /**
- * The dashboard the command line asks for, checked: null without `--serve`. Its options without
- * `--serve`, `--serve` beside an action, a bad port, and an address beyond this machine without a
- * token are usage errors, before anything runs.
+ * The dashboard the command line asks for, checked: null without `--serve` (or with an action,
+ * when the settings file gave `serve`). Its options without `--serve`, `--serve` beside an action,
+ * a bad port, and an address beyond this machine without a token are usage errors, before
+ * anything runs.
  */
 export const dashboardPlan = (args: RalphArgs, sweep: boolean) =>
   Effect.gen(function*() {
@@ -57,6 +59,8 @@ export const dashboardPlan = (args: RalphArgs, sweep: boolean) =>
       args.remove ? "--remove" : null
     ].find((flag) => flag !== null)
     if (action !== undefined) {
+      // The settings file's `serve` is for runs: an action answers without it.
+      if ((yield* SettingsOrigin).fromFile.includes(specs.serve.name)) return null
       return yield* usage(`--serve serves the dashboard alone or beside a loop or sweep, not with ${action}; give them one at a time`)
     }
     const port = Option.isSome(args.port) ? yield* portOf(args.port.value) : 0
