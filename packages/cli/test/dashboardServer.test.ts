@@ -10,6 +10,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { DashboardPlan } from "../src/serve/DashboardOptions.js"
 import { serveDashboard } from "../src/serve/DashboardServer.js"
+import { pageCss, pageHtml } from "../src/serve/Page.js"
+import { pageScript } from "../src/serve/PageScript.js"
 import { git, spawnSpool, spool, startSpool, stateDir } from "./support.js"
 
 const change = "001-01_alpha"
@@ -182,6 +184,15 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     expect(detail.iterations.map((i: { iteration: number }) => i.iteration)).toEqual([1, 2])
     // The agent's output, redacted again on its way out.
     expect(detail.output).toEqual({ text: "working with [REDACTED]\n", truncated: false, run: "r1", iteration: 3 })
+  })
+
+  it("serves a page that makes no markup of what it reads and loads nothing from elsewhere", () => {
+    // Text goes in with textContent; these would turn it into markup.
+    expect(pageScript).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function|setAttribute\("style"/)
+    expect(pageScript).toContain("textContent")
+    for (const asset of [pageScript, pageCss, pageHtml("t")]) expect(asset).not.toMatch(/https?:\/\/(?!www\.w3\.org\/2000\/svg)|@import|url\(/)
+    // No inline script or style: the Content-Security-Policy allows neither.
+    expect(pageHtml(null)).not.toMatch(/<script>|<style|\sstyle="|\son\w+="/)
   })
 
   it("answers 404 for any other path: traversal, unknown and invalid change ids, a change without loop state", async () => {

@@ -355,7 +355,8 @@ export const pageScript = String.raw`(function () {
   function route() {
     var hash = window.location.hash;
     if (hash.indexOf("#/") === 0 && hash.length > 2) {
-      var changeId = decodeURIComponent(hash.slice(2));
+      var changeId = hash.slice(2);
+      try { changeId = decodeURIComponent(changeId); } catch (e) { /* shown as it is: the server finds no such change */ }
       if (current.view !== "detail" || current.changeId !== changeId) {
         current = { view: "detail", changeId: changeId, data: null };
         clear(app);
