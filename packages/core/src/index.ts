@@ -13,6 +13,8 @@ export * from "./state/HistoryStore.js"
 export * from "./state/LoopLock.js"
 export { StateError } from "./state/StateError.js"
 export * from "./status/StatusReport.js"
+export * from "./status/Dashboard.js"
+export * from "./status/DashboardSource.js"
 export * from "./state/Workspace.js"
 
 // prompt: what the agent is told.
