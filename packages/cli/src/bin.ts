@@ -6,7 +6,6 @@ import { main } from "./Cli.js"
 import { exitCodeOf, Outcome, type StopReason } from "./ExitCode.js"
 import * as Invocation from "./Invocation.js"
 import * as ProcessExecutor from "./ProcessExecutor.js"
-import { servingAlone } from "./serve/Dashboard.js"
 import * as TerminalReporter from "./TerminalReporter.js"
 
 // The edge: the process is read here, once, and handed down; its stdout and stderr have one writer.
@@ -44,8 +43,7 @@ const program = main(process.argv).pipe(
 /** How spool ended: a stop from outside wins over what the program made of it. */
 const outcomeOf = (exit: Exit.Exit<unknown, unknown>): Outcome =>
   signalled !== null
-    // Ctrl-C or SIGTERM is how a dashboard served alone is asked to end: it ends as asked.
-    ? servingAlone.now && (signalled === "SIGINT" || signalled === "SIGTERM") ? Outcome.Done() : Outcome.Stopped({ reason: signalled })
+    ? Outcome.Stopped({ reason: signalled })
     : Exit.isSuccess(exit)
     // What `program` succeeds with; the runtime's teardown is told of any program.
     ? exit.value as Outcome

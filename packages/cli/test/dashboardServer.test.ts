@@ -376,7 +376,7 @@ describe("spool ralph --serve (the built binary)", () => {
     }
   })
 
-  it("alone: prints its URL (never the token), serves until SIGINT, then exits 0", async () => {
+  it("alone: prints its URL (never the token), serves until SIGINT, then exits 130 as any stop does", async () => {
     const root = repository()
     const served = startSpool(["ralph", "--serve", "--serve-token", "very-secret-token"], root)
     await served.waitFor("dashboard: ")
@@ -385,7 +385,7 @@ describe("spool ralph --serve (the built binary)", () => {
     const port = Number(/:(\d+)\//.exec(line)![1])
     expect((await request(port, "/api/loops", { headers: { authorization: "Bearer very-secret-token" } })).status).toBe(200)
     served.child.kill("SIGINT")
-    expect(await served.done).toEqual({ code: 0, signal: null })
+    expect(await served.done).toEqual({ code: 130, signal: null })
     expect(served.output()).not.toContain("very-secret-token")
   })
 

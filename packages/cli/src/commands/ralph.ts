@@ -39,7 +39,7 @@ const ralphIn = (input: RalphArgs, location: Location) =>
     const dashboard = yield* dashboardPlan(args, isSweep(args))
     if (dashboard?.alone === true) return yield* serveAlone(dashboard)
     if (isSweep(args)) {
-      const report = yield* withDashboard(dashboard)(sweep(args))
+      const report = yield* sweep(args, withDashboard(dashboard))
       return Outcome.SweepEnded({ ending: report.ending })
     }
     const modes = [args.status, args.list, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean).length
@@ -77,7 +77,7 @@ const ralphIn = (input: RalphArgs, location: Location) =>
       yield* contexts.clear(change.id)
       return yield* done(`cleared context for ${change.id}`)
     }
-    const result = yield* withDashboard(dashboard)(runChange(args, change))
+    const result = yield* runChange(args, change, withDashboard(dashboard))
     return Outcome.LoopEnded({ status: result.status })
   })
 

@@ -33,6 +33,7 @@ import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { guardOptions, wholeNumber } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { type Beside, withDashboard } from "../serve/Dashboard.js"
 import { notifySettings, secretEnv, withNotices } from "./Notify.js"
 import { SettingsOrigin } from "./Settings.js"
 import { afterLoop, placeLayer, workPlace } from "./Worktree.js"
@@ -236,8 +237,11 @@ const takeRemoteHome = (change: Change, remote: { readonly name: string; readonl
     return held
   })
 
-/** Runs the loop on `change`, on its own: how it ended is the result. */
-export const runChange = (args: RalphArgs, change: Change) =>
-  Effect.flatMap(prepareLoop(args), (prepared) => withNotices(prepared.notify, runPrepared(prepared, change))).pipe(
+/**
+ * Runs the loop on `change`, on its own: how it ended is the result. Once its options are checked,
+ * it runs `beside` what the command line asks for (the dashboard of `--serve`).
+ */
+export const runChange = (args: RalphArgs, change: Change, beside: Beside = withDashboard(null)) =>
+  Effect.flatMap(prepareLoop(args), (prepared) => beside(withNotices(prepared.notify, runPrepared(prepared, change)))).pipe(
     Effect.provide(Layer.merge(LoopEvents.layer, UsageLimitGate.layerPerLoop))
   )

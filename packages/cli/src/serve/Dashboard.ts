@@ -7,12 +7,6 @@ import { serveDashboard } from "./DashboardServer.js"
 
 export { dashboardPlan, type DashboardPlan } from "./DashboardOptions.js"
 
-/**
- * Set once the dashboard serves alone: a stop from outside (Ctrl-C, SIGTERM) is then how spool
- * ends as asked, not an interruption of its work. `bin.ts`, which decides the exit code, reads it.
- */
-export const servingAlone = { now: false }
-
 /** Serves the dashboard for the scope and says where, never with the token. */
 const start = (plan: DashboardPlan) =>
   Effect.gen(function*() {
@@ -26,12 +20,8 @@ const start = (plan: DashboardPlan) =>
 export const withDashboard = (plan: DashboardPlan | null) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   plan === null ? effect : Effect.scoped(Effect.zipRight(start(plan), effect))
 
-/** `spool ralph --serve` alone: serves until stopped, as loops start and end. */
-export const serveAlone = (plan: DashboardPlan) =>
-  Effect.scoped(Effect.gen(function*() {
-    yield* start(plan)
-    yield* Effect.sync(() => {
-      servingAlone.now = true
-    })
-    return yield* Effect.never
-  }))
+/** What a run is wrapped in once its options are checked: the dashboard beside it, or nothing. */
+export type Beside = ReturnType<typeof withDashboard>
+
+/** `spool ralph --serve` alone: serves until stopped (Ctrl-C, SIGTERM: exit 130, 143, as any stop), as loops start and end. */
+export const serveAlone = (plan: DashboardPlan) => Effect.scoped(Effect.zipRight(start(plan), Effect.never))
