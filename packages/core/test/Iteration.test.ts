@@ -8,7 +8,8 @@ import { type GitSnapshot, GitError, GitSummary } from "../src/git/GitSummary.js
 import { HarnessEvent, type HarnessRequest, HarnessService, outputOf, scriptedRun } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import type { SpendGuard } from "../src/guards/Guards.js"
-import { isSpoolPath, type IterationContext, listPaths, runIteration } from "../src/loop/Iteration.js"
+import { type IterationContext, listPaths, runIteration } from "../src/loop/Iteration.js"
+import { isTreePath, shapes } from "../src/tree/Layout.js"
 import type { JournalEntry } from "../src/state/JournalEntry.js"
 import { formatBanner, formatSummary } from "../src/loop/LoopFormat.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
@@ -102,6 +103,7 @@ const iterate = (
         readDocument: (path) => Effect.succeed(`# ${path}\n`),
         readTasks: Effect.map(Ref.getAndUpdate(tasksRead, (n) => n + 1), (n) =>
           parseTasks(taskTexts.length === 0 ? null : taskTexts[Math.min(n, taskTexts.length - 1)]!)),
+        readQuoted: Effect.succeed([]),
         otherDocuments: Effect.succeed(setup.documents ?? []),
         gitOrWarn: (effect, fallback) => Effect.catchAll(effect, () => Effect.succeed(fallback))
       },
@@ -135,7 +137,7 @@ const agentSays = (text: string, exitCode: number | null = 0, signal: string | n
   HarnessEvent.Exited({ exitCode, signal })
 ]
 
-describe("listPaths and isSpoolPath", () => {
+describe("listPaths and isTreePath", () => {
   it("lists up to five paths, then says how many more", () => {
     assert.strictEqual(listPaths(["a", "b", "c", "d", "e"]), "a, b, c, d, e")
     assert.strictEqual(listPaths(["a", "b", "c", "d", "e", "f", "g"]), "a, b, c, d, e and 2 more")
@@ -143,10 +145,21 @@ describe("listPaths and isSpoolPath", () => {
   })
 
   it("takes .spool and what is under it as the loop's own", () => {
+    const isSpoolPath = (path: string) => isTreePath(shapes.spool, path)
     assert.isTrue(isSpoolPath(".spool"))
     assert.isTrue(isSpoolPath(".spool/changes/x/tasks.md"))
     assert.isFalse(isSpoolPath(".spoolrc"))
     assert.isFalse(isSpoolPath("src/.spool"))
+  })
+
+  it("takes the tree's own directory as the loop's too, and .spool/ beside it, where spool keeps its state", () => {
+    assert.isTrue(isTreePath(shapes.openspec, "openspec/changes/add-2fa/tasks.md"))
+    assert.isTrue(isTreePath(shapes.openspec, ".spool/.state/ralph/add-2fa/state.json"))
+    assert.isFalse(isTreePath(shapes.openspec, "openspec.md"))
+    assert.isTrue(isTreePath(shapes.speckit, "specs/003-chat/tasks.md"))
+    assert.isFalse(isTreePath(shapes.speckit, "src/specs/x.ts"))
+    assert.isTrue(isTreePath(shapes.ito, ".ito/changes/001-01_x/tasks.md"))
+    assert.isFalse(isTreePath(shapes.spool, "openspec/changes/add-2fa/tasks.md"))
   })
 })
 
@@ -207,7 +220,7 @@ describe("one iteration", () => {
       assert.isTrue(thirty.prompt.endsWith(`${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n`))
       assert.notInclude(thirty.prompt, "more under")
       const more = yield* iterate(() => scriptedRun(done), { documents: paths(32) })
-      assert.include(more.prompt, `${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n- and 2 more under .spool/changes/\n`)
+      assert.include(more.prompt, `${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n- and 2 more under .spool/changes/${changeId}/\n`)
       assert.notInclude(more.prompt, "d31.md")
       const none = yield* iterate(() => scriptedRun(done))
       assert.notInclude(none.prompt, "Other documents")
