@@ -29,7 +29,7 @@ export const groups = [
     tests: coreTests("Tasks", "TreeTasks", "fuzz")
   },
   // Which tree of changes a directory holds, and which one spool reads.
-  { name: "trees", mutate: [core("tree/Layout"), core("tree/TreeFinder")], tests: coreTests("Trees", "Iteration") },
+  { name: "trees", mutate: [core("tree/Layout"), core("tree/TreeFinder")], tests: coreTests("Trees") },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
   ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({
     name: agent,

@@ -9,7 +9,6 @@ import { HarnessEvent, type HarnessRequest, HarnessService, outputOf, scriptedRu
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import type { SpendGuard } from "../src/guards/Guards.js"
 import { type IterationContext, listPaths, runIteration } from "../src/loop/Iteration.js"
-import { isTreePath, shapes } from "../src/tree/Layout.js"
 import type { JournalEntry } from "../src/state/JournalEntry.js"
 import { formatBanner, formatSummary } from "../src/loop/LoopFormat.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
@@ -137,29 +136,11 @@ const agentSays = (text: string, exitCode: number | null = 0, signal: string | n
   HarnessEvent.Exited({ exitCode, signal })
 ]
 
-describe("listPaths and isTreePath", () => {
+describe("listPaths", () => {
   it("lists up to five paths, then says how many more", () => {
     assert.strictEqual(listPaths(["a", "b", "c", "d", "e"]), "a, b, c, d, e")
     assert.strictEqual(listPaths(["a", "b", "c", "d", "e", "f", "g"]), "a, b, c, d, e and 2 more")
     assert.strictEqual(listPaths(["a", "b", "c"], 2), "a, b and 1 more")
-  })
-
-  it("takes .spool and what is under it as the loop's own", () => {
-    const isSpoolPath = (path: string) => isTreePath(shapes.spool, path)
-    assert.isTrue(isSpoolPath(".spool"))
-    assert.isTrue(isSpoolPath(".spool/changes/x/tasks.md"))
-    assert.isFalse(isSpoolPath(".spoolrc"))
-    assert.isFalse(isSpoolPath("src/.spool"))
-  })
-
-  it("takes the tree's own directory as the loop's too, and .spool/ beside it, where spool keeps its state", () => {
-    assert.isTrue(isTreePath(shapes.openspec, "openspec/changes/add-2fa/tasks.md"))
-    assert.isTrue(isTreePath(shapes.openspec, ".spool/.state/ralph/add-2fa/state.json"))
-    assert.isFalse(isTreePath(shapes.openspec, "openspec.md"))
-    assert.isTrue(isTreePath(shapes.speckit, "specs/003-chat/tasks.md"))
-    assert.isFalse(isTreePath(shapes.speckit, "src/specs/x.ts"))
-    assert.isTrue(isTreePath(shapes.ito, ".ito/changes/001-01_x/tasks.md"))
-    assert.isFalse(isTreePath(shapes.spool, "openspec/changes/add-2fa/tasks.md"))
   })
 })
 

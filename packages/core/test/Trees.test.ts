@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { ChangeId } from "../src/domain/Domain.js"
 import { makeLoopInputs } from "../src/loop/LoopInputs.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
-import { decideLayout, type LayoutName, type Marker, recognise, shapes, statePaths } from "../src/tree/Layout.js"
+import { decideLayout, isTreePath, type LayoutName, type Marker, recognise, shapes, statePaths } from "../src/tree/Layout.js"
 import { Workspace } from "../src/state/Workspace.js"
 
 const tree = (files: Record<string, string>) => {
@@ -97,6 +97,61 @@ describe("recognising a tree", () => {
     assert.deepStrictEqual(decideLayout(["spool", "openspec"], null), { _tag: "Ambiguous", found: ["spool", "openspec"] })
     assert.deepStrictEqual(decideLayout(["spool", "openspec"], "openspec"), { _tag: "Chosen", layout: "openspec" })
     assert.deepStrictEqual(decideLayout(["spool"], "speckit"), { _tag: "None" })
+  })
+
+  it("takes .spool and what is under it as the loop's own", () => {
+    const isSpoolPath = (path: string) => isTreePath(shapes.spool, path)
+    assert.isTrue(isSpoolPath(".spool"))
+    assert.isTrue(isSpoolPath(".spool/changes/x/tasks.md"))
+    assert.isFalse(isSpoolPath(".spoolrc"))
+    assert.isFalse(isSpoolPath("src/.spool"))
+  })
+
+  it("takes the tree's own directory as the loop's too, and .spool/ beside it, where spool keeps its state", () => {
+    assert.isTrue(isTreePath(shapes.openspec, "openspec/changes/add-2fa/tasks.md"))
+    assert.isTrue(isTreePath(shapes.openspec, ".spool/.state/ralph/add-2fa/state.json"))
+    assert.isFalse(isTreePath(shapes.openspec, "openspec.md"))
+    assert.isTrue(isTreePath(shapes.speckit, "specs/003-chat/tasks.md"))
+    assert.isFalse(isTreePath(shapes.speckit, "src/specs/x.ts"))
+    assert.isTrue(isTreePath(shapes.ito, ".ito/changes/001-01_x/tasks.md"))
+    assert.isFalse(isTreePath(shapes.spool, "openspec/changes/add-2fa/tasks.md"))
+  })
+
+  it("lays out each tree as its own tool does", () => {
+    const layout = (name: LayoutName) => {
+      const { changesDir, archiveDir, modulesDir, proposal, quoted, tasks, taskFormat, documents, projectDocuments, ralphDir, nativeSettings, title } = shapes[name]
+      return { title, changesDir, archiveDir, modulesDir, proposal, quoted, tasks, taskFormat, documents, projectDocuments, ralphDir, nativeSettings }
+    }
+    assert.deepStrictEqual(layout("spool"), {
+      title: "spool", changesDir: ".spool/changes", archiveDir: ".spool/changes/archive", modulesDir: ".spool/modules", proposal: "proposal.md", quoted: [],
+      tasks: "tasks.md", taskFormat: "spool", documents: "markdown", projectDocuments: [], ralphDir: ".spool/.state/ralph", nativeSettings: null
+    })
+    assert.deepStrictEqual(layout("ito"), {
+      title: "ito", changesDir: ".ito/changes", archiveDir: ".ito/changes/archive", modulesDir: ".ito/modules", proposal: "proposal.md", quoted: [],
+      tasks: "tasks.md", taskFormat: "spool", documents: "markdown", projectDocuments: [], ralphDir: ".ito/.state/ralph", nativeSettings: ".ito/config.json"
+    })
+    assert.deepStrictEqual(layout("openspec"), {
+      title: "OpenSpec", changesDir: "openspec/changes", archiveDir: "openspec/changes/archive", modulesDir: null, proposal: "proposal.md", quoted: [],
+      tasks: "tasks.md", taskFormat: "openspec", documents: "markdown", projectDocuments: ["openspec/project.md", "openspec/config.yaml"],
+      ralphDir: ".spool/.state/ralph", nativeSettings: null
+    })
+    assert.deepStrictEqual(layout("speckit"), {
+      title: "spec-kit", changesDir: "specs", archiveDir: null, modulesDir: null, proposal: "spec.md", quoted: [{ file: "plan.md", title: "Plan" }],
+      tasks: "tasks.md", taskFormat: "speckit", documents: "all", projectDocuments: [".specify/memory/constitution.md"],
+      ralphDir: ".spool/.state/ralph", nativeSettings: null
+    })
+  })
+
+  it("tells the agent of each tree's own tools, and a person how to start a first change", () => {
+    assert.deepStrictEqual(shapes.spool.commands, [])
+    assert.include(shapes.ito.commands.join("\n"), "`ito validate {id}` checks it, and `ito tasks complete {id} <task>` marks a task done")
+    assert.include(shapes.openspec.commands.join("\n"), "`openspec validate {id}` checks it and its spec deltas, and `openspec show {id}` shows it.")
+    assert.include(shapes.openspec.commands.join("\n"), "Do not archive the change (`openspec archive`)")
+    assert.include(shapes.speckit.commands.join("\n"), "mark each task done as `- [X]` there.")
+    assert.strictEqual(shapes.spool.firstChange, "mkdir -p .spool/changes/001-01_my-change && echo '# My change' > .spool/changes/001-01_my-change/proposal.md")
+    assert.strictEqual(shapes.ito.firstChange, "mkdir -p .ito/changes/001-01_my-change && echo '# My change' > .ito/changes/001-01_my-change/proposal.md")
+    assert.include(shapes.openspec.firstChange, "openspec new change <name>")
+    assert.include(shapes.speckit.firstChange, "mkdir -p specs/001-my-feature and write its spec.md")
   })
 
   it("keeps every tree's loop state where git and the tree's own tools leave it alone", () => {
