@@ -9,7 +9,7 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
 /**
  * The modules in scope (the completion rule, tasks, guards, redaction, the stores, the loop's policy
  * and checks, the sweep's policy and runner, git, each agent's decoder, the lease, resume and the
- * deadline), in groups, each tested against its own unit tests only:
+ * deadline, the notices), in groups, each tested against its own unit tests only:
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
  * The groups whose modules change least come first, so a run cut short keeps the most.
  */
@@ -18,6 +18,8 @@ export const groups = [
   // Loops that move between machines: the lease's decisions and its holding, resume and the deadline.
   { name: "lease", mutate: [core("remote/Lease"), core("remote/RemoteLease")], tests: coreTests("Lease") },
   { name: "resume", mutate: [core("loop/Resume"), core("loop/Deadline")], tests: coreTests("Resume", "Deadline") },
+  // Being told: what each event tells, telling it, and telling beside the loops.
+  { name: "notify", mutate: [core("notify/Notice"), core("notify/Delivery"), core("notify/Notifications")], tests: coreTests("Notice", "Notifications") },
   {
     name: "redaction",
     mutate: [core("output/Redact"), core("output/OutputLog"), core("output/ByteOutputLog"), core("output/HeadTail"), core("bytes/Utf8Tail"), core("bytes/ByteConcat")],

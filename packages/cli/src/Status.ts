@@ -82,6 +82,11 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     if (state.status === "usage-limit" && state.resumeAt !== null) lines.push(`resume:    run spool again after ${state.resumeAt}`)
   }
   if (report.tasks.tasks.length > 0) lines.push(`tasks:     ${formatProgress(report.tasks)}`)
+  const unsent = report.notifyFailures ?? []
+  if (unsent.length > 0) {
+    const count = `${unsent.length} notice${unsent.length === 1 ? "" : "s"} of this run could not be told`
+    lines.push(`notices:   ${p.yellow(count)}; the last: ${unsent.at(-1)!.replace(/^\S+ /, "")}`)
+  }
   const sum = usageTotals(report.history)
   if (sum !== null) lines.push(`usage:     ${sum.tokens} tokens, ${sum.cost === null ? "cost unknown" : `$${sum.cost.toFixed(4)}`} over the iterations below`)
   if (report.history.length > 0) {

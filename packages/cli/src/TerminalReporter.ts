@@ -187,6 +187,11 @@ export const makeTerminal = (stdout: Output, stderr: Output, env: Env) => {
       if (options.afterBreak === true) stderr.write("\n")
       stderr.write(`${err.red("spool:")} ${message}\n`)
     },
+    /** `warning: <text>` on stderr, as a loop's warnings are, for what no one loop says (a notice that could not be told). */
+    warn: (text: string) => {
+      clear()
+      stderr.write(`${err.yellow("warning:")} ${text}\n`)
+    },
     /** Erases the live status line, if one is shown, before something else is written to the terminal. */
     erase: clear,
     /** The status line drawn again: the elapsed time moves on. */

@@ -13,6 +13,8 @@ export * from "./state/HistoryStore.js"
 export * from "./state/LoopLock.js"
 export { StateError } from "./state/StateError.js"
 export * from "./status/StatusReport.js"
+export * from "./status/Dashboard.js"
+export * from "./status/DashboardSource.js"
 export * from "./state/Workspace.js"
 
 // tree: the trees of changes spool reads (spool's, ito's, OpenSpec's, spec-kit's) and their task lists.
@@ -61,6 +63,12 @@ export * from "./guards/UsageLimitGate.js"
 
 // live: what the loops of this process do, as they do it.
 export * from "./live/LoopEvents.js"
+
+// notify: telling a person what the loops did (`--notify`, `--webhook`).
+export * from "./notify/Notice.js"
+export { NOTIFY_TIMEOUT_MS, type NotifyTarget, targetName, WEBHOOK_TRIES } from "./notify/Delivery.js"
+export * from "./notify/Notifications.js"
+export { failureLine, keepFailure, NOTIFY_LOG } from "./notify/NotifyLog.js"
 
 // loop: running one change's loop.
 export { runLoop } from "./loop/Loop.js"

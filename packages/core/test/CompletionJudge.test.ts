@@ -78,6 +78,12 @@ const completions: ReadonlyArray<Case> = [
   claim("after two-byte escapes", "\x1bM\x1b\\<promise>COMPLETE</promise>\x1b_", "alone on its line"),
   claim("with upper-case entities", "All done.\n&LT;promise&GT;COMPLETE&LT;/promise&GT;", "alone on its line"),
   claim("a code block holding only the promise", "All done:\n```\n<promise>COMPLETE</promise>\n```\n", "a code block holding only the promise"),
+  claim(
+    "a code block holding only the promise after a sentence reporting the work done",
+    "All tasks are complete and the tests pass:\n\n```\n<promise>COMPLETE</promise>\n```\n",
+    "a code block holding only the promise"
+  ),
+  claim("a code block holding only the promise after a finished sentence", "I implemented every task.\n```text\n<promise>COMPLETE</promise>\n```", "a code block holding only the promise"),
   claim("a label line announcing it now", "I'll now output the completion promise:\n<promise>COMPLETE</promise>", "alone on its line"),
   claim(
     "a label line stating completion",
@@ -118,6 +124,15 @@ const nonCompletions: ReadonlyArray<Case> = [
   mention("a negating label line", "Do not print:\n<promise>COMPLETE</promise>", /^negated: "Do not print"/),
   mention("an example label", "For example: <promise>COMPLETE</promise>", /^quoted: "For example"/),
   mention("a deferred label on the same line", "Once the last test passes I'll print: <promise>COMPLETE</promise>", /^deferred: "Once the last test passes/),
+  mention(
+    "a code block holding only the promise, put forward as the format to use",
+    "When every task is done, print the promise.\nHere is the required format:\n```\n<promise>COMPLETE</promise>\n```\n",
+    "quoted: \"Here is the required format\""
+  ),
+  mention("a code block holding only the promise after \"for example:\"", "Print the promise, for example:\n\n~~~\n<promise>COMPLETE</promise>\n~~~", "quoted: \"Print the promise, for example\""),
+  mention("a code block holding only the promise after a deferring label", "Once the tests pass I will print:\n```\n<promise>COMPLETE</promise>\n```", "deferred: \"Once the tests pass I will print\""),
+  mention("the required format on the same line", "The required format: <promise>COMPLETE</promise>", "quoted: \"The required format\""),
+  mention("alone on its line after the syntax to use", "Use this syntax:\n<promise>COMPLETE</promise>", "quoted: \"Use this syntax\""),
   mention("inside a shell command in a code block", "```bash\necho '<promise>COMPLETE</promise>'\n```", "inside a code block"),
   mention("inside a code block with other lines", "```\nstatus: ok\n<promise>COMPLETE</promise>\n```", "inside a code block"),
   // A line separator is only a character to Markdown, so it may stand in a fence line's info string.

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { decideLabel, judgeOccurrence } from "../src/completion/CompletionRule.js"
+import { decideLabel, decideLineBefore, judgeOccurrence } from "../src/completion/CompletionRule.js"
 
 const PROMISE = "<promise>COMPLETE</promise>"
 
@@ -182,5 +182,19 @@ describe("decideLabel", () => {
 
   it("takes a label that ends in what the token is for a definition", () => {
     assert.strictEqual(decideLabel("The signal is "), `defined: "The signal is"`)
+  })
+})
+
+describe("decideLineBefore", () => {
+  it("makes what follows a line that puts forward the format to use a mention", () => {
+    assert.strictEqual(decideLineBefore("Here is the required format:"), `quoted: "Here is the required format"`)
+    assert.strictEqual(decideLineBefore("- **For example:**"), `quoted: "For example"`)
+    assert.strictEqual(decideLineBefore("Print it when done. Use this syntax:  "), `quoted: "Use this syntax"`)
+  })
+
+  it("leaves a line that reports the work done, one without a colon, and none at all", () => {
+    assert.strictEqual(decideLineBefore("All tasks are complete and the tests pass:"), null)
+    assert.strictEqual(decideLineBefore("Here is the required format."), null)
+    assert.strictEqual(decideLineBefore(null), null)
   })
 })

@@ -81,6 +81,7 @@ describe("a change's status", () => {
         settings: null,
         usage: null,
         tasks: { total: 3, complete: 1, shelved: 1 },
+        notifyFailures: [],
         history: []
       })
       // The order of the keys is the JSON's order.

@@ -12,6 +12,7 @@ import { layoutOf, statusTarget, targetChange } from "../ralph/Targeting.js"
 import { removeWorktree } from "../ralph/Worktree.js"
 import { changeList, listText, onRemote } from "../ralph/List.js"
 import { type Location, locate } from "../ralph/WorktreeLocation.js"
+import { dashboardPlan, serveAlone, withDashboard } from "../serve/Dashboard.js"
 import { showStatus } from "../Status.js"
 import { TerminalReporter } from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
@@ -35,8 +36,10 @@ const done = (answer?: string) =>
 const ralphIn = (input: RalphArgs, location: Location) =>
   Effect.gen(function*() {
     const args = inWorktree(input, location)
+    const dashboard = yield* dashboardPlan(args, isSweep(args))
+    if (dashboard?.alone === true) return yield* serveAlone(dashboard)
     if (isSweep(args)) {
-      const report = yield* sweep(args)
+      const report = yield* sweep(args, withDashboard(dashboard))
       return Outcome.SweepEnded({ ending: report.ending })
     }
     const modes = [args.status, args.list, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean).length
@@ -75,7 +78,7 @@ const ralphIn = (input: RalphArgs, location: Location) =>
       yield* contexts.clear(change.id)
       return yield* done(`cleared context for ${change.id}`)
     }
-    const result = yield* runChange(args, change)
+    const result = yield* runChange(args, change, withDashboard(dashboard))
     return Outcome.LoopEnded({ status: result.status })
   })
 

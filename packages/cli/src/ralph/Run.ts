@@ -13,6 +13,7 @@ import {
   LoopEvents,
   LoopOptions,
   makeRedactor,
+  type NotifySettings,
   PromptBuilder,
   readTextFile,
   runLoop,
@@ -32,6 +33,8 @@ import * as TerminalReporter from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { guardOptions, wholeNumber } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { type Beside, withDashboard } from "../serve/Dashboard.js"
+import { notifySettings, secretEnv, withNotices } from "./Notify.js"
 import { SettingsOrigin } from "./Settings.js"
 import { afterLoop, placeLayer, workPlace } from "./Worktree.js"
 
@@ -129,6 +132,10 @@ export interface PreparedLoop {
   readonly deadline: number | null
   /** A sweep merges the work once the change completes: no hint to merge it by hand. */
   readonly merged?: boolean
+  /** Who is told of the loops' events (`--notify`, `--webhook`); null: nobody. */
+  readonly notify: NotifySettings | null
+  /** Values to hide wherever the agent's output is kept, beside the environment's secrets: the webhooks' URLs. */
+  readonly secrets: ReadonlyArray<string>
 }
 
 /** The prompt, the options and the harness from the command line; every mistake is a usage error here. */
@@ -147,6 +154,7 @@ export const prepareLoop = (args: RalphArgs) =>
       return yield* usage(`--remote must name a git remote (as git remote -v lists them), got '${remote}'`)
     }
     const deadline = Option.isNone(args.deadline) ? null : yield* parseDeadline(args.deadline.value, yield* Clock.currentTimeMillis)
+    const notify = yield* notifySettings(args, (yield* Workspace).root)
     return {
       userPrompt: userPrompt === "" ? "Implement the change proposal below." : userPrompt,
       options,
@@ -154,7 +162,9 @@ export const prepareLoop = (args: RalphArgs) =>
       worktree: args.worktree || remote !== null,
       resume: args.resume,
       remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration("--lease-ttl", args.leaseTtl) },
-      deadline
+      deadline,
+      notify,
+      secrets: notify?.targets.flatMap((target) => (target._tag === "Webhook" ? [target.url] : [])) ?? []
     } satisfies PreparedLoop
   })
 
@@ -181,7 +191,7 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
         cwd: place.cwd,
         worktree: place.worktree,
         pid: invocation.pid,
-        redact: makeRedactor(invocation.env),
+        redact: makeRedactor(secretEnv(invocation.env, prepared.secrets)),
         settings: yield* SettingsOrigin,
         resume: prepared.resume,
         deadline: prepared.deadline
@@ -227,8 +237,11 @@ const takeRemoteHome = (change: Change, remote: { readonly name: string; readonl
     return held
   })
 
-/** Runs the loop on `change`, on its own: how it ended is the result. */
-export const runChange = (args: RalphArgs, change: Change) =>
-  Effect.flatMap(prepareLoop(args), (prepared) => runPrepared(prepared, change)).pipe(
+/**
+ * Runs the loop on `change`, on its own: how it ended is the result. Once its options are checked,
+ * it runs `beside` what the command line asks for (the dashboard of `--serve`).
+ */
+export const runChange = (args: RalphArgs, change: Change, beside: Beside = withDashboard(null)) =>
+  Effect.flatMap(prepareLoop(args), (prepared) => beside(withNotices(prepared.notify, runPrepared(prepared, change)))).pipe(
     Effect.provide(Layer.merge(LoopEvents.layer, UsageLimitGate.layerPerLoop))
   )

@@ -15,6 +15,7 @@ import {
   runSweep,
   type SweepReport,
   sweepChanges,
+  sweepNotice,
   type SweepRunner,
   type SweepSelection,
   UsageLimitGate,
@@ -29,6 +30,8 @@ import { UsageError } from "../UsageError.js"
 import { wholeNumber } from "./GuardOptions.js"
 import { onRemote } from "./List.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { type Beside, withDashboard } from "../serve/Dashboard.js"
+import { withNotices } from "./Notify.js"
 import { type PreparedLoop, prepareLoop, runPrepared } from "./Run.js"
 import { refuseModuleWithout } from "./Targeting.js"
 import { sweepSummary } from "./SweepSummary.js"
@@ -147,9 +150,10 @@ type SweepNeeds =
 
 /**
  * `spool ralph --continue-ready` (or `--continue-module`, several `--change`, `--merge`): runs the
- * ready changes as one sweep and prints its summary, however it ends.
+ * ready changes as one sweep and prints its summary, however it ends; once its options are checked,
+ * `beside` what the command line asks for (the dashboard of `--serve`).
  */
-export const sweep = (args: RalphArgs) =>
+export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
   Effect.gen(function*() {
     const modes = [args.status, args.list, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean)
     if (modes.length > 0) {
@@ -190,8 +194,12 @@ export const sweep = (args: RalphArgs) =>
       facts: factsOf,
       merge: base === null ? null : mergeChange(prepared, base)
     }
-    const printReport = (report: SweepReport) => terminal.print(sweepSummary(report, { merge: base }).join("\n"))
-    return yield* runSweep({ changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }, runner, printReport)
+    // The report, kept for the notice of the sweep's end, which is told after its loops' own.
+    const ended = yield* Ref.make<SweepReport | null>(null)
+    const printReport = (report: SweepReport) =>
+      Effect.zipRight(Ref.set(ended, report), terminal.print(sweepSummary(report, { merge: base }).join("\n")))
+    const swept = runSweep({ changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }, runner, printReport)
+    return yield* beside(withNotices(prepared.notify, swept, Effect.map(Ref.get(ended), (report) => (report === null ? [] : [sweepNotice(report)]))))
   }).pipe(
     // One account: a usage limit one loop meets holds every loop of the sweep.
     Effect.provide(Layer.mergeAll(LoopEvents.layer, UsageLimitGate.layerShared, CheckRunner.layer))

@@ -7,7 +7,8 @@
  *    compared case-insensitively with any whitespace inside the tags (newlines too).
  * 2. Two or more consecutive lines that reproduce two or more consecutive lines of the prompt are an
  *    echo: a promise inside them is ignored.
- * 3. A fenced code block is ignored, unless it holds nothing but the promise.
+ * 3. A fenced code block is ignored, unless it holds nothing but the promise; then it is judged as
+ *    a promise alone on its line, by the line before the block (`for example:` makes it a mention).
  * 4. A promise counts when it stands as the agent's statement: alone on its line (unless the line
  *    before ends with `:` and defers, negates, defines or quotes it), after a finished sentence,
  *    or after a label (`Status:`) that does none of those; followed by nothing, punctuation,
@@ -16,7 +17,7 @@
  * 5. Any one claim completes the iteration.
  */
 import { indexOf, lastIndexOf } from "../bytes/ByteSearch.js"
-import { judgeOccurrence, type Occurrence, type Verdict } from "./CompletionRule.js"
+import { decideLineBefore, judgeOccurrence, type Occurrence, type Verdict } from "./CompletionRule.js"
 
 export type { Verdict } from "./CompletionRule.js"
 
@@ -59,6 +60,8 @@ interface PendingLine {
 
 interface OpenFence {
   readonly marker: string
+  /** The non-blank line before the block, normalised: it may put the block forward as an example. */
+  readonly before: string | null
   onlyPromise: boolean
   /** Occurrences past the first `MAX_VERDICTS`, counted only. */
   more: number
@@ -177,9 +180,13 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
   const closeFence = (open: OpenFence) => {
     occurrences += open.more
     const only = open.onlyPromise && open.more === 0 && open.verdicts.length === 1 && open.verdicts[0]!.wellFormed
+    // A block put forward as the format to use (`Here is the required format:`) is an example.
+    const example = only ? decideLineBefore(open.before) : null
     for (const { verdict, wellFormed } of open.verdicts) {
       record(
-        only
+        example !== null
+          ? { accepted: false, reason: example, text: verdict.text }
+          : only
           ? { accepted: true, reason: "a code block holding only the promise", text: verdict.text }
           : wellFormed
           ? { accepted: false, reason: "inside a code block", text: verdict.text }
@@ -204,7 +211,7 @@ export const makeCompletionJudge = (options: CompletionJudgeOptions): Completion
         for (const f of found) addToFence(fence, f)
       }
     } else if (fenceMatch !== null) {
-      fence = { marker: fenceMatch[1]!, onlyPromise: true, more: 0, verdicts: [] }
+      fence = { marker: fenceMatch[1]!, before: previousRaw === null ? null : normalizeLine(previousRaw), onlyPromise: true, more: 0, verdicts: [] }
     } else {
       const found = judgeOccurrence(line, token, previousRaw === null ? null : normalizeLine(previousRaw))
       if (found.length > 0) pending = { key: echoKey(line), previousKey: keyOf(previousRaw), verdicts: found.map((f) => f.verdict) }

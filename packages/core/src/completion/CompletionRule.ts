@@ -48,7 +48,7 @@ const makeRule = () => {
   /** A future that is not deferred: "I'll now print:", "Everything passes, so I'll print:". */
   const IMMEDIATE = /\b(?:now|here|below|done|complete|completed|finished|passes|passing|implemented)\b/i
   const DEFINES = /(?:\b(?:signal|token|marker|tag|string|promise|phrase|keyword|word)\b.*\b(?:is|are|means|reads|looks like|would be|will be|should be)|\b(?:means|stands for|defined as))$/i
-  const QUOTES = /\b(?:example|e\.g|for instance|such as|quote|quoted|quoting|literally|says|said|template)\b/i
+  const QUOTES = /\b(?:example|e\.g|for instance|such as|quote|quoted|quoting|literally|says|said|template|format|syntax)\b/i
   /** A new sentence after the promise that takes it back. */
   const TAKES_BACK = /^(?:if|once|when|after|until|unless|but|only|provided|assuming|as soon as)\b|^(?:not|never|just kidding)\b|\bnot (?:yet|really|actually|done|complete|finished)\b/i
 
@@ -81,6 +81,16 @@ const makeRule = () => {
     return null
   }
 
+  /**
+   * The line before a promise that stands alone (on its line, or in a code block of its own): when
+   * it ends with `:` and its last sentence defers, negates, defines or quotes what follows
+   * (`Here is the required format:`), the reason the promise is a mention; else null.
+   */
+  const decideLineBefore = (previousLine: string | null): string | null => {
+    const previous = previousLine?.replace(/[\s*_`~]+$/, "") ?? ""
+    return previous.endsWith(":") ? decideLabel(lastSentence(previous.replace(LINE_MARKER, ""))) : null
+  }
+
   /** A sentence that mentions the promise: which words make it a mention. */
   const mentionReason = (before: string, after: string) => {
     const clause = after.split(/[.!?;]/, 1)[0]!
@@ -110,11 +120,7 @@ const makeRule = () => {
     const trimmed = rawBefore.replace(/[\s*_`~]+$/, "")
     if (/^\s*>/.test(trimmed)) return { reason: "quoted (a blockquote)", claim: "" }
     const before = trimmed.replace(LINE_MARKER, "").replace(EMOJI, " ").replace(MARKDOWN, "").trim()
-    if (NO_WORDS.test(before)) {
-      const previous = previousLine?.replace(/[\s*_`~]+$/, "") ?? ""
-      const reason = previous.endsWith(":") ? decideLabel(lastSentence(previous.replace(LINE_MARKER, ""))) : null
-      return { reason, claim: "alone on its line" }
-    }
+    if (NO_WORDS.test(before)) return { reason: decideLineBefore(previousLine), claim: "alone on its line" }
     if (/\p{Extended_Pictographic}\ufe0f?$/u.test(trimmed) || (SENTENCE_END.test(before) && !ABBREVIATION.test(before))) {
       return { reason: null, claim: "after a finished sentence" }
     }
@@ -156,11 +162,14 @@ const makeRule = () => {
     return found
   }
 
-  return { decideLabel, judgeOccurrence }
+  return { decideLabel, decideLineBefore, judgeOccurrence }
 }
 
 /** Why a label before the promise (`When it is done I will print:`) makes it a mention; null when it does not. */
 export const decideLabel = (label: string): string | null => makeRule().decideLabel(label)
+
+/** Why the line before a promise standing alone (`for example:`) makes it a mention; null when it does not. */
+export const decideLineBefore = (previousLine: string | null): string | null => makeRule().decideLineBefore(previousLine)
 
 /** Every occurrence of the promise tag on one normalised line, judged. */
 export const judgeOccurrence = (line: string, token: string, previousLine: string | null): Array<Occurrence> =>

@@ -12,6 +12,9 @@ export interface HistoryTail {
   readonly skipped: number
 }
 
+/** The log of iteration `iteration` of `run`, in the change's state directory's `logs/`. */
+export const iterationLogName = (run: string, iteration: number) => `${run}-${String(iteration).padStart(3, "0")}.log`
+
 /** Where a full iteration log goes; `write` appends. */
 export interface IterationLog {
   readonly path: string
@@ -71,7 +74,7 @@ export class HistoryStore extends Context.Tag("@spool/core/HistoryStore")<Histor
       const openLog = (changeId: ChangeId, run: string, iteration: number) =>
         Effect.gen(function*() {
           const dir = path.join(yield* workspace.ensureStateDir(changeId), "logs")
-          const file = path.join(dir, `${run}-${String(iteration).padStart(3, "0")}.log`)
+          const file = path.join(dir, iterationLogName(run, iteration))
           const fail = (cause: { message: string }) => new StateError({ reason: "Write", path: file, detail: cause.message })
           yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(fail))
           const handle = yield* fs.open(file, { flag: "a", mode: 0o600 }).pipe(Effect.mapError(fail))

@@ -19,6 +19,7 @@ import type { TaskList } from "../prompt/Tasks.js"
 import { readTaskList } from "../tree/TreeTasks.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { Workspace } from "../state/Workspace.js"
+import { recentFailures } from "../notify/NotifyLog.js"
 
 /** The iterations `--status` shows: the most recent ones. */
 export const RECENT_ITERATIONS = 10
@@ -32,6 +33,8 @@ export interface StatusReport {
   /** History lines in the range read that could not be decoded. */
   readonly skipped: number
   readonly tasks: TaskList
+  /** The notices of the current run that could not be told (`notifications.log`), oldest first. */
+  readonly notifyFailures?: ReadonlyArray<string>
 }
 
 /** Reads a change's status from its state directory and its tasks. */
@@ -50,7 +53,8 @@ export const loadStatus = (changeId: ChangeId) =>
       Effect.orElse(() => tasksIn(workspace.root)),
       Effect.orElseSucceed(() => null)
     )
-    return { changeId, state, history: records.map(asRecordedNow), skipped, tasks: readTaskList(tree.taskFormat, tasksText) } satisfies StatusReport
+    const notifyFailures = yield* recentFailures(changeId, state?.startedAt ?? null)
+    return { changeId, state, history: records.map(asRecordedNow), skipped, tasks: readTaskList(tree.taskFormat, tasksText), notifyFailures } satisfies StatusReport
   })
 
 /**
@@ -136,6 +140,8 @@ export const StatusJson = Schema.Struct({
   settings: Schema.NullOr(SettingsSource),
   usage: Schema.NullOr(UsageTotals),
   tasks: Schema.Struct({ total: Schema.Int, complete: Schema.Int, shelved: Schema.Int }),
+  /** The notices of the current run that could not be told, one line each, oldest first. */
+  notifyFailures: Schema.Array(Schema.String),
   history: Schema.Array(Schema.Struct({ ...IterationRecord.fields, verify: Schema.Array(CheckResult) }))
 })
 export type StatusJson = typeof StatusJson.Type
@@ -162,6 +168,7 @@ export const statusJson = (report: StatusReport): StatusJson => ({
     complete: report.tasks.tasks.filter((t) => t.status === "complete").length,
     shelved: report.tasks.tasks.filter((t) => t.status === "shelved").length
   },
+  notifyFailures: report.notifyFailures ?? [],
   history: report.history.map((r) => ({
     run: r.run,
     iteration: r.iteration,

@@ -11,6 +11,8 @@ export interface CheckRequest {
   readonly cwd: string
   readonly timeoutMs: number
   readonly env: Readonly<Record<string, string>>
+  /** What the command reads on stdin; without it, stdin is closed. */
+  readonly stdin?: string
 }
 
 interface Ended {
@@ -35,7 +37,7 @@ export const OUTPUT_HALF_BYTES = 8192
  */
 export class CheckRunner extends Context.Tag("@spool/core/CheckRunner")<CheckRunner, {
   /**
-   * Runs `sh -c <command>` in its own process group with stdin closed. Past the timeout, or when
+   * Runs `sh -c <command>` in its own process group, with `stdin` on its stdin (else closed). Past the timeout, or when
    * interrupted, the whole group gets SIGTERM, then SIGKILL after the grace period; nothing it
    * started is left running either way. A check that cannot start fails, with the reason as its output.
    */
@@ -52,7 +54,7 @@ export class CheckRunner extends Context.Tag("@spool/core/CheckRunner")<CheckRun
           const command = Command.make("sh", "-c", `exec 2>&1\n${request.command}`).pipe(
             Command.workingDirectory(request.cwd),
             Command.env(request.env),
-            Command.stdin(Stream.empty)
+            Command.stdin(request.stdin === undefined ? Stream.empty : Stream.make(new TextEncoder().encode(request.stdin)))
           )
           const ran = yield* Effect.scoped(Effect.gen(function*() {
             const proc = yield* executor.start(command)

@@ -1,0 +1,408 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { HistoryStore, type IterationRecord, type LoopState, makeRedactor, Workspace } from "@spool/core"
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Scope } from "effect"
+import { createHash } from "node:crypto"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders, request as httpRequest } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { DashboardPlan } from "../src/serve/DashboardOptions.js"
+import { serveDashboard } from "../src/serve/DashboardServer.js"
+import { pageCss, pageHtml } from "../src/serve/Page.js"
+import { pageScript } from "../src/serve/PageScript.js"
+import { git, spawnSpool, spool, startSpool, stateDir } from "./support.js"
+
+const change = "001-01_alpha"
+
+const state = (iteration: number): LoopState => ({
+  changeId: change,
+  run: "r1",
+  status: "running",
+  iteration,
+  minIterations: 1,
+  maxIterations: 20,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  updatedAt: "2026-11-22T00:01:00.000Z",
+  pid: 1,
+  stopReason: null,
+  stopMessage: null,
+  resumeAt: null,
+  guards: null
+})
+
+const record = (iteration: number): IterationRecord => ({
+  run: "r1",
+  iteration,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  durationMs: 1500,
+  exitCode: 0,
+  signal: null,
+  completionDetected: false,
+  promises: [],
+  outcome: "continue",
+  git: { changedFiles: 2, files: ["a", "b"], insertions: 3, deletions: 0 },
+  commit: null,
+  usage: null,
+  error: null,
+  warnings: []
+})
+
+/** A repository on `main` with two changes; `001-01_alpha` has a loop at its iteration 3, with a log; `001-02_beta` only context. */
+const repository = () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "spool-dashboard-")))
+  for (const id of [change, "001-02_beta"]) {
+    mkdirSync(join(root, ".spool", "changes", id), { recursive: true })
+    writeFileSync(join(root, ".spool", "changes", id, "proposal.md"), `# ${id}\n`)
+  }
+  writeFileSync(join(root, ".spool", "changes", change, "tasks.md"), "- [x] 1.1 one\n- [ ] 1.2 two\n")
+  git(root, "init", "-q", "-b", "main")
+  git(root, "config", "user.name", "Test")
+  git(root, "config", "user.email", "test@example.invalid")
+  git(root, "add", "-A")
+  git(root, "commit", "-qm", "initial")
+  mkdirSync(join(stateDir(root, change), "logs"), { recursive: true })
+  writeFileSync(join(stateDir(root, change), "state.json"), JSON.stringify(state(3)))
+  writeFileSync(join(stateDir(root, change), "history.jsonl"), [1, 2].map((i) => JSON.stringify(record(i))).join("\n") + "\n")
+  writeFileSync(join(stateDir(root, change), "logs", "r1-003.log"), "=== prompt (iteration 3) ===\nDo it.\n=== output ===\nworking with sk-ant-abcdefghijklmnopqrstuvwxyz\n")
+  mkdirSync(stateDir(root, "001-02_beta"), { recursive: true })
+  writeFileSync(join(stateDir(root, "001-02_beta"), "context.txt"), "be brief\n")
+  return root
+}
+
+/** Every file under `dir` with a digest of its content and its modification time: what "nothing changed" means. */
+const snapshot = (dir: string): Record<string, string> =>
+  Object.fromEntries(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => {
+    const file = join(entry.parentPath, entry.name)
+    return [file, `${createHash("sha256").update(readFileSync(file)).digest("hex")} ${statSync(file).mtimeMs}`]
+  }))
+
+const open: Array<Scope.CloseableScope> = []
+afterEach(async () => {
+  for (const scope of open.splice(0)) await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+/** Serves the dashboard of `root` in this process as `plan` says, until the test ends. */
+const serve = async (root: string, plan: Partial<DashboardPlan> = {}) => {
+  const scope = await Effect.runPromise(Scope.make())
+  open.push(scope)
+  const layer = HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))
+  const full: DashboardPlan = { alone: true, host: "127.0.0.1", port: 0, token: null, loopback: true, ...plan }
+  const served = await Effect.runPromise(serveDashboard(full, makeRedactor({})).pipe(Scope.extend(scope), Effect.provide(layer)))
+  return { ...served, scope }
+}
+
+interface Reply {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+/** One request as sent, its path never normalised; the Host header is this server's unless told. */
+const request = (port: number, path: string, options: { method?: string; headers?: Record<string, string>; noHost?: boolean } = {}) =>
+  new Promise<Reply>((resolve, reject) => {
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      path,
+      method: options.method ?? "GET",
+      setHost: options.noHost !== true,
+      headers: { ...(options.noHost === true ? {} : { host: `127.0.0.1:${port}` }), ...options.headers }
+    }, (res) => {
+      let body = ""
+      res.setEncoding("utf8")
+      res.on("data", (chunk: string) => (body += chunk))
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }))
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
+/** An open event stream: the events so far, and a wait for one that `test` accepts. */
+const eventStream = (port: number, path: string) => {
+  const events: Array<unknown> = []
+  let buffer = ""
+  let ended = false
+  const req = httpRequest({ host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}` } }, (res) => {
+    res.setEncoding("utf8")
+    res.on("data", (chunk: string) => {
+      buffer += chunk
+      for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
+        const data = buffer.slice(0, end).split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6))
+        buffer = buffer.slice(end + 2)
+        if (data.length > 0) events.push(JSON.parse(data.join("\n")))
+      }
+    })
+    res.on("close", () => (ended = true))
+  })
+  req.on("error", () => (ended = true))
+  req.end()
+  const until = async <A>(what: string, test: () => A | undefined | false): Promise<A> => {
+    for (let i = 0; i < 1500; i++) {
+      const found = test()
+      if (found !== undefined && found !== false) return found
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    throw new Error(`never saw ${what}; events: ${JSON.stringify(events).slice(0, 2000)}`)
+  }
+  return { events, until, ended: () => ended, close: () => req.destroy() }
+}
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
+
+describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
+  it("serves the page, its assets and the loops as JSON, every answer with its security headers; HEAD as GET without a body", async () => {
+    const root = repository()
+    const { port } = await serve(root)
+    const expected = [
+      ["/", "text/html; charset=utf-8", "<script src=\"/app.js\" defer></script>"],
+      ["/app.js", "text/javascript; charset=utf-8", "createElement"],
+      ["/app.css", "text/css; charset=utf-8", ".badge"],
+      ["/api/loops", "application/json; charset=utf-8", "\"001-01_alpha\""],
+      [`/api/loops/${change}`, "application/json; charset=utf-8", "\"iterations\""]
+    ] as const
+    for (const [path, type, content] of expected) {
+      const reply = await request(port, path)
+      expect([path, reply.status, reply.headers["content-type"]]).toEqual([path, 200, type])
+      expect(reply.body).toContain(content)
+      expect(reply.headers).toMatchObject({
+        "content-security-policy": CSP,
+        "x-content-type-options": "nosniff",
+        "referrer-policy": "no-referrer",
+        "cache-control": "no-store"
+      })
+      const head = await request(port, path, { method: "HEAD" })
+      expect([path, head.status, head.headers["content-type"], head.body]).toEqual([path, 200, type, ""])
+    }
+    // The page's assets are its own, nothing from elsewhere.
+    expect((await request(port, "/")).body).not.toMatch(/(?:src|href)="(?:https?:)?\/\//)
+    const loops = JSON.parse((await request(port, "/api/loops")).body)
+    expect(loops.loops.map((loop: { changeId: string }) => loop.changeId)).toEqual([change])
+    expect(loops.loops[0]).toMatchObject({ status: "running", iteration: 3, maxIterations: 20, tasks: { complete: 1, total: 2 } })
+    const detail = JSON.parse((await request(port, `/api/loops/${change}`)).body)
+    expect(detail.iterations.map((i: { iteration: number }) => i.iteration)).toEqual([1, 2])
+    // The agent's output, redacted again on its way out.
+    expect(detail.output).toEqual({ text: "working with [REDACTED]\n", truncated: false, run: "r1", iteration: 3 })
+  })
+
+  it("serves a page that makes no markup of what it reads and loads nothing from elsewhere", () => {
+    // Text goes in with textContent; these would turn it into markup.
+    expect(pageScript).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function|setAttribute\("style"/)
+    expect(pageScript).toContain("textContent")
+    for (const asset of [pageScript, pageCss, pageHtml("t")]) expect(asset).not.toMatch(/https?:\/\/(?!www\.w3\.org\/2000\/svg)|@import|url\(/)
+    // No inline script or style: the Content-Security-Policy allows neither.
+    expect(pageHtml(null)).not.toMatch(/<script>|<style|\sstyle="|\son\w+="/)
+  })
+
+  it("answers 404 for any other path: traversal, unknown and invalid change ids, a change without loop state", async () => {
+    const root = repository()
+    writeFileSync(join(root, "secret.txt"), "not for the page\n")
+    const { port } = await serve(root)
+    const paths = [
+      "/api/loops/../x",
+      "/api/loops/..",
+      "/api/loops/%2e%2e",
+      "/api/loops/..%2F..%2Fsecret.txt",
+      "/api/loops/%2E%2E%2Fsecret.txt",
+      "/api/loops/001-01_alpha%2F..%2F..",
+      "/api/loops/001-01_alpha/state.json",
+      "/api/loops/001-09_unknown",
+      "/api/loops/001-02_beta",
+      "/api/loops/%E0%A4%A",
+      "/api/loops/",
+      "/events/001-09_unknown",
+      "/events/..",
+      "/events/001-02_beta",
+      "/secret.txt",
+      "/../secret.txt",
+      "//secret.txt",
+      "/.spool/.state/ralph/001-01_alpha/state.json",
+      "/app.js/x",
+      "/index.html",
+      "/favicon.ico"
+    ]
+    for (const path of paths) {
+      const reply = await request(port, path)
+      expect([path, reply.status]).toEqual([path, 404])
+      expect(reply.headers["content-security-policy"]).toBe(CSP)
+      expect(reply.body).not.toContain("not for the page")
+    }
+  })
+
+  it("is read-only: POST, PUT, DELETE, PATCH and OPTIONS get 405 on every path, and nothing on disk changes", async () => {
+    const root = repository()
+    const { port } = await serve(root)
+    const before = snapshot(root)
+    for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+      for (const path of ["/", "/api/loops", `/api/loops/${change}`, "/events", `/events/${change}`, "/nowhere"]) {
+        const reply = await request(port, path, { method, headers: { "content-type": "application/json" } })
+        expect([method, path, reply.status, reply.headers.allow]).toEqual([method, path, 405, "GET, HEAD"])
+      }
+    }
+    expect(snapshot(root)).toEqual(before)
+  })
+
+  it("with a token: every request must carry it, in the URL or as a bearer; the page passes it on to its assets", async () => {
+    const root = repository()
+    const token = "t0k&n/\"x"
+    const { port } = await serve(root, { token })
+    const query = `token=${encodeURIComponent(token)}`
+    for (const path of ["/", "/app.js", "/app.css", "/api/loops", `/api/loops/${change}`, "/events", "/nowhere"]) {
+      expect([path, (await request(port, path)).status]).toEqual([path, 401])
+      expect([path, (await request(port, `${path}?token=wrong`)).status]).toEqual([path, 401])
+      expect([path, (await request(port, path, { headers: { authorization: "Bearer wrong" } })).status]).toEqual([path, 401])
+    }
+    for (const path of ["/", "/app.js", "/app.css", "/api/loops", `/api/loops/${change}`]) {
+      expect([path, (await request(port, `${path}?${query}`)).status]).toEqual([path, 200])
+      expect([path, (await request(port, path, { headers: { authorization: `Bearer ${token}` } })).status]).toEqual([path, 200])
+    }
+    // An unknown path is still 404 once the token is given; a write still 405.
+    expect((await request(port, `/nowhere?${query}`)).status).toBe(404)
+    expect((await request(port, `/?${query}`, { method: "POST" })).status).toBe(405)
+    const page = (await request(port, `/?${query}`)).body
+    expect(page).toContain(`<script src="/app.js?${query}" defer></script>`)
+    expect(page).toContain(`<link rel="stylesheet" href="/app.css?${query}">`)
+    const events = eventStream(port, `/events?${query}`)
+    await events.until("the list", () => events.events.length > 0)
+    events.close()
+  })
+
+  it("on loopback, answers only to its own address as Host: another name (DNS rebinding) gets 421", async () => {
+    const root = repository()
+    const { port } = await serve(root)
+    for (const host of ["evil.example", `evil.example:${port}`, `127.0.0.1:${port + 1}`, "127.0.0.1", `127.0.0.1.evil.example:${port}`]) {
+      const reply = await request(port, "/api/loops", { headers: { host } })
+      expect([host, reply.status]).toEqual([host, 421])
+      expect(reply.body).not.toContain(change)
+    }
+    // Without a Host header, Node refuses the request itself.
+    const hostless = await request(port, "/api/loops", { noHost: true })
+    expect([400, 421]).toContain(hostless.status)
+    expect(hostless.body).not.toContain(change)
+    expect((await request(port, "/api/loops", { headers: { host: `localhost:${port}` } })).status).toBe(200)
+    expect((await request(port, "/api/loops", { headers: { host: `LOCALHOST:${port}` } })).status).toBe(200)
+    // Beyond loopback the token is the guard, whatever name the machine is reached by.
+    const guarded = await serve(root, { loopback: false, token: "secret-token" })
+    expect((await request(guarded.port, "/api/loops?token=secret-token", { headers: { host: "dashboard.example:80" } })).status).toBe(200)
+    expect((await request(guarded.port, "/api/loops", { headers: { host: "dashboard.example:80" } })).status).toBe(401)
+  })
+
+  it("sends a snapshot at once over server-sent events, then another when a state file changes; closing ends the stream", async () => {
+    const root = repository()
+    const { port, scope } = await serve(root)
+    const list = eventStream(port, "/events")
+    const detail = eventStream(port, `/events/${change}`)
+    type Detail = { loop: { iteration: number }; iterations: Array<unknown>; output: { text: string } }
+    const first = await detail.until("the first snapshot", () => detail.events[0] as Detail | undefined)
+    expect(first.loop.iteration).toBe(3)
+    expect(first.iterations).toHaveLength(2)
+    await list.until("the list", () => list.events.length > 0)
+    writeFileSync(join(stateDir(root, change), "state.json"), JSON.stringify(state(4)))
+    writeFileSync(join(stateDir(root, change), "history.jsonl"), [1, 2, 3].map((i) => JSON.stringify(record(i))).join("\n") + "\n")
+    const second = await detail.until("iteration 4", () => (detail.events as Array<Detail>).find((event) => event.loop.iteration === 4))
+    expect(second.iterations).toHaveLength(3)
+    await list.until("iteration 4 in the list", () =>
+      (list.events as Array<{ loops: Array<{ iteration: number }> }>).some((event) => event.loops[0]?.iteration === 4))
+    // The output as it is written: a new line of the log is a new snapshot.
+    writeFileSync(join(stateDir(root, change), "logs", "r1-004.log"), "=== prompt (iteration 4) ===\nDo it.\n=== output ===\nthe latest line\n")
+    await detail.until("the latest line", () => (detail.events as Array<Detail>).some((event) => event.output?.text === "the latest line\n"))
+    // Nothing changes: no new snapshot (a keep-alive comment is no event).
+    const seen = detail.events.length
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(detail.events.length).toBe(seen)
+    open.splice(open.indexOf(scope), 1)
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await detail.until("the end of the stream", () => detail.ended())
+    await list.until("the end of the list's stream", () => list.ended())
+  })
+
+  it("fails to start, saying so in one line, when its port is in use", async () => {
+    const root = repository()
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as AddressInfo).port
+    try {
+      await expect(serve(root, { port })).rejects.toThrow(
+        `the dashboard cannot listen on 127.0.0.1:${port}: the port is in use; give another --port, or leave it out for a free one`
+      )
+    } finally {
+      taken.close()
+    }
+  })
+})
+
+describe("spool ralph --serve (the built binary)", () => {
+  it("checks its options as usage errors: one spool: line, exit 2, nothing served", async () => {
+    const root = repository()
+    const cases: Array<[Array<string>, string]> = [
+      [["--port", "4300"], "spool: --port goes with --serve: spool ralph --serve --port ..."],
+      [["--serve-token", "abc"], "spool: --serve-token goes with --serve: spool ralph --serve --serve-token ..."],
+      [["--serve", "--port", "65536"], "spool: --port must be a whole number from 0 to 65535 (0: a free one), got '65536'; e.g. --port 4300"],
+      [["--serve", "--port", "-1"], "spool: --port must be a whole number from 0 to 65535 (0: a free one), got '-1'; e.g. --port 4300"],
+      [["--serve", "--serve-host", "0.0.0.0"], "spool: --serve-host 0.0.0.0 opens the dashboard beyond this machine: give --serve-token too, which every request must then carry"],
+      [["--serve", "--status"], "spool: --serve serves the dashboard alone or beside a loop or sweep, not with --status; give them one at a time"]
+    ]
+    for (const [args, line] of cases) {
+      const result = await spool(["ralph", ...args], { cwd: root })
+      expect([args, result.code, result.stderr, result.stdout]).toEqual([args, 2, `${line}\n`, ""])
+    }
+  })
+
+  it("the settings file's serve is for runs: an action answers without it; its port without serve is the file's mistake", async () => {
+    const root = repository()
+    writeFileSync(join(root, ".spool", "config.json"), JSON.stringify({ ralph: { serve: true } }))
+    const listed = await spool(["ralph", "--list"], { cwd: root })
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).not.toContain("dashboard:")
+    const added = await spool(["ralph", "--add-context", "be brief", "--change", "001-02"], { cwd: root })
+    expect(added.code, added.stderr).toBe(0)
+    writeFileSync(join(root, ".spool", "config.json"), JSON.stringify({ ralph: { port: "4300" } }))
+    const run = await spool(["ralph", "--list"], { cwd: root })
+    expect([run.code, run.stderr]).toEqual([2, "spool: .spool/config.json, \"ralph\".\"port\": --port goes with --serve: spool ralph --serve --port ...\n"])
+  })
+
+  it("a port in use: one spool: line, exit 1, nothing else", async () => {
+    const root = repository()
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as AddressInfo).port
+    try {
+      const result = await spool(["ralph", "--serve", "--port", String(port)], { cwd: root })
+      expect(result).toMatchObject({ code: 1, stdout: "" })
+      expect(result.stderr).toBe(`spool: the dashboard cannot listen on 127.0.0.1:${port}: the port is in use; give another --port, or leave it out for a free one\n`)
+    } finally {
+      taken.close()
+    }
+  })
+
+  it("alone: prints its URL (never the token), serves until SIGINT, then exits 130 as any stop does", async () => {
+    const root = repository()
+    const served = startSpool(["ralph", "--serve", "--serve-token", "very-secret-token"], root)
+    await served.waitFor("dashboard: ")
+    const line = served.output().split("\n")[0]!
+    expect(line).toMatch(/^dashboard: http:\/\/127\.0\.0\.1:\d+\/ \(add \?token=<your --serve-token>\)$/)
+    const port = Number(/:(\d+)\//.exec(line)![1])
+    expect((await request(port, "/api/loops", { headers: { authorization: "Bearer very-secret-token" } })).status).toBe(200)
+    served.child.kill("SIGINT")
+    expect(await served.done).toEqual({ code: 130, signal: null })
+    expect(served.output()).not.toContain("very-secret-token")
+  })
+
+  it("beside a loop: serves while it runs and closes with it", async () => {
+    const root = repository()
+    const child = spawnSpool(
+      ["ralph", "--change", "001-02", "--serve", "--no-commit", "--harness", "command", "--harness-command", `${process.execPath} -e "console.log('<promise>COMPLETE</promise>')"`, "--no-interactive"],
+      { cwd: root }
+    )
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (out += d))
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    expect(code, out).toBe(0)
+    expect(out.split("\n")[0]).toMatch(/^dashboard: http:\/\/127\.0\.0\.1:\d+\/$/)
+    expect(out).toContain("complete: the promise was accepted at iteration 1")
+    const port = Number(/:(\d+)\//.exec(out)![1])
+    await expect(request(port, "/api/loops")).rejects.toThrow(/ECONNREFUSED/)
+  })
+})

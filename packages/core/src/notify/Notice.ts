@@ -1,0 +1,209 @@
+import { describeCheck, shown } from "../domain/CheckResult.js"
+import type { IterationRecord, LoopState } from "../domain/Domain.js"
+import type { LoopEvent } from "../live/LoopEvents.js"
+import type { SweepReport } from "../sweep/Sweep.js"
+import { oneLine } from "../text/Text.js"
+
+/**
+ * What a person can be told of (`--notify-on`):
+ * - `complete`, `max-iterations`, `failed`, `stopped` (a cap or a breaker), `deadline`,
+ *   `interrupted`: a loop ended so
+ * - `usage-limit`: a loop began to wait for a usage limit to lift (`resumeAt` says until when), or
+ *   gave up waiting
+ * - `verify-failed`: the agent claimed completion and a `--verify` check rejected the claim
+ * - `sweep-ended`: a sweep is over, with its summary
+ */
+export const NOTICE_EVENTS = [
+  "complete",
+  "max-iterations",
+  "failed",
+  "stopped",
+  "deadline",
+  "usage-limit",
+  "verify-failed",
+  "interrupted",
+  "sweep-ended"
+] as const
+export type NoticeEvent = (typeof NOTICE_EVENTS)[number]
+
+/** Told unless `--notify-on` says otherwise: everything but each rejected claim, which a loop that goes on may meet often. */
+export const DEFAULT_NOTICE_EVENTS: ReadonlyArray<NoticeEvent> = NOTICE_EVENTS.filter((event) => event !== "verify-failed")
+
+export const isNoticeEvent = (name: string): name is NoticeEvent => (NOTICE_EVENTS as ReadonlyArray<string>).includes(name)
+
+/** One change's sweep line, as `sweep-ended` tells it. */
+export interface NoticeSweepRow {
+  readonly change: string
+  readonly outcome: string
+  readonly iterations: number
+  readonly costUsd: number | null
+  readonly tokens: number | null
+  readonly branch: string | null
+  readonly commit: string | null
+}
+
+/**
+ * What a notifier reads on stdin and a webhook gets as its body: one JSON object. `text` (and
+ * `content`, the same line) is one readable line, which chat webhooks show as it is.
+ */
+export interface Notice {
+  readonly event: NoticeEvent
+  /** The change; null for `sweep-ended`. */
+  readonly change: string | null
+  /** The run's id; null for `sweep-ended`. */
+  readonly run: string | null
+  readonly iteration: number
+  readonly maxIterations: number | null
+  /** Why it ended (`max-cost`, `stall`, ...), `waiting` or `gave-up` for a usage limit, the iteration's outcome for a rejected claim. */
+  readonly outcome: string
+  readonly message: string
+  /** Spend of the run so far, as the agent reported it: null when it reported no cost. */
+  readonly costUsd: number | null
+  readonly tokens: number
+  readonly tasks: { readonly done: number; readonly total: number } | null
+  readonly branch: string | null
+  /** The newest commit of the run's iterations, when there is one. */
+  readonly commit: string | null
+  /** With `usage-limit`, when the loop goes on (or would have). */
+  readonly resumeAt: string | null
+  /** With `sweep-ended`: how the sweep ended and its changes. */
+  readonly sweep?: { readonly ending: string; readonly changes: ReadonlyArray<NoticeSweepRow> }
+  /** When it happened, ISO 8601. */
+  readonly time: string
+  readonly text: string
+  readonly content: string
+}
+
+/** A notice before it is told: what the loop's events give, without the tasks, the time and the line. */
+export type NoticeDraft = Omit<Notice, "tasks" | "time" | "text" | "content">
+
+/** What a follower of one loop remembers between events: its last state and its newest commit. */
+export interface Followed {
+  readonly state: LoopState | null
+  readonly commit: string | null
+}
+
+export const unfollowed: Followed = { state: null, commit: null }
+
+const stateEvents: Partial<Record<LoopState["status"], NoticeEvent>> = {
+  complete: "complete",
+  "max-iterations": "max-iterations",
+  failed: "failed",
+  stopped: "stopped",
+  deadline: "deadline",
+  waiting: "usage-limit",
+  "usage-limit": "usage-limit",
+  interrupted: "interrupted"
+}
+
+const spendOf = (state: LoopState | null) => ({ costUsd: state?.guards?.costUsd ?? null, tokens: state?.guards?.tokens ?? 0 })
+
+const fromState = (state: LoopState, event: NoticeEvent, commit: string | null): NoticeDraft => {
+  const waiting = state.status === "waiting"
+  return {
+    event,
+    change: state.changeId,
+    run: state.run,
+    iteration: state.iteration,
+    maxIterations: state.maxIterations,
+    outcome: waiting ? "waiting" : state.status === "usage-limit" ? "gave-up" : state.stopReason ?? state.status,
+    message: waiting
+      ? `waiting for a usage limit to lift${state.resumeAt === null ? "" : ` until ${state.resumeAt}`}; the loop goes on by itself`
+      : state.stopMessage ?? state.status,
+    ...spendOf(state),
+    branch: state.branch ?? null,
+    commit,
+    resumeAt: event === "usage-limit" ? state.resumeAt : null
+  }
+}
+
+const rejected = (record: IterationRecord, followed: Followed, changeId: string): NoticeDraft | null => {
+  const failed = (record.verify ?? []).find((check) => !check.passed)
+  if (failed === undefined) return null
+  const { state } = followed
+  return {
+    event: "verify-failed",
+    change: changeId,
+    run: record.run,
+    iteration: record.iteration,
+    maxIterations: state?.maxIterations ?? null,
+    outcome: record.outcome,
+    message: `the claim of completion at iteration ${record.iteration} was rejected: ${shown(failed.command)} (${describeCheck(failed)})`,
+    ...spendOf(state),
+    branch: state?.branch ?? null,
+    commit: record.commit ?? followed.commit,
+    resumeAt: null
+  }
+}
+
+/**
+ * What one of a loop's events tells, given what was followed of that loop before it: the notices
+ * (none, mostly) and what to remember. A state tells only when its status changes (a new wait
+ * is a change too); a record tells when a check rejected its claim.
+ */
+export const noticesOf = (followed: Followed, event: LoopEvent): { readonly followed: Followed; readonly notices: ReadonlyArray<NoticeDraft> } => {
+  if (event._tag === "IterationRecorded") {
+    const { record } = event
+    const draft = rejected(record, followed, event.changeId)
+    return { followed: { ...followed, commit: record.commit ?? followed.commit }, notices: draft === null ? [] : [draft] }
+  }
+  const { state } = event
+  const before = followed.state
+  const next: Followed = {
+    state,
+    // A new run starts with no commit of its own.
+    commit: before !== null && before.run !== state.run ? null : followed.commit
+  }
+  const noticed = stateEvents[state.status]
+  const same = before !== null && before.run === state.run && before.status === state.status && before.resumeAt === state.resumeAt
+  if (noticed === undefined || same) return { followed: next, notices: [] }
+  return { followed: next, notices: [fromState(state, noticed, next.commit)] }
+}
+
+const spendWords = (notice: Pick<Notice, "costUsd" | "tokens">) =>
+  [...(notice.costUsd === null ? [] : [`$${notice.costUsd.toFixed(2)}`]), ...(notice.tokens > 0 ? [`${notice.tokens} tokens`] : [])].join(", ")
+
+/** The one readable line of a notice: `spool: 002-01_add-ralph-loop complete at iteration 4 of 20 ($0.42, tasks 7/7): ...` */
+export const noticeLine = (notice: Omit<Notice, "text" | "content">): string => {
+  const spend = spendWords(notice)
+  const facts = [
+    ...(spend === "" ? [] : [spend]),
+    ...(notice.tasks === null || notice.tasks.total === 0 ? [] : [`tasks ${notice.tasks.done}/${notice.tasks.total}`])
+  ]
+  const where = notice.change === null
+    ? "sweep ended"
+    : `${notice.change} ${notice.event} at iteration ${notice.iteration}${notice.maxIterations === null ? "" : ` of ${notice.maxIterations}`}`
+  return oneLine(`spool: ${where}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}: ${notice.message}`, 300)
+}
+
+/** `sweep-ended`: how the sweep ended, what it spent, and a line for each of its changes. */
+export const sweepNotice = (report: SweepReport): NoticeDraft => {
+  const counts = new Map<string, number>()
+  for (const row of report.rows) counts.set(row.outcome, (counts.get(row.outcome) ?? 0) + 1)
+  const costs = report.rows.flatMap((row) => (row.costUsd === null ? [] : [row.costUsd]))
+  const changes = report.rows.map((row): NoticeSweepRow => ({
+    change: row.changeId,
+    outcome: row.outcome,
+    iterations: row.iterations,
+    costUsd: row.costUsd,
+    tokens: row.tokens,
+    branch: row.branch,
+    commit: row.lastCommit
+  }))
+  const n = report.rows.length
+  return {
+    event: "sweep-ended",
+    change: null,
+    run: null,
+    iteration: report.rows.reduce((sum, row) => sum + row.iterations, 0),
+    maxIterations: null,
+    outcome: report.ending,
+    message: `${report.ending}: ${n} change${n === 1 ? "" : "s"}${n === 0 ? "" : ` (${[...counts].map(([outcome, k]) => `${k} ${outcome}`).join(", ")})`}`,
+    costUsd: costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0),
+    tokens: report.rows.reduce((sum, row) => sum + (row.tokens ?? 0), 0),
+    branch: null,
+    commit: null,
+    resumeAt: null,
+    sweep: { ending: report.ending, changes }
+  }
+}

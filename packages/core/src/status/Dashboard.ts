@@ -1,0 +1,203 @@
+import { incompleteTail } from "../bytes/Utf8Tail.js"
+import type { CheckResult } from "../domain/CheckResult.js"
+import { countTokens, type IterationOutcome, type IterationRecord, type LoopStatus, type StopReason } from "../domain/Domain.js"
+import type { Spend } from "../guards/Guards.js"
+import { type StatusReport, statusRow } from "./StatusReport.js"
+
+/** The end of a running (or the last) iteration's log the dashboard shows. */
+export const OUTPUT_TAIL_BYTES = 64 * 1024
+/** The end of the error journal the dashboard shows. */
+export const JOURNAL_TAIL_BYTES = 32 * 1024
+/** The iterations a change's page charts and lists: the most recent ones. */
+export const DASHBOARD_ITERATIONS = 100
+
+/** A loop as the dashboard's list shows it: one row, everything a person checks at a glance. */
+export interface DashboardLoop {
+  readonly changeId: string
+  readonly status: LoopStatus | "none"
+  readonly iteration: number
+  readonly maxIterations: number | null
+  /** The run's time as of `updatedAt`, over all its sittings; null without a state. */
+  readonly elapsedMs: number | null
+  readonly spend: Spend | null
+  /** Tasks of `tasks.md`: complete, shelved, and all of them. */
+  readonly tasks: { readonly complete: number; readonly shelved: number; readonly total: number }
+  readonly lastOutcome: IterationOutcome | null
+  readonly branch: string | null
+  readonly updatedAt: string | null
+  /** Why the loop's files could not be read, when they could not; the rest is then empty. */
+  readonly problem: string | null
+}
+
+/** One iteration as the change's page lists and charts it. */
+export interface DashboardIteration {
+  readonly run: string
+  readonly iteration: number
+  readonly startedAt: string
+  readonly outcome: IterationOutcome
+  readonly durationMs: number
+  readonly exitCode: number | null
+  readonly signal: string | null
+  /** Null when the agent reported none. */
+  readonly costUsd: number | null
+  readonly tokens: number | null
+  /** Null when git could not say. */
+  readonly changedFiles: number | null
+  readonly commit: string | null
+  readonly checks: ReadonlyArray<CheckResult>
+  /** What the agent reported when its run failed. */
+  readonly error: string | null
+}
+
+/** The end of a text file, as the page shows it. */
+export interface TextTail {
+  readonly text: string
+  /** Whether earlier text was left out. */
+  readonly truncated: boolean
+}
+
+/** The output of the running (or last) iteration, as its log holds it so far. */
+export interface DashboardOutput extends TextTail {
+  readonly run: string
+  readonly iteration: number
+}
+
+/** One change's page: its row, its run, its iterations, its checks, its journal and its agent's output. */
+export interface DashboardDetail {
+  readonly loop: DashboardLoop
+  readonly run: string | null
+  readonly startedAt: string | null
+  readonly worktree: string | null
+  readonly stopReason: StopReason | null
+  readonly stopMessage: string | null
+  readonly resumeAt: string | null
+  /** Oldest first, of every run the history's tail holds. */
+  readonly iterations: ReadonlyArray<DashboardIteration>
+  readonly journal: TextTail
+  readonly output: DashboardOutput | null
+}
+
+const millis = (iso: string) => {
+  const ms = Date.parse(iso)
+  return Number.isNaN(ms) ? null : ms
+}
+
+/** A change's row: the fields of `--status`'s line, with its time, its tasks and when it last moved. */
+export const dashboardLoop = (report: StatusReport): DashboardLoop => {
+  const row = statusRow(report)
+  const { state } = report
+  const started = state === null ? null : millis(state.startedAt)
+  const updated = state === null ? null : millis(state.updatedAt)
+  return {
+    changeId: report.changeId,
+    status: row.status,
+    iteration: row.iteration,
+    maxIterations: row.maxIterations,
+    elapsedMs: state?.elapsedMs ?? (started === null || updated === null ? null : Math.max(0, updated - started)),
+    spend: row.spend,
+    tasks: {
+      complete: report.tasks.tasks.filter((task) => task.status === "complete").length,
+      shelved: report.tasks.tasks.filter((task) => task.status === "shelved").length,
+      total: report.tasks.tasks.length
+    },
+    lastOutcome: row.lastOutcome,
+    branch: row.branch,
+    updatedAt: state?.updatedAt ?? null,
+    problem: null
+  }
+}
+
+/** The row of a change whose loop files could not be read: named, with the reason, and nothing else. */
+export const unreadableLoop = (changeId: string, problem: string): DashboardLoop => ({
+  changeId,
+  status: "none",
+  iteration: 0,
+  maxIterations: null,
+  elapsedMs: null,
+  spend: null,
+  tasks: { complete: 0, shelved: 0, total: 0 },
+  lastOutcome: null,
+  branch: null,
+  updatedAt: null,
+  problem
+})
+
+export const dashboardIteration = (record: IterationRecord): DashboardIteration => ({
+  run: record.run,
+  iteration: record.iteration,
+  startedAt: record.startedAt,
+  outcome: record.outcome,
+  durationMs: record.durationMs,
+  exitCode: record.exitCode,
+  signal: record.signal,
+  costUsd: record.usage?.cost ?? null,
+  tokens: record.usage === null ? null : countTokens(record.usage),
+  changedFiles: record.git?.changedFiles ?? null,
+  commit: record.commit,
+  checks: record.verify ?? [],
+  error: record.error
+})
+
+/** A change's page from its status (with as much history as it should chart), its journal's end and its log's. */
+export const dashboardDetail = (
+  report: StatusReport,
+  files: { readonly journal: TextTail; readonly output: DashboardOutput | null }
+): DashboardDetail => ({
+  loop: dashboardLoop(report),
+  run: report.state?.run ?? null,
+  startedAt: report.state?.startedAt ?? null,
+  worktree: report.state?.worktree ?? null,
+  stopReason: report.state?.stopReason ?? null,
+  stopMessage: report.state?.stopMessage ?? null,
+  resumeAt: report.state?.resumeAt ?? null,
+  iterations: report.history.map(dashboardIteration),
+  journal: files.journal,
+  output: files.output
+})
+
+/** The page of a change whose loop files could not be read: its row says why. */
+export const unreadableDetail = (changeId: string, problem: string): DashboardDetail => ({
+  loop: unreadableLoop(changeId, problem),
+  run: null,
+  startedAt: null,
+  worktree: null,
+  stopReason: null,
+  stopMessage: null,
+  resumeAt: null,
+  iterations: [],
+  journal: { text: "", truncated: false },
+  output: null
+})
+
+const decoder = new TextDecoder()
+
+/**
+ * The last bytes of a file as text: `fromStart` when they are the whole file. A cut file loses
+ * its first, partial line (and so never starts inside a character); a character cut at the end,
+ * still being written, waits for the next read.
+ */
+export const decodeTail = (bytes: Uint8Array, fromStart: boolean): TextTail => {
+  const whole = bytes.subarray(0, bytes.length - incompleteTail(bytes))
+  if (fromStart) return { text: decoder.decode(whole), truncated: false }
+  const newline = whole.indexOf(10)
+  return { text: newline === -1 ? "" : decoder.decode(whole.subarray(newline + 1)), truncated: true }
+}
+
+/** The line the iteration log puts between the prompt and the agent's output. */
+const OUTPUT_MARK = "\n=== output ===\n"
+
+/**
+ * The agent's output in the end of an iteration log: what follows the prompt. A tail that does not
+ * reach back to the prompt is output throughout.
+ */
+export const iterationOutput = (tail: TextTail): TextTail => {
+  const mark = tail.text.indexOf(OUTPUT_MARK)
+  if (mark !== -1) return { text: tail.text.slice(mark + OUTPUT_MARK.length), truncated: false }
+  return tail.truncated ? tail : { text: tail.text.startsWith("=== prompt") ? "" : tail.text, truncated: false }
+}
+
+/** The line that opens each entry of the error journal: a marker for spool, not for the reader. */
+const ENTRY_MARK = /^<!-- spool:error-entry -->\n/gm
+
+/** The end of the error journal, its entry markers left out. */
+export const journalText = (tail: TextTail): TextTail => ({ text: tail.text.replace(ENTRY_MARK, ""), truncated: tail.truncated })

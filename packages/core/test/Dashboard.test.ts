@@ -1,0 +1,243 @@
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { makeRedactor } from "../src/output/Redact.js"
+import { parseTasks } from "../src/prompt/Tasks.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
+import { Workspace } from "../src/state/Workspace.js"
+import {
+  dashboardDetail,
+  dashboardIteration,
+  dashboardLoop,
+  decodeTail,
+  iterationOutput,
+  journalText,
+  unreadableLoop
+} from "../src/status/Dashboard.js"
+import { loadDashboardDetail, loadDashboardLoops } from "../src/status/DashboardSource.js"
+
+const changeId = ChangeId.make("001-01_x")
+
+const record = (iteration: number, patch: Partial<IterationRecord> = {}): IterationRecord => ({
+  run: "r1",
+  iteration,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  durationMs: 1000 * iteration,
+  exitCode: 0,
+  signal: null,
+  completionDetected: false,
+  promises: [],
+  outcome: "continue",
+  git: null,
+  commit: null,
+  usage: null,
+  error: null,
+  warnings: [],
+  ...patch
+})
+
+const state: LoopState = {
+  changeId: "001-01_x",
+  run: "r1",
+  status: "running",
+  iteration: 3,
+  minIterations: 1,
+  maxIterations: 20,
+  startedAt: "2026-11-22T00:00:00.000Z",
+  updatedAt: "2026-11-22T01:02:03.000Z",
+  pid: 1,
+  stopReason: null,
+  stopMessage: null,
+  resumeAt: null,
+  guards: null
+}
+
+const guards = {
+  maxCostUsd: null, maxTokens: null, maxDurationMs: null, stallIterations: 5, maxConsecutiveFailures: 5, maxLimitWaitMs: 0,
+  costUsd: 0.42, tokens: 1500, stalledIterations: 0, consecutiveFailures: 0
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+describe("the dashboard's view of a loop", () => {
+  it("gives a change's row its status, iteration of max, time, spend, tasks, last outcome, branch and last move", () => {
+    const report = {
+      changeId,
+      state: { ...state, guards, branch: "spool/001-01_x", elapsedMs: 90_000 },
+      history: [record(1), record(2, { outcome: "failed" })],
+      skipped: 0,
+      tasks: parseTasks("- [x] 1.1 one\n- [ ] 1.2 two\n- [-] 1.3 three\n- [x] 1.4 four\n")
+    }
+    assert.deepStrictEqual(dashboardLoop(report), {
+      changeId: "001-01_x",
+      status: "running",
+      iteration: 3,
+      maxIterations: 20,
+      elapsedMs: 90_000,
+      spend: { costUsd: 0.42, tokens: 1500 },
+      tasks: { complete: 2, shelved: 1, total: 4 },
+      lastOutcome: "failed",
+      branch: "spool/001-01_x",
+      updatedAt: "2026-11-22T01:02:03.000Z",
+      problem: null
+    })
+    // A state written before the run's time was kept: from its start to its last write.
+    assert.strictEqual(dashboardLoop({ ...report, state }).elapsedMs, 3_723_000)
+    assert.deepInclude(dashboardLoop({ ...report, state: null }), { status: "none", elapsedMs: null, updatedAt: null, maxIterations: null })
+  })
+
+  it("gives an iteration its duration, spend, files changed, commit and checks", () => {
+    const check = { command: "pnpm test", exitCode: 1, signal: null, timedOut: false, durationMs: 4200, passed: false }
+    const used = record(2, {
+      usage: { inputTokens: 100, outputTokens: 20, reasoningTokens: 3, cacheReadTokens: 999, cacheWriteTokens: 999, cost: 0.05 },
+      git: { changedFiles: 4, files: ["a", "b", "c", "d"], insertions: 10, deletions: 2 },
+      commit: "0123456789abcdef",
+      verify: [check],
+      outcome: "failed"
+    })
+    assert.deepStrictEqual(dashboardIteration(used), {
+      run: "r1",
+      iteration: 2,
+      startedAt: "2026-11-22T00:00:00.000Z",
+      outcome: "failed",
+      durationMs: 2000,
+      exitCode: 0,
+      signal: null,
+      costUsd: 0.05,
+      tokens: 123,
+      changedFiles: 4,
+      commit: "0123456789abcdef",
+      checks: [check],
+      error: null
+    })
+    // Unknown is not zero: no usage, no git, no checks.
+    assert.deepInclude(dashboardIteration(record(1)), { costUsd: null, tokens: null, changedFiles: null, checks: [] })
+  })
+
+  it("builds a change's page from its status, its journal and its output", () => {
+    const report = { changeId, state: { ...state, stopMessage: "stopped: enough" }, history: [record(1), record(2)], skipped: 0, tasks: parseTasks(null) }
+    const detail = dashboardDetail(report, { journal: { text: "j", truncated: true }, output: { text: "o", truncated: false, run: "r1", iteration: 3 } })
+    assert.deepInclude(detail, { run: "r1", stopMessage: "stopped: enough", journal: { text: "j", truncated: true } })
+    assert.deepStrictEqual(detail.iterations.map((i) => i.iteration), [1, 2])
+    assert.deepStrictEqual(detail.output, { text: "o", truncated: false, run: "r1", iteration: 3 })
+  })
+
+  it("reads the end of a file as whole lines and whole characters", () => {
+    assert.deepStrictEqual(decodeTail(bytes("first\nsecond é"), true), { text: "first\nsecond é", truncated: false })
+    // A cut file starts at its first whole line: never inside a line, nor inside a character.
+    const cut = bytes("é partial\nwhole line\n").subarray(1)
+    assert.deepStrictEqual(decodeTail(cut, false), { text: "whole line\n", truncated: true })
+    // A character still being written waits for the next read, rather than showing as a replacement.
+    const writing = bytes("done\nhalf €").subarray(0, -1)
+    assert.deepStrictEqual(decodeTail(writing, true), { text: "done\nhalf ", truncated: false })
+    assert.deepStrictEqual(decodeTail(bytes("no line break yet"), false), { text: "", truncated: true })
+  })
+
+  it("shows the agent's output of an iteration log, not the prompt before it", () => {
+    const log = "=== prompt (iteration 2) ===\nDo it.\n=== output ===\nworking\n<script>x</script>\n"
+    assert.deepStrictEqual(iterationOutput({ text: log, truncated: false }), { text: "working\n<script>x</script>\n", truncated: false })
+    // The prompt is still being written: no output yet.
+    assert.deepStrictEqual(iterationOutput({ text: "=== prompt (iteration 2) ===\nDo", truncated: false }), { text: "", truncated: false })
+    // A long output: the end is all output, and says it was cut.
+    assert.deepStrictEqual(iterationOutput({ text: "line 900\nline 901\n", truncated: true }), { text: "line 900\nline 901\n", truncated: true })
+  })
+
+  it("leaves the journal's entry markers out", () => {
+    const journal = "<!-- spool:error-entry -->\n## iteration 2\nboom\n<!-- spool:error-entry -->\n## iteration 3\n"
+    assert.deepStrictEqual(journalText({ text: journal, truncated: false }), { text: "## iteration 2\nboom\n## iteration 3\n", truncated: false })
+  })
+})
+
+describe("the dashboard's reading of the loop state on disk", () => {
+  const setup = () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "spool-dashboard-")))
+    fs.mkdirSync(path.join(root, ".spool/changes/001-01_x"), { recursive: true })
+    const layer = HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))
+    const dir = (id: string) => path.join(root, ".spool/.state/ralph", id)
+    return { root, dir, layer }
+  }
+  const redact = makeRedactor({ API_TOKEN: "s3cr3t-value" })
+
+  it.effect("lists every loop, and a change whose state cannot be read with the reason", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, state)
+      yield* store.append(changeId, record(1))
+      fs.mkdirSync(dir("001-02_broken"), { recursive: true })
+      fs.writeFileSync(path.join(dir("001-02_broken"), "state.json"), "{ not json")
+      // Context alone is no loop.
+      fs.mkdirSync(dir("001-03_context"), { recursive: true })
+      fs.writeFileSync(path.join(dir("001-03_context"), "context.txt"), "be brief\n")
+      const loops = yield* loadDashboardLoops
+      assert.deepStrictEqual(loops.map((loop) => loop.changeId), ["001-01_x", "001-02_broken"])
+      assert.deepInclude(loops[0]!, { status: "running", iteration: 3, problem: null })
+      assert.match(loops[1]!.problem ?? "", /state\.json/)
+      assert.deepStrictEqual({ ...loops[1]!, problem: "" }, unreadableLoop("001-02_broken", ""))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("reads a change's page: its iterations, its journal and the running iteration's output, redacted", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, state)
+      for (let i = 1; i <= 12; i++) yield* store.append(changeId, record(i))
+      fs.mkdirSync(path.join(dir(changeId), "logs"), { recursive: true })
+      fs.writeFileSync(path.join(dir(changeId), "logs", "r1-002.log"), "=== prompt (iteration 2) ===\nold\n=== output ===\nold output\n")
+      fs.writeFileSync(
+        path.join(dir(changeId), "logs", "r1-003.log"),
+        "=== prompt (iteration 3) ===\nDo it.\n=== output ===\nusing s3cr3t-value now\nlatest line\n"
+      )
+      fs.writeFileSync(path.join(dir(changeId), "errors.md"), "<!-- spool:error-entry -->\n## iteration 2\nfailed with s3cr3t-value\n")
+      const detail = Option.getOrThrow(yield* loadDashboardDetail("001-01_x", redact))
+      // The page charts more than --status's ten iterations.
+      assert.deepStrictEqual(detail.iterations.map((i) => i.iteration), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+      assert.deepStrictEqual(detail.output, { text: "using [REDACTED] now\nlatest line\n", truncated: false, run: "r1", iteration: 3 })
+      assert.deepStrictEqual(detail.journal, { text: "## iteration 2\nfailed with [REDACTED]\n", truncated: false })
+      // A long log: its last 64 KiB, from a whole line on.
+      fs.appendFileSync(path.join(dir(changeId), "logs", "r1-003.log"), "x".repeat(100).concat("\n").repeat(1000) + "the end\n")
+      const long = Option.getOrThrow(yield* loadDashboardDetail("001-01_x", redact)).output!
+      assert.isTrue(long.truncated)
+      assert.isTrue(long.text.endsWith("the end\n"))
+      assert.isTrue(long.text.startsWith("x".repeat(100) + "\n"))
+      assert.isAtMost(new TextEncoder().encode(long.text).length, 64 * 1024)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("finds no page for an invalid id, an unknown change, or one without loop state", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      fs.mkdirSync(dir("001-03_context"), { recursive: true })
+      for (const id of ["../x", "..", "a/b", "", "001-09_unknown", "001-03_context", "%2e%2e"]) {
+        assert.isTrue(Option.isNone(yield* loadDashboardDetail(id, redact)), id)
+      }
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("reads nothing a link in the state leads to outside it", () => {
+    const { root, dir, layer } = setup()
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "spool-outside-"))
+    fs.writeFileSync(path.join(outside, "secret.txt"), "=== output ===\nthe secret\n")
+    fs.mkdirSync(path.join(outside, "999-01_elsewhere"))
+    fs.writeFileSync(path.join(outside, "999-01_elsewhere", "state.json"), JSON.stringify({ ...state, changeId: "999-01_elsewhere" }))
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, state)
+      fs.mkdirSync(path.join(dir(changeId), "logs"), { recursive: true })
+      fs.symlinkSync(path.join(outside, "secret.txt"), path.join(dir(changeId), "logs", "r1-003.log"))
+      fs.symlinkSync(path.join(outside, "secret.txt"), path.join(dir(changeId), "errors.md"))
+      // A change's whole state directory linked elsewhere is not the repository's loop state.
+      fs.symlinkSync(path.join(outside, "999-01_elsewhere"), path.join(root, ".spool/.state/ralph/999-01_elsewhere"))
+      const detail = Option.getOrThrow(yield* loadDashboardDetail("001-01_x", redact))
+      assert.isNull(detail.output)
+      assert.deepStrictEqual(detail.journal, { text: "", truncated: false })
+      assert.deepStrictEqual((yield* loadDashboardLoops).map((loop) => loop.changeId), ["001-01_x"])
+      assert.isTrue(Option.isNone(yield* loadDashboardDetail("999-01_elsewhere", redact)))
+    }).pipe(Effect.provide(layer))
+  })
+})

@@ -1,0 +1,282 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { LoopEvent } from "../src/live/LoopEvents.js"
+import {
+  DEFAULT_NOTICE_EVENTS,
+  type Followed,
+  isNoticeEvent,
+  NOTICE_EVENTS,
+  type NoticeDraft,
+  noticeLine,
+  noticesOf,
+  sweepNotice,
+  unfollowed
+} from "../src/notify/Notice.js"
+
+const changeId = ChangeId.make("002-01_add-ralph-loop")
+
+const guards = {
+  maxCostUsd: 5,
+  maxTokens: null,
+  maxDurationMs: null,
+  stallIterations: 5,
+  maxConsecutiveFailures: 5,
+  maxLimitWaitMs: 3_600_000,
+  costUsd: 0.42,
+  tokens: 15200,
+  stalledIterations: 0,
+  consecutiveFailures: 0
+}
+
+const running: LoopState = {
+  changeId,
+  branch: "spool/002-01_add-ralph-loop",
+  run: "r1",
+  status: "running",
+  iteration: 3,
+  minIterations: 1,
+  maxIterations: 20,
+  startedAt: "2026-11-27T10:00:00.000Z",
+  updatedAt: "2026-11-27T10:05:00.000Z",
+  pid: 1,
+  stopReason: null,
+  stopMessage: null,
+  resumeAt: null,
+  guards
+}
+
+const record = (patch: Partial<IterationRecord> = {}): IterationRecord => ({
+  run: "r1",
+  iteration: 3,
+  startedAt: "2026-11-27T10:04:00.000Z",
+  durationMs: 60_000,
+  exitCode: 0,
+  signal: null,
+  completionDetected: false,
+  promises: [],
+  outcome: "continue",
+  git: null,
+  commit: null,
+  usage: null,
+  error: null,
+  warnings: [],
+  ...patch
+})
+
+/** Follows `states` in order from nothing, and gives every notice they made. */
+const follow = (events: ReadonlyArray<LoopEvent>, from: Followed = unfollowed) => {
+  let followed = from
+  const notices: Array<NoticeDraft> = []
+  for (const event of events) {
+    const next = noticesOf(followed, event)
+    followed = next.followed
+    notices.push(...next.notices)
+  }
+  return { followed, notices }
+}
+
+const stateChanged = (patch: Partial<LoopState>) => LoopEvent.StateChanged({ changeId, state: { ...running, ...patch } })
+const recorded = (patch: Partial<IterationRecord>) => LoopEvent.IterationRecorded({ changeId, record: record(patch) })
+
+describe("what a loop's events tell", () => {
+  it("a run that starts and runs tells nothing", () => {
+    assert.deepStrictEqual(follow([stateChanged({ iteration: 0 }), stateChanged({ iteration: 1 }), recorded({ iteration: 1 })]).notices, [])
+  })
+
+  it("each way a run ends is its own event, with why it ended as its outcome and the state's words as its message", () => {
+    const ends: ReadonlyArray<[LoopState["status"], LoopState["stopReason"], string]> = [
+      ["complete", "complete", "complete"],
+      ["max-iterations", "max-iterations", "max-iterations"],
+      ["failed", "failures", "failed"],
+      ["stopped", "max-cost", "stopped"],
+      ["stopped", "stall", "stopped"],
+      ["deadline", "deadline", "deadline"],
+      ["interrupted", "interrupted", "interrupted"]
+    ]
+    for (const [status, stopReason, event] of ends) {
+      const { notices } = follow([stateChanged({}), stateChanged({ status, stopReason, stopMessage: `ended: ${stopReason}` })])
+      assert.deepStrictEqual(notices, [{
+        event: event as NoticeDraft["event"],
+        change: changeId,
+        run: "r1",
+        iteration: 3,
+        maxIterations: 20,
+        outcome: stopReason!,
+        message: `ended: ${stopReason}`,
+        costUsd: 0.42,
+        tokens: 15200,
+        branch: "spool/002-01_add-ralph-loop",
+        commit: null,
+        resumeAt: null
+      }], status)
+    }
+  })
+
+  it("a state without a stop message says its status; without guards, no spend", () => {
+    const [notice] = follow([stateChanged({ status: "failed", stopReason: null, stopMessage: null, guards: null })]).notices
+    assert.strictEqual(notice!.message, "failed")
+    assert.strictEqual(notice!.outcome, "failed")
+    assert.strictEqual(notice!.costUsd, null)
+    assert.strictEqual(notice!.tokens, 0)
+  })
+
+  it("a state written again with the same status tells once", () => {
+    const done = stateChanged({ status: "complete", stopReason: "complete", stopMessage: "complete" })
+    assert.lengthOf(follow([stateChanged({}), done, done]).notices, 1)
+  })
+
+  it("a usage limit tells when the wait begins (with when it ends), again for a new wait, and when spool gives up", () => {
+    const { notices } = follow([
+      stateChanged({}),
+      stateChanged({ status: "waiting", resumeAt: "2026-11-27T11:00:00.000Z" }),
+      stateChanged({ status: "waiting", resumeAt: "2026-11-27T11:00:00.000Z" }),
+      stateChanged({ status: "running" }),
+      stateChanged({ status: "waiting", resumeAt: "2026-11-27T12:00:00.000Z" }),
+      stateChanged({ status: "waiting", resumeAt: "2026-11-27T13:00:00.000Z" }),
+      stateChanged({ status: "usage-limit", stopReason: "usage-limit", stopMessage: "stopped: the limit did not lift", resumeAt: "2026-11-27T14:00:00.000Z" })
+    ])
+    assert.deepStrictEqual(notices.map((n) => [n.event, n.outcome, n.resumeAt]), [
+      ["usage-limit", "waiting", "2026-11-27T11:00:00.000Z"],
+      ["usage-limit", "waiting", "2026-11-27T12:00:00.000Z"],
+      ["usage-limit", "waiting", "2026-11-27T13:00:00.000Z"],
+      ["usage-limit", "gave-up", "2026-11-27T14:00:00.000Z"]
+    ])
+    assert.strictEqual(notices[0]!.message, "waiting for a usage limit to lift until 2026-11-27T11:00:00.000Z; the loop goes on by itself")
+    assert.strictEqual(notices[3]!.message, "stopped: the limit did not lift")
+  })
+
+  it("a wait with no known end says so", () => {
+    const [notice] = follow([stateChanged({ status: "waiting", resumeAt: null })]).notices
+    assert.strictEqual(notice!.message, "waiting for a usage limit to lift; the loop goes on by itself")
+  })
+
+  it("the resume time of a state that is not a usage limit is not told", () => {
+    const [notice] = follow([stateChanged({ status: "stopped", stopReason: "max-cost", resumeAt: "2026-11-27T14:00:00.000Z" })]).notices
+    assert.strictEqual(notice!.resumeAt, null)
+  })
+
+  it("the same status in a new run tells again", () => {
+    const done = (run: string) => stateChanged({ run, status: "complete", stopReason: "complete" })
+    assert.lengthOf(follow([done("r1"), done("r2")]).notices, 2)
+  })
+
+  it("a claim a check rejected tells verify-failed, naming the check and how it failed", () => {
+    const check = { command: "pnpm test", exitCode: 1, signal: null, timedOut: false, durationMs: 4200, passed: false }
+    const { notices } = follow([stateChanged({}), recorded({ completionDetected: true, verify: [{ ...check, command: "pnpm lint", exitCode: 0, passed: true }, check] })])
+    assert.deepStrictEqual(notices, [{
+      event: "verify-failed",
+      change: changeId,
+      run: "r1",
+      iteration: 3,
+      maxIterations: 20,
+      outcome: "continue",
+      message: "the claim of completion at iteration 3 was rejected: pnpm test (exit 1, 4.2s)",
+      costUsd: 0.42,
+      tokens: 15200,
+      branch: "spool/002-01_add-ralph-loop",
+      commit: null,
+      resumeAt: null
+    }])
+  })
+
+  it("checks that passed, or none run, tell nothing; a rejected claim before any state tells what it knows", () => {
+    const passed = { command: "pnpm test", exitCode: 0, signal: null, timedOut: false, durationMs: 10, passed: true }
+    assert.deepStrictEqual(follow([recorded({ verify: [passed] }), recorded({})]).notices, [])
+    const [alone] = follow([recorded({ commit: "abc", verify: [{ ...passed, exitCode: null, timedOut: true, passed: false }] })]).notices
+    assert.strictEqual(alone!.maxIterations, null)
+    assert.strictEqual(alone!.branch, null)
+    assert.strictEqual(alone!.costUsd, null)
+    assert.strictEqual(alone!.tokens, 0)
+    assert.strictEqual(alone!.commit, "abc")
+    assert.match(alone!.message, /pnpm test \(timed out after/)
+  })
+
+  it("tells the run's newest commit, kept across records without one, and forgotten when a new run starts", () => {
+    const end = (run: string) => stateChanged({ run, status: "complete", stopReason: "complete" })
+    const { notices, followed } = follow([stateChanged({}), recorded({ commit: "c1" }), recorded({ commit: "c2" }), recorded({ commit: null }), end("r1")])
+    assert.strictEqual(notices[0]!.commit, "c2")
+    assert.strictEqual(followed.commit, "c2")
+    assert.strictEqual(follow([stateChanged({ run: "r2" }), end("r2")], followed).notices[0]!.commit, null)
+  })
+})
+
+describe("the events a person can ask for", () => {
+  it("are named, and the default leaves out only verify-failed", () => {
+    assert.deepStrictEqual([...NOTICE_EVENTS].filter((event) => !DEFAULT_NOTICE_EVENTS.includes(event)), ["verify-failed"])
+    assert.isTrue(isNoticeEvent("sweep-ended"))
+    assert.isFalse(isNoticeEvent("completed"))
+  })
+})
+
+describe("a notice's line", () => {
+  const base = {
+    event: "complete" as const,
+    change: "002-01_add-ralph-loop",
+    run: "r1",
+    iteration: 4,
+    maxIterations: 20,
+    outcome: "complete",
+    message: "complete: the promise was accepted at iteration 4",
+    costUsd: 0.4242,
+    tokens: 15200,
+    tasks: { done: 7, total: 7 },
+    branch: null,
+    commit: null,
+    resumeAt: null,
+    time: "2026-11-27T10:00:00.000Z"
+  }
+
+  it("names the change, the event, the iteration, the spend and the tasks, then the message", () => {
+    assert.strictEqual(
+      noticeLine(base),
+      "spool: 002-01_add-ralph-loop complete at iteration 4 of 20 ($0.42, 15200 tokens, tasks 7/7): complete: the promise was accepted at iteration 4"
+    )
+  })
+
+  it("leaves out what is not known, and keeps to one line of at most 300 characters", () => {
+    assert.strictEqual(
+      noticeLine({ ...base, costUsd: null, tokens: 0, tasks: { done: 0, total: 0 }, maxIterations: null }),
+      "spool: 002-01_add-ralph-loop complete at iteration 4: complete: the promise was accepted at iteration 4"
+    )
+    const long = noticeLine({ ...base, tasks: null, message: `first\nsecond ${"x".repeat(400)}` })
+    assert.notInclude(long, "\n")
+    assert.lengthOf(long, 300)
+  })
+})
+
+describe("the notice of a sweep's end", () => {
+  it("tells how it ended, each change's outcome and the totals", () => {
+    const row = { durationMs: 1, merge: null, message: null, branch: null, lastCommit: null }
+    const draft = sweepNotice({
+      ending: "failed",
+      rows: [
+        { ...row, changeId: "001-01_a", outcome: "complete", iterations: 2, costUsd: 0.5, tokens: 100, branch: "spool/001-01_a", lastCommit: "c1" },
+        { ...row, changeId: "001-02_b", outcome: "failed", iterations: 3, costUsd: null, tokens: 50 },
+        { ...row, changeId: "001-03_c", outcome: "complete", iterations: 1, costUsd: 0.25, tokens: null }
+      ]
+    })
+    assert.strictEqual(draft.event, "sweep-ended")
+    assert.strictEqual(draft.change, null)
+    assert.strictEqual(draft.outcome, "failed")
+    assert.strictEqual(draft.message, "failed: 3 changes (2 complete, 1 failed)")
+    assert.strictEqual(draft.iteration, 6)
+    assert.strictEqual(draft.costUsd, 0.75)
+    assert.strictEqual(draft.tokens, 150)
+    assert.deepStrictEqual(draft.sweep!.changes[0], {
+      change: "001-01_a",
+      outcome: "complete",
+      iterations: 2,
+      costUsd: 0.5,
+      tokens: 100,
+      branch: "spool/001-01_a",
+      commit: "c1"
+    })
+    assert.strictEqual(noticeLine({ ...draft, tasks: null, time: "t" }), "spool: sweep ended ($0.75, 150 tokens): failed: 3 changes (2 complete, 1 failed)")
+  })
+
+  it("of nothing swept says so, with no spend", () => {
+    const draft = sweepNotice({ ending: "complete", rows: [] })
+    assert.strictEqual(draft.message, "complete: 0 changes")
+    assert.strictEqual(draft.costUsd, null)
+  })
+})
