@@ -205,9 +205,15 @@ describe("an ito repository (withakay/ito's own .ito/)", () => {
     ])
   })
 
-  it("takes ito's validation commands in .ito/config.json as --verify, keeps state in .ito/.state/ralph/, and completes once a check passes", async () => {
+  it("takes ito's validation commands in .ito/config.json as --verify, keeps state in .ito/.state/ralph/ beside ito's own, and completes once a check passes", async () => {
     const root = ito()
     const id = "030-05_managed-file-ownership"
+    // What `ito ralph` left there: its own state.json, and context added with `ito ralph --add-context`.
+    const state = join(root, ".ito", ".state", "ralph", id)
+    mkdirSync(state, { recursive: true })
+    const itoState = JSON.stringify({ changeId: id, iteration: 2, history: [], contextFile: `.ito/.state/ralph/${id}/context.md` })
+    writeFileSync(join(state, "state.json"), itoState)
+    writeFileSync(join(state, "context.md"), "Keep the registry format stable.\n")
     const [check] = (JSON.parse(readFileSync(join(root, ".ito", "config.json"), "utf8")) as { ralph: { validationCommands: Array<string> } }).ralph.validationCommands
     const rejected = await loop(root, ".ito/changes", ["--change", "030-05", "--max-iterations", "1"], { TREE_AGENT_TICKS: "all" })
     expect(rejected.code, rejected.stderr).toBe(3)
@@ -216,6 +222,7 @@ describe("an ito repository (withakay/ito's own .ito/)", () => {
     expect(prompt).toContain(`### Module (\`030\`)\n\n${readFileSync(join(root, ".ito", "modules", "030_ito-self-hosting-reliability", "module.md"), "utf8").trim()}`)
     expect(prompt).toContain("`ito validate 030-05_managed-file-ownership` checks it")
     expect(prompt).toContain(`## How your claim is checked`)
+    expect(prompt).toContain("## Additional Context (added by user mid-loop)\n\nKeep the registry format stable.")
     const status = JSON.parse((await spool(["ralph", "--status", "--json", "--change", id], { cwd: root })).stdout) as { settings: unknown; tasks: unknown }
     expect(status.settings).toEqual({ file: ".ito/config.json", fromFile: ["verify"], fromCommandLine: ["change", "max-iterations", "harness", "harness-command", "no-stream"] })
     expect(status.tasks).toEqual({ total: 5, complete: 5, shelved: 0 })
@@ -223,6 +230,8 @@ describe("an ito repository (withakay/ito's own .ito/)", () => {
     const passed = await loop(root, ".ito/changes", ["--change", "030-05", "--max-iterations", "1", "--verify", "true"])
     expect([passed.code, passed.stderr]).toEqual([0, ""])
     expect(readdirSync(join(root, ".ito", ".state", "ralph")).sort()).toEqual([".gitignore", id])
+    expect(readFileSync(join(state, "state.json"), "utf8")).toBe(itoState)
+    expect(JSON.parse(readFileSync(join(state, "spool-state.json"), "utf8"))).toMatchObject({ changeId: id, status: "complete" })
     expect(existsSync(join(root, ".ito", ".state", ".gitignore"))).toBe(false)
     expect(git(root, "status", "--porcelain")).toBe("")
   })

@@ -119,26 +119,28 @@ describe("recognising a tree", () => {
 
   it("lays out each tree as its own tool does", () => {
     const layout = (name: LayoutName) => {
-      const { changesDir, archiveDir, modulesDir, proposal, quoted, tasks, taskFormat, documents, projectDocuments, ralphDir, nativeSettings, title } = shapes[name]
-      return { title, changesDir, archiveDir, modulesDir, proposal, quoted, tasks, taskFormat, documents, projectDocuments, ralphDir, nativeSettings }
+      const { changesDir, archiveDir, modulesDir, proposal, quoted, tasks, taskFormat, documents, projectDocuments, ralphDir, stateFile, contextFile, nativeSettings, title } =
+        shapes[name]
+      return { title, changesDir, archiveDir, modulesDir, proposal, quoted, tasks, taskFormat, documents, projectDocuments, ralphDir, stateFile, contextFile, nativeSettings }
     }
     assert.deepStrictEqual(layout("spool"), {
       title: "spool", changesDir: ".spool/changes", archiveDir: ".spool/changes/archive", modulesDir: ".spool/modules", proposal: "proposal.md", quoted: [],
-      tasks: "tasks.md", taskFormat: "spool", documents: "markdown", projectDocuments: [], ralphDir: ".spool/.state/ralph", nativeSettings: null
+      tasks: "tasks.md", taskFormat: "spool", documents: "markdown", projectDocuments: [], ralphDir: ".spool/.state/ralph", stateFile: "state.json", contextFile: "context.txt", nativeSettings: null
     })
     assert.deepStrictEqual(layout("ito"), {
       title: "ito", changesDir: ".ito/changes", archiveDir: ".ito/changes/archive", modulesDir: ".ito/modules", proposal: "proposal.md", quoted: [],
-      tasks: "tasks.md", taskFormat: "spool", documents: "markdown", projectDocuments: [], ralphDir: ".ito/.state/ralph", nativeSettings: ".ito/config.json"
+      tasks: "tasks.md", taskFormat: "spool", documents: "markdown", projectDocuments: [], ralphDir: ".ito/.state/ralph", stateFile: "spool-state.json", contextFile: "context.md",
+      nativeSettings: ".ito/config.json"
     })
     assert.deepStrictEqual(layout("openspec"), {
       title: "OpenSpec", changesDir: "openspec/changes", archiveDir: "openspec/changes/archive", modulesDir: null, proposal: "proposal.md", quoted: [],
       tasks: "tasks.md", taskFormat: "openspec", documents: "markdown", projectDocuments: ["openspec/project.md", "openspec/config.yaml"],
-      ralphDir: ".spool/.state/ralph", nativeSettings: null
+      ralphDir: ".spool/.state/ralph", stateFile: "state.json", contextFile: "context.txt", nativeSettings: null
     })
     assert.deepStrictEqual(layout("speckit"), {
       title: "spec-kit", changesDir: "specs", archiveDir: null, modulesDir: null, proposal: "spec.md", quoted: [{ file: "plan.md", title: "Plan" }],
       tasks: "tasks.md", taskFormat: "speckit", documents: "all", projectDocuments: [".specify/memory/constitution.md"],
-      ralphDir: ".spool/.state/ralph", nativeSettings: null
+      ralphDir: ".spool/.state/ralph", stateFile: "state.json", contextFile: "context.txt", nativeSettings: null
     })
   })
 

@@ -47,6 +47,10 @@ export interface TreeShape {
   readonly projectDocuments: ReadonlyArray<string>
   /** A change's loop state is `<ralphDir>/<change-id>/`. */
   readonly ralphDir: string
+  /** The loop's state file there: ito's own `ito ralph` keeps a `state.json` of another shape beside spool's. */
+  readonly stateFile: string
+  /** The context added mid-loop, there: ito's `context.md`, which `ito ralph --add-context` writes too. */
+  readonly contextFile: string
   /** Directories spool writes a `.gitignore` of `*` into: its state never reaches a commit. */
   readonly ignoredDirs: ReadonlyArray<string>
   /** The tree's own settings file, whose `ralph` section spool reads too; null when it has none. */
@@ -71,6 +75,8 @@ const spoolLike = (layout: "spool" | "ito", dir: string): TreeShape => ({
   documents: "markdown",
   projectDocuments: [],
   ralphDir: `${dir}/.state/ralph`,
+  stateFile: layout === "spool" ? "state.json" : "spool-state.json",
+  contextFile: layout === "spool" ? "context.txt" : "context.md",
   // ito commits files of its own under `.ito/.state/` (its audit log): only spool's part is ignored there.
   ignoredDirs: layout === "spool" ? [WORK_DIR] : [`${dir}/.state/ralph`],
   nativeSettings: layout === "spool" ? null : `${dir}/config.json`,
@@ -98,6 +104,8 @@ export const shapes: { readonly [L in LayoutName]: TreeShape } = {
     documents: "markdown",
     projectDocuments: ["openspec/project.md", "openspec/config.yaml"],
     ralphDir: `${WORK_DIR}/ralph`,
+    stateFile: "state.json",
+    contextFile: "context.txt",
     ignoredDirs: [WORK_DIR],
     nativeSettings: null,
     commands: [
@@ -120,6 +128,8 @@ export const shapes: { readonly [L in LayoutName]: TreeShape } = {
     documents: "all",
     projectDocuments: [".specify/memory/constitution.md"],
     ralphDir: `${WORK_DIR}/ralph`,
+    stateFile: "state.json",
+    contextFile: "context.txt",
     ignoredDirs: [WORK_DIR],
     nativeSettings: null,
     commands: [
