@@ -25,7 +25,13 @@ export const groups = [
     mutate: [core("output/Redact"), core("output/OutputLog"), core("output/ByteOutputLog"), core("output/HeadTail"), core("bytes/Utf8Tail"), core("bytes/ByteConcat")],
     tests: coreTests("Redact", "OutputLog", "AgentRun", "HeadTail", "Utf8Tail")
   },
-  { name: "tasks", mutate: [core("prompt/Tasks")], tests: coreTests("Tasks", "fuzz") },
+  {
+    name: "tasks",
+    mutate: [core("prompt/Tasks"), core("tree/OpenSpecTasks"), core("tree/SpecKitTasks"), core("tree/TreeTasks")],
+    tests: coreTests("Tasks", "TreeTasks", "fuzz")
+  },
+  // Which tree of changes a directory holds, and which one spool reads.
+  { name: "trees", mutate: [core("tree/Layout"), core("tree/TreeFinder")], tests: coreTests("Trees") },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
   ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({
     name: agent,

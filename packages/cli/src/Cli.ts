@@ -8,7 +8,7 @@ import { describeFailure } from "./Failure.js"
 import { commandHelp, rootHelp } from "./Help.js"
 import { Invocation } from "./Invocation.js"
 import { withTarget } from "./ralph/Options.js"
-import { applySettings, blameSettings, readSettings, SettingsOrigin } from "./ralph/Settings.js"
+import { applySettings, readSettings, SettingsOrigin } from "./ralph/Settings.js"
 import { locate } from "./ralph/WorktreeLocation.js"
 import { TerminalReporter } from "./TerminalReporter.js"
 import { UsageError } from "./UsageError.js"
@@ -75,7 +75,11 @@ export const run = (argv: ReadonlyArray<string>) =>
         const { command } = request.right
         const target = runnable[command.name as keyof typeof runnable]
         // The repository's settings, checked before anything runs; the command line wins option by option.
-        const settings = applySettings(command, request.right.args, yield* readSettings(command, locate((yield* Invocation).cwd).workspaceCwd))
+        const settings = applySettings(
+          command,
+          request.right.args,
+          yield* readSettings(command, locate((yield* Invocation).cwd).workspaceCwd, request.right.args)
+        )
         const args = settings.args
         const directive = yield* CommandDescriptor.parse(target.descriptor, [command.name, ...args], config).pipe(
           Effect.mapError((error) =>
@@ -87,7 +91,7 @@ export const run = (argv: ReadonlyArray<string>) =>
         }
         return yield* handler(withTarget(directive.value)).pipe(
           Effect.provideService(SettingsOrigin, settings.source),
-          Effect.catchTag("UsageError", (error) => Effect.fail(blameSettings(settings.source)(error)))
+          Effect.catchTag("UsageError", (error) => Effect.fail(settings.blame(error)))
         )
       }
     }

@@ -5,7 +5,7 @@ import { Data } from "effect"
 const exitCodes = {
   Completed: { code: 0, meaning: "completed: the promise was accepted (in a sweep: for every change it ran), or --status, --add-context, --clear-context done" },
   Failed: { code: 1, meaning: "failed: iterations failed in a row (--max-consecutive-failures, --fail-fast), or a fatal error (in a sweep: in any change, or a completed change left unmerged with --merge)" },
-  Usage: { code: 2, meaning: "usage error: bad options, unknown change, no .spool/ directory" },
+  Usage: { code: 2, meaning: "usage error: bad options, unknown change, no tree of changes (or several)" },
   MaxIterations: { code: 3, meaning: "--max-iterations reached without the completion promise" },
   GuardStop: { code: 4, meaning: "a guard stopped the loop: --max-cost, --max-tokens, --max-duration or --stall-iterations" },
   UsageLimit: { code: 5, meaning: "a usage limit that does not lift within --max-limit-wait (the time to retry is in --status)" },

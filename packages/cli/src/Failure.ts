@@ -2,15 +2,15 @@ import type { Palette } from "./Colour.js"
 import { exitCodeOf, Outcome } from "./ExitCode.js"
 import { firstChangeHint } from "./FirstChange.js"
 
-const usageTags = new Set(["UsageError", "ChangeError", "WorkspaceNotFoundError", "UnsupportedGuardError", "WorktreeError"])
+const usageTags = new Set(["UsageError", "ChangeError", "WorkspaceNotFoundError", "LayoutError", "UnsupportedGuardError", "WorktreeError"])
 /** Another loop has the change, or took it: not a failure of this one (exit 73). */
 const busyTags = new Set(["LockError", "LockLostError"])
 
 /** Turns a failure into the one line the user sees and how spool ended. */
 export const describeFailure = (error: unknown): { readonly message: string; readonly outcome: Outcome; readonly exitCode: number } => {
-  const tagged = error as { readonly _tag?: string; readonly message?: string; readonly cwd?: string }
-  const message = tagged._tag === "WorkspaceNotFoundError"
-    ? `no .spool/ directory found in ${tagged.cwd} or any parent directory; run spool in your repository, or ${firstChangeHint}`
+  const tagged = error as { readonly _tag?: string; readonly message?: string; readonly cwd?: string; readonly layout?: string }
+  const message = tagged._tag === "WorkspaceNotFoundError" && tagged.layout === undefined
+    ? `no .spool/ directory (nor .ito/, openspec/ or .specify/) found in ${tagged.cwd} or any parent directory; run spool in your repository, or ${firstChangeHint}`
     : typeof tagged.message === "string" && tagged.message !== ""
     ? tagged.message
     : String(error)

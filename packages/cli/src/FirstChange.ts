@@ -1,3 +1,7 @@
-/** How to start a first change, for messages that find none. */
-export const firstChangeHint =
-  "start one with: mkdir -p .spool/changes/001-01_my-change && echo '# My change' > .spool/changes/001-01_my-change/proposal.md"
+import { shapes, type TreeShape } from "@spool/core"
+
+/** How to start a first change in `tree`, for messages that find none. */
+export const firstChangeHintFor = (tree: TreeShape) => `start one with: ${tree.firstChange}`
+
+/** How to start a first change in a spool tree. */
+export const firstChangeHint = firstChangeHintFor(shapes.spool)

@@ -1,7 +1,9 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import { HistoryStore, Workspace } from "@spool/core"
+import { HistoryStore, layoutNames, SETTINGS_FILE, Workspace } from "@spool/core"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { colourEnabled, palette } from "./Colour.js"
 import { ExitCode } from "./ExitCode.js"
 import { describeFailure, errorLine } from "./Failure.js"
@@ -14,6 +16,23 @@ const args = parseStatusArgs(process.argv.slice(2)) ?? { change: null, json: fal
 const location = locate(process.cwd())
 const change = args.change ?? location.worktreeChange
 
+/** The tree `.spool/config.json` names (`"ralph": {"layout": ...}`), for a repository holding several; its mistakes are the full command's to tell. */
+const layoutSetting = (root: string) => {
+  try {
+    const named = (JSON.parse(readFileSync(join(root, SETTINGS_FILE), "utf8")) as { ralph?: { layout?: unknown } })?.ralph?.layout
+    return layoutNames.find((name) => name === named) ?? null
+  } catch {
+    return null
+  }
+}
+
+const workspace = Workspace.layer(location.workspaceCwd).pipe(
+  Layer.catchAll((error) => {
+    const layout = error._tag === "LayoutError" ? layoutSetting(error.root) : null
+    return layout === null ? Layer.fail(error) : Workspace.layer(location.workspaceCwd, layout)
+  })
+)
+
 const program = Effect.gen(function*() {
   const changeId = change === null ? null : (yield* (yield* Workspace).resolveChange(change)).id
   yield* showStatus(changeId, args.json, {
@@ -21,7 +40,7 @@ const program = Effect.gen(function*() {
     palette: palette(colourEnabled(process.stdout, process.env))
   })
 }).pipe(
-  Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(location.workspaceCwd)))),
+  Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(workspace))),
   Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))
 )
 

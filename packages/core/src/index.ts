@@ -17,9 +17,16 @@ export * from "./status/Dashboard.js"
 export * from "./status/DashboardSource.js"
 export * from "./state/Workspace.js"
 
+// tree: the trees of changes spool reads (spool's, ito's, OpenSpec's, spec-kit's) and their task lists.
+export * from "./tree/Layout.js"
+export { findTrees, type FoundTrees } from "./tree/TreeFinder.js"
+export { parseOpenSpecTasks } from "./tree/OpenSpecTasks.js"
+export { parseSpecKitTasks } from "./tree/SpecKitTasks.js"
+export { readTaskList } from "./tree/TreeTasks.js"
+
 // prompt: what the agent is told.
 export * from "./prompt/PromptBuilder.js"
-export { formatProgress, openTaskCount, parseTasks, type Task, type TaskList, type TaskStatus } from "./prompt/Tasks.js"
+export { formatProgress, openTaskCount, parseTasks, type Task, taskLabel, type TaskList, type TaskStatus } from "./prompt/Tasks.js"
 
 // completion: whether the agent's own words claim completion.
 export { type CompletionJudgement, judgeCompletion, makeCompletionJudge, type Verdict } from "./completion/CompletionJudge.js"

@@ -8,7 +8,7 @@ import { type GitSnapshot, GitError, GitSummary } from "../src/git/GitSummary.js
 import { HarnessEvent, type HarnessRequest, HarnessService, outputOf, scriptedRun } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import type { SpendGuard } from "../src/guards/Guards.js"
-import { isSpoolPath, type IterationContext, listPaths, runIteration } from "../src/loop/Iteration.js"
+import { type IterationContext, listPaths, runIteration } from "../src/loop/Iteration.js"
 import type { JournalEntry } from "../src/state/JournalEntry.js"
 import { formatBanner, formatSummary } from "../src/loop/LoopFormat.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
@@ -102,6 +102,7 @@ const iterate = (
         readDocument: (path) => Effect.succeed(`# ${path}\n`),
         readTasks: Effect.map(Ref.getAndUpdate(tasksRead, (n) => n + 1), (n) =>
           parseTasks(taskTexts.length === 0 ? null : taskTexts[Math.min(n, taskTexts.length - 1)]!)),
+        readQuoted: Effect.succeed([]),
         otherDocuments: Effect.succeed(setup.documents ?? []),
         gitOrWarn: (effect, fallback) => Effect.catchAll(effect, () => Effect.succeed(fallback))
       },
@@ -135,18 +136,11 @@ const agentSays = (text: string, exitCode: number | null = 0, signal: string | n
   HarnessEvent.Exited({ exitCode, signal })
 ]
 
-describe("listPaths and isSpoolPath", () => {
+describe("listPaths", () => {
   it("lists up to five paths, then says how many more", () => {
     assert.strictEqual(listPaths(["a", "b", "c", "d", "e"]), "a, b, c, d, e")
     assert.strictEqual(listPaths(["a", "b", "c", "d", "e", "f", "g"]), "a, b, c, d, e and 2 more")
     assert.strictEqual(listPaths(["a", "b", "c"], 2), "a, b and 1 more")
-  })
-
-  it("takes .spool and what is under it as the loop's own", () => {
-    assert.isTrue(isSpoolPath(".spool"))
-    assert.isTrue(isSpoolPath(".spool/changes/x/tasks.md"))
-    assert.isFalse(isSpoolPath(".spoolrc"))
-    assert.isFalse(isSpoolPath("src/.spool"))
   })
 })
 
@@ -207,7 +201,7 @@ describe("one iteration", () => {
       assert.isTrue(thirty.prompt.endsWith(`${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n`))
       assert.notInclude(thirty.prompt, "more under")
       const more = yield* iterate(() => scriptedRun(done), { documents: paths(32) })
-      assert.include(more.prompt, `${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n- and 2 more under .spool/changes/\n`)
+      assert.include(more.prompt, `${header}${paths(30).map((p) => `- ${p}`).join("\n")}\n- and 2 more under .spool/changes/${changeId}/\n`)
       assert.notInclude(more.prompt, "d31.md")
       const none = yield* iterate(() => scriptedRun(done))
       assert.notInclude(none.prompt, "Other documents")

@@ -1,4 +1,4 @@
-import { branchOf, type ChangeId, Lease, type LeaseView, type Pulled, RemoteError, RemoteHome } from "@spool/core"
+import { branchOf, type ChangeId, Lease, type LeaseView, type Pulled, RemoteError, RemoteHome, shapes, type TreeShape, WORK_DIR } from "@spool/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { execFile } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -312,9 +312,9 @@ export const hasRemote = (root: string, name: string) =>
   })
 
 
-/** What the remote holds of every change's loop, as a directory laid out as a repository's `.spool/`. */
+/** What the remote holds of every change's loop, as a directory laid out as the repository's tree. */
 export interface RemoteSnapshot {
-  /** A temporary directory holding `.spool/`: the repository's changes and modules, each change's documents as its branch on the remote has them, and the loops' state from the remote. */
+  /** A temporary directory holding the tree: the repository's changes and modules, each change's documents as its branch on the remote has them, and the loops' state from the remote. */
   readonly root: string
   /** The lease of each change that has one on the remote. */
   readonly leases: ReadonlyMap<string, LeaseView>
@@ -324,9 +324,11 @@ export interface RemoteSnapshot {
  * Reads the remote in one fetch: every change's branch, state and lease. The caller removes the
  * snapshot's directory when done with it.
  */
-export const snapshot = (options: { readonly root: string; readonly remote: string }) =>
+export const snapshot = (options: { readonly root: string; readonly remote: string; readonly tree?: TreeShape }) =>
   Effect.gen(function*() {
     const { root, remote } = options
+    const tree = options.tree ?? shapes.spool
+    const at = (base: string, relative: string) => Path.join(base, ...relative.split("/"))
     const run = (action: string, args: ReadonlyArray<string>) =>
       Effect.async<string, RemoteError>((resume) => {
         execFile("git", [...args], { cwd: root, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } }, (error, stdout, stderr) =>
@@ -360,13 +362,14 @@ export const snapshot = (options: { readonly root: string; readonly remote: stri
         else refs.set(ref, fetchedSha.trim())
       }
     }
-    const prefix = (yield* run("find .spool/", ["rev-parse", "--show-prefix"])).trim()
+    const prefix = (yield* run(`find ${tree.dir}/`, ["rev-parse", "--show-prefix"])).trim()
     const dir = mkdtempSync(Path.join(tmpdir(), "spool-remote-"))
-    const spool = Path.join(dir, ".spool")
-    mkdirSync(Path.join(spool, "changes"), { recursive: true })
-    for (const part of ["changes", "modules"]) {
-      const from = Path.join(root, ".spool", part)
-      if (existsSync(from)) cpSync(from, Path.join(spool, part), { recursive: true })
+    mkdirSync(at(dir, tree.changesDir), { recursive: true })
+    // spec-kit's tree is recognised by `.specify/` beside `specs/`.
+    if (tree.layout === "speckit") mkdirSync(Path.join(dir, ".specify"), { recursive: true })
+    for (const part of [tree.changesDir, ...(tree.modulesDir === null ? [] : [tree.modulesDir])]) {
+      const from = at(root, part)
+      if (existsSync(from)) cpSync(from, at(dir, part), { recursive: true })
     }
     /** Writes the files of `tree` (a commit's path) under `target`. */
     const writeTree = (treeish: string, target: string) =>
@@ -384,21 +387,23 @@ export const snapshot = (options: { readonly root: string; readonly remote: stri
       const state = /^refs\/spool\/state\/(.+)$/.exec(ref)?.[1]
       const lease = /^refs\/spool\/lease\/(.+)$/.exec(ref)?.[1]
       if (branch !== undefined) {
-        const changeDir = `${prefix}.spool/changes/${branch}`
-        const target = Path.join(spool, "changes", branch)
+        const changeDir = `${prefix}${tree.changesDir}/${branch}`
+        const target = at(dir, `${tree.changesDir}/${branch}`)
         const there = (yield* run("read the remote's loops", ["ls-tree", "--name-only", sha, `${changeDir}/`])).trim()
         if (there !== "") {
           rmSync(target, { recursive: true, force: true })
           yield* writeTree(`${sha}:${changeDir}`, target)
         }
       } else if (state !== undefined) {
-        yield* writeTree(`${sha}:`, Path.join(spool, ".state", "ralph", state))
+        yield* writeTree(`${sha}:`, at(dir, `${tree.ralphDir}/${state}`))
       } else if (lease !== undefined) {
         const message = yield* run("read the remote's loops", ["log", "-1", "--format=%B", sha])
         leases.set(lease, { _tag: "Held", version: sha, lease: Option.getOrNull(decodeLease(message.trim())) })
       }
     }
-    mkdirSync(Path.join(spool, ".state"), { recursive: true })
-    writeFileSync(Path.join(spool, ".state", ".gitignore"), "*\n")
+    for (const ignored of [WORK_DIR, ...tree.ignoredDirs]) {
+      mkdirSync(at(dir, ignored), { recursive: true })
+      writeFileSync(Path.join(at(dir, ignored), ".gitignore"), "*\n")
+    }
     return { root: dir, leases } satisfies RemoteSnapshot
   })

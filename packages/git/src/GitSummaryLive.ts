@@ -7,10 +7,11 @@ import * as GitCommand from "./GitCommand.js"
 import { LOG_FORMAT, parseLog, parseNumstat } from "./GitOutput.js"
 
 /**
- * Everything in the work tree except the loop's own state. `:/` reaches the whole work tree even
- * from a subdirectory; the exclusion is relative to `cwd`, where `.spool/` lives.
+ * Everything in the work tree except the loop's own state (`statePaths`, `.spool/.state` unless
+ * said). `:/` reaches the whole work tree even from a subdirectory; the exclusions are relative to
+ * `cwd`, where the tree of changes lives.
  */
-const WORK_TREE = ["--", ":/", ":(exclude).spool/.state"] as const
+const workTreeSpec = (statePaths: ReadonlyArray<string>) => ["--", ":/", ...statePaths.map((path) => `:(exclude)${path}`)] as const
 
 interface Repository {
   readonly git: GitCommand.GitCommand
@@ -67,7 +68,8 @@ const scratchIndex = (operation: string, indexFile: string) =>
     return scratch
   })
 
-const makeService = ({ git, indexFile, top }: Repository): Context.Tag.Service<GitSummary> => {
+const makeService = ({ git, indexFile, top }: Repository, statePaths: ReadonlyArray<string>): Context.Tag.Service<GitSummary> => {
+  const WORK_TREE = workTreeSpec(statePaths)
   /** The commit HEAD names, or null on an unborn branch; a failure is reported as `operation`'s. */
   const head = (operation: string) =>
     git.runOrNull(operation, ["rev-parse", "--verify", "-q", "HEAD"]).pipe(
@@ -194,8 +196,8 @@ const explainCommitFailure = (error: GitError): GitError =>
  * `GitSummary` for the repository around `cwd`, decided once when the layer is built:
  * outside a git work tree it is `GitSummary.layerNone`.
  */
-export const layer = (cwd: string): Layer.Layer<GitSummary> =>
+export const layer = (cwd: string, statePaths: ReadonlyArray<string> = [".spool/.state"]): Layer.Layer<GitSummary> =>
   Layer.unwrapEffect(
     Effect.map(findRepository(cwd), (repository) =>
-      repository === null ? GitSummary.layerNone : Layer.succeed(GitSummary, makeService(repository)))
+      repository === null ? GitSummary.layerNone : Layer.succeed(GitSummary, makeService(repository, statePaths)))
   )

@@ -55,7 +55,7 @@ export const open = <E = never>(input: OpenWorktree<E>): Effect.Effect<Worktree,
     const { git, prefix, target } = yield* openRepository(input.root, changeId)
     const branch = branchOf(changeId)
     const fail = (reason: WorktreeError["reason"], path: string, detail = "") =>
-      new WorktreeError({ reason, changeId, path, detail })
+      new WorktreeError({ reason, changeId, path, detail, ...(input.changeDir === undefined ? {} : { changeDir: input.changeDir }) })
     const made = (created: boolean): Worktree => ({ path: target, root: Path.resolve(target, prefix), branch, created })
 
     const entries = yield* worktrees(git)

@@ -8,7 +8,7 @@ import { lockIdentity } from "../Process.js"
 import { type RalphArgs, ralphOptions } from "../ralph/Options.js"
 import { runChange } from "../ralph/Run.js"
 import { isSweep, sweep } from "../ralph/Sweep.js"
-import { statusTarget, targetChange } from "../ralph/Targeting.js"
+import { layoutOf, statusTarget, targetChange } from "../ralph/Targeting.js"
 import { removeWorktree } from "../ralph/Worktree.js"
 import { changeList, listText, onRemote } from "../ralph/List.js"
 import { type Location, locate } from "../ralph/WorktreeLocation.js"
@@ -56,7 +56,8 @@ const ralphIn = (input: RalphArgs, location: Location) =>
     if (args.list) {
       const terminal = yield* TerminalReporter
       const changes = yield* changeList(remote)
-      yield* terminal.print(args.json ? JSON.stringify(changes, null, 2) : listText(changes, terminal.stdoutPalette))
+      const { tree } = yield* Workspace
+      yield* terminal.print(args.json ? JSON.stringify(changes, null, 2) : listText(changes, terminal.stdoutPalette, tree.changesDir))
       return yield* done()
     }
     if (args.status) {
@@ -86,10 +87,11 @@ export const handler = (input: RalphArgs) =>
   Effect.gen(function*() {
     const invocation = yield* Invocation
     const location = locate(invocation.cwd)
+    const layout = yield* layoutOf(input)
     return yield* ralphIn(input, location).pipe(
       Effect.provide(
         Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer, LoopLock.layer(lockIdentity(invocation.pid)), GitWorktree.layer).pipe(
-          Layer.provideMerge(Workspace.layer(location.workspaceCwd))
+          Layer.provideMerge(Workspace.layer(location.workspaceCwd, layout))
         )
       )
     )

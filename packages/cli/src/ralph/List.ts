@@ -10,6 +10,7 @@ import {
   listChanges,
   loadStatus,
   LoopLock,
+  type TreeShape,
   Workspace
 } from "@spool/core"
 import { GitRemoteHome } from "@spool/git"
@@ -61,21 +62,21 @@ export const requireRemote = (remote: string) =>
     Effect.asVoid
   )
 
-/** The stores of a workspace at `root`, for reading a snapshot of the remote as if it were a repository. */
-const storesAt = (root: string) =>
-  Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer).pipe(Layer.provideMerge(Workspace.layer(root)))
+/** The stores of a workspace at `root` laid out as `tree`, for reading a snapshot of the remote as if it were a repository. */
+const storesAt = (root: string, tree: TreeShape) =>
+  Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer).pipe(Layer.provideMerge(Workspace.layer(root, tree.layout)))
 
 /**
  * Runs `read` against what `remote` holds: every change's branch, state and lease, fetched at once
- * into a directory laid out as the repository's `.spool/`, removed afterwards.
+ * into a directory laid out as the repository's tree, removed afterwards.
  */
 export const onRemote = <A, E, R>(remote: string, read: (leases: ReadonlyMap<string, LeaseView>) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
     yield* requireRemote(remote)
     return yield* Effect.acquireUseRelease(
-      GitRemoteHome.snapshot({ root: workspace.root, remote }),
-      (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root))),
+      GitRemoteHome.snapshot({ root: workspace.root, remote, tree: workspace.tree }),
+      (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root, workspace.tree))),
       (snapshot) => Effect.sync(() => rmSync(snapshot.root, { recursive: true, force: true }))
     )
   })
@@ -93,8 +94,8 @@ export const changeList = (remote: string | null) =>
     : onRemote(remote, (leases) => Effect.flatMap(Clock.currentTimeMillis, (now) => gather((id) => leaseHolder(leases.get(id), now))))
 
 /** `--list`: a line per change; `--list --json`: the array a CI matrix is built from. */
-export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette) => {
-  if (changes.length === 0) return "no changes under .spool/changes/"
+export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette, changesDir = ".spool/changes") => {
+  if (changes.length === 0) return `no changes under ${changesDir}/`
   const width = Math.max(...changes.map((c) => c.id.length))
   const colour = (state: ListedChange["state"]) =>
     state === "ready" ? p.cyan(state) : state === "complete" ? p.green(state) : state === "running" ? p.yellow(state) : p.dim(state)

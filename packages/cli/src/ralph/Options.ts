@@ -25,6 +25,13 @@ export const ralphOptionSpecs = {
     example: "002",
     description: "the module (002): narrows the choice of change"
   }),
+  layout: valueOption({
+    name: "layout",
+    group: "targeting",
+    pseudo: "name",
+    example: "openspec",
+    description: "the tree of changes to read where there are several: spool, ito, openspec or speckit"
+  }),
   promptFile: valueOption({
     name: "prompt-file",
     group: "targeting",

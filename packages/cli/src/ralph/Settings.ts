@@ -1,5 +1,5 @@
 import { FileSystem, Path } from "@effect/platform"
-import { type SettingsSource, Workspace } from "@spool/core"
+import { findTrees, type LayoutName, layoutNames, SETTINGS_FILE, type SettingsSource, shapes } from "@spool/core"
 import { Context, Effect, Either } from "effect"
 import type { CommandSpec } from "../Commands.js"
 import type { OptionSpec } from "../OptionSpec.js"
@@ -7,7 +7,7 @@ import { closest } from "../Suggest.js"
 import { UsageError } from "../UsageError.js"
 
 /** The repository's settings file, relative to its root; its `ralph` section holds options of `spool ralph`. */
-export const SETTINGS_FILE = ".spool/config.json"
+export { SETTINGS_FILE }
 const SECTION = "ralph"
 
 /** Where the options of the running command came from, for the state file and `--status`. */
@@ -18,20 +18,22 @@ interface Setting {
   readonly key: string
   readonly spec: OptionSpec
   readonly values: ReadonlyArray<string> | "on"
+  /** The file it came from, relative to the root. */
+  readonly file: string
 }
 
 interface Settings {
-  readonly file: string
+  /** The files read that have something for spool ralph, relative to the root. */
+  readonly files: ReadonlyArray<string>
   readonly settings: ReadonlyArray<Setting>
 }
 
-const bad = (message: string) => new UsageError({ message: `${SETTINGS_FILE}: ${message}` })
-const badFile = (message: string) => new UsageError({ message: `${SETTINGS_FILE} ${message}` })
 const keyName = (key: string) => `"${SECTION}"."${key}"`
 const show = (value: unknown) => JSON.stringify(value) ?? String(value)
 
 /** A value of the settings file as the option's values, or why it is of the wrong kind. */
-const readValue = (key: string, spec: OptionSpec, value: unknown): Either.Either<ReadonlyArray<string> | "on" | null, UsageError> => {
+const readValue = (file: string, key: string, spec: OptionSpec, value: unknown): Either.Either<ReadonlyArray<string> | "on" | null, UsageError> => {
+  const bad = (message: string) => new UsageError({ message: `${file}: ${message}` })
   if (spec.kind === "switch") {
     return typeof value === "boolean"
       ? Either.right(value ? "on" : null)
@@ -52,13 +54,23 @@ const readValue = (key: string, spec: OptionSpec, value: unknown): Either.Either
     : Either.left(bad(`${keyName(key)} must be a string or a number, e.g. ${spec.example ?? spec.default ?? "\"...\""}, got ${show(value)}`))
 }
 
-/** Reads the settings of `command` from the file's section: every key an option of the command, every value of its kind. */
-const readSection = (command: CommandSpec, section: Record<string, unknown>): Either.Either<ReadonlyArray<Setting>, UsageError> => {
+/**
+ * Reads the settings of `command` from the file's section: every key an option of the command,
+ * every value of its kind. A tree's own file (`lenient`) keeps keys of its own, which are left alone.
+ */
+const readSection = (
+  command: CommandSpec,
+  file: string,
+  section: Record<string, unknown>,
+  lenient = false
+): Either.Either<ReadonlyArray<Setting>, UsageError> => {
+  const bad = (message: string) => new UsageError({ message: `${file}: ${message}` })
   const specs = Object.values(command.options)
   const byKey = new Map(specs.flatMap((spec) => [spec.name, ...(spec.aliases ?? []).filter((a) => a.length > 1)].map((key) => [key, spec] as const)))
   const settings: Array<Setting> = []
   for (const [key, value] of Object.entries(section)) {
     const spec = byKey.get(key)
+    if (spec === undefined && lenient) continue
     if (spec === undefined) {
       const settable = specs.filter((s) => s.action !== true).map((s) => s.name)
       const suggestion = closest(key.replace(/^-+/, ""), settable)
@@ -67,32 +79,55 @@ const readSection = (command: CommandSpec, section: Record<string, unknown>): Ei
       ))
     }
     if (spec.action === true) {
+      if (lenient) continue
       return Either.left(bad(`${keyName(key)} is an action, not a setting; give --${spec.name} on the command line`))
     }
     const earlier = settings.find((setting) => setting.spec === spec)
     if (earlier !== undefined) return Either.left(bad(`"${earlier.key}" and "${key}" are the same option; keep one`))
-    const values = readValue(key, spec, value)
+    const values = readValue(file, key, spec, value)
     if (Either.isLeft(values)) return Either.left(values.left)
-    if (values.right !== null && values.right.length !== 0) settings.push({ key, spec, values: values.right })
+    if (values.right !== null && values.right.length !== 0) settings.push({ key, spec, values: values.right, file })
   }
   return Either.right(settings)
 }
 
 /**
- * The `ralph` section of the repository's settings file, checked: null when there is no file or
- * no section. The file's other keys are spool's other settings and are left alone.
+ * Where ito looks for a project's validation commands in its config, in its order: the first that
+ * holds a command wins (a string, or a list of strings).
  */
-export const readSettings = (command: CommandSpec, cwd: string) =>
+const ITO_VALIDATION = [
+  ["ralph", "validationCommands"],
+  ["ralph", "validationCommand"],
+  ["ralph", "validation", "commands"],
+  ["ralph", "validation", "command"],
+  ["validationCommands"],
+  ["validationCommand"],
+  ["project", "validationCommands"],
+  ["project", "validationCommand"],
+  ["project", "validation", "commands"],
+  ["project", "validation", "command"]
+] as const
+
+/** ito's validation commands in its config, read as ito reads them: empty ones and other values skipped. */
+export const itoValidationCommands = (config: unknown): ReadonlyArray<string> => {
+  for (const pointer of ITO_VALIDATION) {
+    let value: unknown = config
+    for (const key of pointer) value = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined
+    const items = typeof value === "string" ? [value] : Array.isArray(value) ? value : []
+    const commands = items.flatMap((item) => (typeof item === "string" && item.trim() !== "" ? [item.trim()] : []))
+    if (commands.length > 0) return commands
+  }
+  return []
+}
+
+/** The JSON object a settings file holds; null when there is no file. */
+const readJsonFile = (file: string, absolute: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    // Without a repository there is nothing to read; the command says what is missing.
-    const root = yield* Effect.either(Effect.map(Workspace, (workspace) => workspace.root).pipe(Effect.provide(Workspace.layer(cwd))))
-    if (Either.isLeft(root)) return null
-    const file = path.join(root.right, SETTINGS_FILE)
-    const exists = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
+    const badFile = (message: string) => new UsageError({ message: `${file} ${message}` })
+    const exists = yield* fs.exists(absolute).pipe(Effect.orElseSucceed(() => false))
     if (!exists) return null
-    const text = yield* fs.readFileString(file).pipe(
+    const text = yield* fs.readFileString(absolute).pipe(
       Effect.mapError((error) => badFile(`cannot be read (${error.message}); check its permissions`))
     )
     let json: unknown
@@ -102,19 +137,86 @@ export const readSettings = (command: CommandSpec, cwd: string) =>
       return yield* badFile(`is not valid JSON (${(error as Error).message}); fix the file`)
     }
     if (typeof json !== "object" || json === null || Array.isArray(json)) return yield* badFile("must hold a JSON object; fix the file")
-    if (!(SECTION in json)) return null
-    const section = (json as Record<string, unknown>)[SECTION]
+    return json as Record<string, unknown>
+  })
+
+/** The `ralph` section of spool's own settings file, checked strictly: every key an option. */
+const spoolSettings = (command: CommandSpec, root: string) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const json = yield* readJsonFile(SETTINGS_FILE, path.join(root, SETTINGS_FILE))
+    if (json === null || !(SECTION in json)) return null
+    const section = json[SECTION]
     if (typeof section !== "object" || section === null || Array.isArray(section)) {
-      return yield* bad(`"${SECTION}" must be an object of spool ralph options, e.g. {"${SECTION}": {"verify": ["pnpm test"]}}; got ${show(section)}`)
+      return yield* new UsageError({
+        message: `${SETTINGS_FILE}: "${SECTION}" must be an object of spool ralph options, e.g. {"${SECTION}": {"verify": ["pnpm test"]}}; got ${show(section)}`
+      })
     }
-    const settings = yield* readSection(command, section as Record<string, unknown>)
+    return yield* readSection(command, SETTINGS_FILE, section as Record<string, unknown>)
+  })
+
+/**
+ * An ito repository's `.ito/config.json`, read as ito reads it: of its `ralph` section, what spool
+ * also has applies (its validation commands are `--verify`); keys spool does not know are ito's own
+ * and are left alone.
+ */
+const itoSettings = (command: CommandSpec, root: string) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const file = shapes.ito.nativeSettings!
+    const json = yield* readJsonFile(file, path.join(root, ...file.split("/")))
+    if (json === null) return null
+    const section = json[SECTION]
+    const own = typeof section === "object" && section !== null && !Array.isArray(section)
+      ? yield* readSection(command, file, section as Record<string, unknown>, true)
+      : []
+    const verify = itoValidationCommands(json)
+    const verifySpec = command.options["verify"]
+    const settings = verifySpec === undefined || verify.length === 0 || own.some((setting) => setting.spec === verifySpec)
+      ? own
+      : [...own, { key: "validationCommands", spec: verifySpec, values: verify, file }]
+    return settings.length === 0 && typeof section !== "object" ? null : settings
+  })
+
+/** `--layout` as the command line gives it, before the command line is parsed; null when absent or not a layout. */
+const layoutGiven = (args: ReadonlyArray<string>): LayoutName | null => {
+  for (let i = 0; i < args.length && args[i] !== "--"; i++) {
+    const value = args[i] === "--layout" ? args[i + 1] : args[i]!.startsWith("--layout=") ? args[i]!.slice(9) : undefined
+    if (value !== undefined) return layoutNames.find((name) => name === value.trim()) ?? null
+  }
+  return null
+}
+
+/**
+ * The repository's settings, checked: the `ralph` section of `.spool/config.json` (its other keys
+ * are spool's other settings and are left alone) and, for an ito tree, what `.ito/config.json` says
+ * that spool also has; `.spool/config.json` wins over it, key by key. Null when there is nothing to
+ * read. The tree is found as the command will find it: the one `--layout` names (`args`), the one
+ * the file names, or the only one there.
+ */
+export const readSettings = (command: CommandSpec, cwd: string, args: ReadonlyArray<string> = []) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const given = layoutGiven(args)
+    // Without a repository there is nothing to read; the command says what is missing.
+    const trees = yield* findTrees(fs, path, cwd, given)
+    if (trees === null) return null
+    const own = yield* spoolSettings(command, trees.root)
+    const named = own?.find((setting) => setting.spec.name === "layout")?.values
+    const layout = given ?? layoutNames.find((name) => named !== "on" && named?.[0]?.trim() === name) ??
+      (trees.found.length === 1 ? trees.found[0]! : null)
+    const native = layout === "ito" && trees.found.includes("ito") ? yield* itoSettings(command, trees.root) : null
+    if (own === null && native === null) return null
+    const settings = [...own ?? [], ...(native ?? []).filter((setting) => !own?.some((mine) => mine.spec === setting.spec))]
     // A path in the file is the repository's: it is read from the repository root, wherever spool runs.
     const rooted = settings.map((setting) =>
       setting.spec.kind === "value" && setting.spec.pseudo === "path" && setting.values !== "on"
-        ? { ...setting, values: setting.values.map((value) => path.resolve(root.right, value)) }
+        ? { ...setting, values: setting.values.map((value) => path.resolve(trees.root, value)) }
         : setting
     )
-    return { file: SETTINGS_FILE, settings: rooted } satisfies Settings
+    const files = [...(own === null ? [] : [SETTINGS_FILE]), ...(native === null ? [] : [shapes.ito.nativeSettings!])]
+    return { files, settings: rooted } satisfies Settings
   })
 
 /** The options named on a checked command line (`--name [value] ... -- operands`), by their names. */
@@ -140,18 +242,16 @@ export const applySettings = (command: CommandSpec, args: ReadonlyArray<string>,
   const added = taken.flatMap((setting) =>
     setting.values === "on" ? [`--${setting.spec.name}`] : setting.values.flatMap((value) => [`--${setting.spec.name}`, value])
   )
+  const files = [...new Set(taken.map((setting) => setting.file))]
   const source: SettingsSource = {
-    file: settings?.file ?? null,
+    file: files.length === 0 ? (settings?.files[0] ?? null) : files.join(", "),
     fromFile: taken.map((setting) => setting.spec.name),
     fromCommandLine: given
   }
-  return { args: [...added, ...args], source }
-}
-
-/** A mistake in a value the settings file gave is the file's: the message names it and the key. */
-export const blameSettings = (source: SettingsSource) => (error: UsageError) => {
-  const key = source.fromFile.find((name) => new RegExp(`--${name}(?![\\w-])`).test(error.message))
-  return source.file === null || key === undefined
-    ? error
-    : new UsageError({ message: `${source.file}, ${keyName(key)}: ${error.message}` })
+  /** A mistake in a value the settings file gave is the file's: the message names it and the key. */
+  const blame = (error: UsageError) => {
+    const setting = taken.find((setting) => new RegExp(`--${setting.spec.name}(?![\\w-])`).test(error.message))
+    return setting === undefined ? error : new UsageError({ message: `${setting.file}, ${keyName(setting.key)}: ${error.message}` })
+  }
+  return { args: [...added, ...args], source, blame }
 }

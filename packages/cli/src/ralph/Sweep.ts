@@ -33,6 +33,7 @@ import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
 import { type Beside, withDashboard } from "../serve/Dashboard.js"
 import { withNotices } from "./Notify.js"
 import { type PreparedLoop, prepareLoop, runPrepared } from "./Run.js"
+import { refuseModuleWithout } from "./Targeting.js"
 import { sweepSummary } from "./SweepSummary.js"
 
 const usage = (message: string) => new UsageError({ message })
@@ -44,6 +45,7 @@ export const isSweep = (args: RalphArgs) => args.continueReady || args.continueM
 const selectionOf = (args: RalphArgs) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
+    yield* refuseModuleWithout(args)
     const moduleId = Option.map(args.module, (m) => m.trim().replace(/_.*$/, ""))
     if (Option.isSome(moduleId) && !/^\d+$/.test(moduleId.value)) {
       return yield* usage(`invalid module id '${Option.getOrThrow(args.module)}': use the module's number, e.g. --module 002`)

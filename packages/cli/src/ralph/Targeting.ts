@@ -1,17 +1,37 @@
-import { type ChangeId, Workspace } from "@spool/core"
+import { type ChangeId, type LayoutName, layoutNames, Workspace } from "@spool/core"
 import { Effect, Option } from "effect"
 import { selectChange } from "../ChangeSelection.js"
-import { firstChangeHint } from "../FirstChange.js"
+import { firstChangeHintFor } from "../FirstChange.js"
 import { Invocation } from "../Invocation.js"
 import { UsageError } from "../UsageError.js"
 import type { RalphArgs } from "./Options.js"
 
 const usage = (message: string) => new UsageError({ message })
 
+/** `--layout`, checked: the tree to read where a repository holds several; null when not given. */
+export const layoutOf = (args: Pick<RalphArgs, "layout">) =>
+  Effect.gen(function*() {
+    if (Option.isNone(args.layout)) return null
+    const name = args.layout.value.trim()
+    const layout = layoutNames.find((known) => known === name)
+    if (layout === undefined) return yield* usage(`--layout must be one of ${layoutNames.join(", ")}, got '${args.layout.value}'`)
+    return layout satisfies LayoutName
+  })
+
+/** `--module` in a tree without modules (OpenSpec's, spec-kit's) asks for what is not there. */
+export const refuseModuleWithout = (args: Pick<RalphArgs, "module">) =>
+  Effect.gen(function*() {
+    const { tree } = yield* Workspace
+    if (Option.isSome(args.module) && tree.modulesDir === null) {
+      return yield* usage(`--module: a ${tree.title} tree has no modules; name the change with --change`)
+    }
+  })
+
 /** Resolves `--change` / `--module`, or asks, or explains what is missing. */
 export const targetChange = (args: RalphArgs) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
+    yield* refuseModuleWithout(args)
     if (Option.isSome(args.module) && !/^\d+(_[\w.-]*)?$/.test(args.module.value.trim())) {
       return yield* usage(`invalid module id '${args.module.value}': use the module's number, e.g. --module 002`)
     }
@@ -26,7 +46,9 @@ export const targetChange = (args: RalphArgs) =>
       return change
     }
     const active = yield* workspace.activeChanges
-    if (active.length === 0) return yield* usage(`there are no active changes under .spool/changes/; ${firstChangeHint}`)
+    if (active.length === 0) {
+      return yield* usage(`there are no active changes under ${workspace.tree.changesDir}/; ${firstChangeHintFor(workspace.tree)}`)
+    }
     const candidates = Option.match(moduleFilter, {
       onNone: () => active,
       onSome: (m) => active.filter((id) => id.startsWith(`${m}-`))

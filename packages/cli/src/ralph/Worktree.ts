@@ -1,4 +1,4 @@
-import { type Change, type LockIdentity, LoopLock, LoopReporter, Workspace, type Worktree, Worktrees } from "@spool/core"
+import { type Change, type LockIdentity, LoopLock, LoopReporter, relativeDirOf, Workspace, type Worktree, Worktrees } from "@spool/core"
 import { Effect } from "effect"
 import { realpathSync } from "node:fs"
 import { join, relative } from "node:path"
@@ -27,7 +27,8 @@ const inWorktree = (change: Change, mainRoot: string, worktreeRoot: string): Cha
     dir: move(change.dir),
     proposalPath: move(change.proposalPath),
     tasksPath: move(change.tasksPath),
-    modulePath: change.modulePath === null ? null : move(change.modulePath)
+    modulePath: change.modulePath === null ? null : move(change.modulePath),
+    ...(change.quoted === undefined ? {} : { quoted: change.quoted.map((doc) => ({ ...doc, path: move(doc.path) })) })
   }
 }
 
@@ -70,8 +71,9 @@ export const workPlace = (change: Change, options: { readonly worktree: boolean;
       requires: [change.proposalPath, ...(change.modulePath === null ? [] : [change.modulePath])].map((file) =>
         relative(workspace.root, file)
       ),
+      changeDir: relativeDirOf(change),
       // The ignore file of `.spool/.state/` must exist before the worktree does, or git status shows it.
-      prepare: workspace.ensureStateDir(change.id)
+      prepare: Effect.zip(workspace.ensureStateDir(change.id), workspace.ensureWorkDir)
     })
     yield* (yield* LoopReporter).line(
       `${worktree.created ? "made" : "reusing"} the worktree ${worktree.path} on branch ${worktree.branch}`

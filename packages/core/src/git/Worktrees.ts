@@ -21,7 +21,9 @@ export class WorktreeError extends Schema.TaggedError<WorktreeError>()("Worktree
   changeId: Schema.String,
   /** The worktree directory, or for `CheckedOutElsewhere` the worktree holding the branch. */
   path: Schema.String,
-  detail: Schema.String
+  detail: Schema.String,
+  /** The change's directory relative to the root, for the hint to commit it (`.spool/changes/<id>` unless said). */
+  changeDir: Schema.optional(Schema.String)
 }) {
   override get message() {
     const branch = branchOf(this.changeId)
@@ -31,7 +33,7 @@ export class WorktreeError extends Schema.TaggedError<WorktreeError>()("Worktree
       case "NoCommit":
         return `--worktree checks out the current commit, and the repository has none yet; commit the change first`
       case "NotCommitted":
-        return `${this.detail}, and the worktree is a checkout of it; commit the change first (git add .spool/changes/${this.changeId} && git commit)`
+        return `${this.detail}, and the worktree is a checkout of it; commit the change first (git add ${this.changeDir ?? `.spool/changes/${this.changeId}`} && git commit)`
       case "CheckedOutElsewhere":
         return `branch ${branch} is checked out in another worktree, ${this.path}; a branch lives in one worktree at a time: remove that one (git worktree remove ${this.path}) or switch it to another branch`
       case "WrongBranch":
@@ -66,6 +68,8 @@ export interface OpenWorktree<E> {
   readonly changeId: string
   /** Paths relative to `root` the checkout must hold (the change's proposal, its module). */
   readonly requires: ReadonlyArray<string>
+  /** The change's directory relative to `root`, for the hint to commit it. */
+  readonly changeDir?: string
   /** Runs once everything is checked, just before a worktree is made: a refusal writes nothing. */
   readonly prepare?: Effect.Effect<unknown, E>
 }

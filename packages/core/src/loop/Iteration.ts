@@ -26,7 +26,7 @@ import type { LoopInputs } from "./LoopInputs.js"
 import type { LoopRequest } from "./LoopRequest.js"
 
 // The loop names the owner's work with these too.
-export { isSpoolPath, listPaths } from "./IterationCommit.js"
+export { listPaths } from "./IterationCommit.js"
 
 /** What every iteration of a run shares. */
 export interface IterationContext {

@@ -1,11 +1,10 @@
 import { Effect, Ref } from "effect"
 import type { GitChangeSummary } from "../domain/Domain.js"
 import { type GitSnapshot, GitSummary } from "../git/GitSummary.js"
+import { isTreePath } from "../tree/Layout.js"
+import { treeOf } from "../state/Workspace.js"
 import type { LoopInputs } from "./LoopInputs.js"
 import type { LoopRequest } from "./LoopRequest.js"
-
-/** The loop's own files and the change's documents: never the owner's work the loop keeps apart. */
-export const isSpoolPath = (path: string) => path === ".spool" || path.startsWith(".spool/")
 
 /** `a.ts, b.ts and 3 more`. */
 export const listPaths = (paths: ReadonlyArray<string>, shown = 5) =>
@@ -45,7 +44,7 @@ const commitWork = (ctx: WorkTree, iteration: number, paths: ReadonlyArray<strin
       const owners = yield* Ref.get(ctx.ownerWork)
       const mixed = all.filter((path) => owners.has(path))
       if (mixed.length > 0) {
-        const shown = mixed.filter((path) => !isSpoolPath(path))
+        const shown = mixed.filter((path) => !isTreePath(treeOf(ctx.input.change), path))
         if (shown.length > 0) {
           warnings.push(
             `committed ${listPaths(shown)} with iteration ${iteration}: the agent edited ${shown.length === 1 ? "a file" : "files"} ` +

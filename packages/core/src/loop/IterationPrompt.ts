@@ -7,6 +7,7 @@ import { ContextStore } from "../state/ContextStore.js"
 import { type JournalEntry, previousErrorsSection } from "../state/JournalEntry.js"
 import { checksSection } from "../verify/Verification.js"
 import { formatCommits } from "./LoopFormat.js"
+import { relativeDirOf, treeOf } from "../state/Workspace.js"
 import type { LoopInputs } from "./LoopInputs.js"
 import type { LoopRequest } from "./LoopRequest.js"
 
@@ -15,11 +16,11 @@ const OTHER_DOCUMENTS = "Other documents of the change"
 const MAX_DOCUMENTS = 30
 
 /** Names the change's other documents without quoting them: the agent reads what it needs. */
-const documentsSection = (paths: ReadonlyArray<string>) =>
+const documentsSection = (paths: ReadonlyArray<string>, where: string) =>
   [
     "Read these as well: a change's design and acceptance criteria (its spec deltas) are in them.",
     ...paths.slice(0, MAX_DOCUMENTS).map((path) => `- ${path}`),
-    ...(paths.length > MAX_DOCUMENTS ? [`- and ${paths.length - MAX_DOCUMENTS} more under .spool/changes/`] : [])
+    ...(paths.length > MAX_DOCUMENTS ? [`- and ${paths.length - MAX_DOCUMENTS} more under ${where}/`] : [])
   ].join("\n")
 
 /** What the prompt's sections after the task are made of, read for one iteration. */
@@ -30,6 +31,8 @@ export interface SectionSources {
   readonly checks: ReadonlyArray<string>
   readonly tasks: TaskList
   readonly documents: ReadonlyArray<string>
+  /** Where the change's documents are (`.spool/changes/<id>`), for a list cut short. */
+  readonly documentsDir?: string
   readonly journaled: ReadonlyArray<JournalEntry>
   readonly commits: ReadonlyArray<CommitInfo>
 }
@@ -42,7 +45,9 @@ export const promptSections = (sources: SectionSources): Array<PromptSection> =>
   if (sources.checks.length > 0) sections.push(checksSection(sources.checks))
   const taskBody = taskSection(sources.tasks)
   if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
-  if (documents.length > 0) sections.push({ title: OTHER_DOCUMENTS, body: documentsSection(documents) })
+  if (documents.length > 0) {
+    sections.push({ title: OTHER_DOCUMENTS, body: documentsSection(documents, sources.documentsDir ?? ".spool/changes") })
+  }
   const errors = previousErrorsSection(sources.journaled)
   if (errors !== null) sections.push({ title: PREVIOUS_ERRORS, body: errors })
   if (commits.length > 0) sections.push({ title: "Recent commits", body: formatCommits(commits) })
@@ -87,6 +92,7 @@ export const buildIterationPrompt = (ctx: PromptSources, iteration: number, note
     const context = yield* contexts.load(change.id)
     const proposal = yield* inputs.readDocument(change.proposalPath)
     const module = change.modulePath === null ? null : yield* inputs.readDocument(change.modulePath)
+    const quoted = yield* inputs.readQuoted
     const tasks = yield* inputs.readTasks
     const documents = yield* inputs.otherDocuments
     const journaled = yield* Ref.get(ctx.journaled)
@@ -104,7 +110,9 @@ export const buildIterationPrompt = (ctx: PromptSources, iteration: number, note
       userPrompt: ctx.input.userPrompt,
       proposal,
       module,
-      sections: promptSections({ notes, checks: options.verify, tasks, documents, journaled, commits })
+      ...(quoted.length === 0 ? {} : { documents: quoted }),
+      ...(treeOf(change).commands.length === 0 ? {} : { treeRules: treeOf(change).commands.map((rule) => rule.split("{id}").join(change.id)) }),
+      sections: promptSections({ notes, checks: options.verify, tasks, documents, documentsDir: relativeDirOf(change), journaled, commits })
     }
     const prompt = builder.build(input)
     return { prompt, echoReference: echoReferenceOf(builder, input, prompt), tasks } satisfies IterationPrompt

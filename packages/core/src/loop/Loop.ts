@@ -17,7 +17,7 @@ import {
 import { addUsage } from "../domain/Usage.js"
 import { HarnessService } from "../harness/HarnessService.js"
 import { HistoryStore } from "../state/HistoryStore.js"
-import { type IterationContext, type IterationResult, type IterationStop, isSpoolPath, listPaths, runIteration, type IterationWatch } from "./Iteration.js"
+import { type IterationContext, type IterationResult, type IterationStop, listPaths, runIteration, type IterationWatch } from "./Iteration.js"
 import { beforeIteration, deadlineCame } from "./Deadline.js"
 import type { JournalEntry } from "../state/JournalEntry.js"
 import { clock, type LimitPlan, sleepLong } from "../guards/LimitWait.js"
@@ -34,6 +34,8 @@ import { openTaskCount } from "../prompt/Tasks.js"
 import type { LoopRequest } from "./LoopRequest.js"
 import { planResume, type ResumePlan } from "./Resume.js"
 import { rejectingCheck } from "../verify/Verification.js"
+import { isTreePath } from "../tree/Layout.js"
+import { treeOf } from "../state/Workspace.js"
 
 const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
@@ -105,6 +107,7 @@ export const runLoop = (input: LoopRequest) =>
     yield* contexts.load(change.id)
     yield* inputs.readDocument(change.proposalPath)
     if (change.modulePath !== null) yield* inputs.readDocument(change.modulePath)
+    yield* inputs.readQuoted
     yield* inputs.readTasks
     const previousOwner = yield* lock.acquire(change.id)
     if (Option.isSome(previousOwner)) {
@@ -199,10 +202,11 @@ export const runLoop = (input: LoopRequest) =>
       yield* Ref.set(ctx.lastSnapshot, start)
       const dirty = start === null ? [] : yield* inputs.gitOrWarn(git.dirtyPaths(start), [])
       yield* Ref.set(ctx.ownerWork, new Set(dirty))
-      const outside = dirty.filter((path) => !isSpoolPath(path))
+      const tree = treeOf(change)
+      const outside = dirty.filter((path) => !isTreePath(tree, path))
       if (options.commit && outside.length > 0) {
         yield* reporter.warn(
-          `the work tree holds ${outside.length} uncommitted change${outside.length === 1 ? "" : "s"} outside .spool/ ` +
+          `the work tree holds ${outside.length} uncommitted change${outside.length === 1 ? "" : "s"} outside ${tree.dir === ".spool" ? ".spool/" : `.spool/ and ${tree.dir}/`} ` +
             `(${listPaths(outside)}): spool commits only what each iteration changes and leaves ${outside.length === 1 ? "it" : "them"} out ` +
             "(to keep the loop apart from them, run it with --worktree)"
         )

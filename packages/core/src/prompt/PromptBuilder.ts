@@ -18,6 +18,10 @@ export interface PromptInput {
   readonly userPrompt: string
   readonly proposal: string
   readonly module: string | null
+  /** Further documents of the change quoted whole after the module (spec-kit's plan), in order. */
+  readonly documents?: ReadonlyArray<PromptSection>
+  /** What the preamble says of the change's tree and its own tools (`openspec validate <id>` checks it). */
+  readonly treeRules?: ReadonlyArray<string>
   /** Further sections after the task (tasks progress, previous errors, recent commits), in order. */
   readonly sections: ReadonlyArray<PromptSection>
 }
@@ -42,7 +46,8 @@ const preamble = (input: PromptInput) => {
     "- Keep the change's task list up to date as you finish tasks.",
     "- Only claim completion when it is true: every requirement is implemented and the tests pass.",
     `- When, and only when, the task is completely done, print the completion promise on a line of its own: <promise>${input.completionPromise}</promise>`,
-    "- If it is not done, do not print the promise; end the iteration by saying what remains."
+    "- If it is not done, do not print the promise; end the iteration by saying what remains.",
+    ...(input.treeRules ?? []).map((rule) => `- ${rule}`)
   ].join("\n")
 }
 
@@ -56,6 +61,9 @@ export const renderPrompt = (input: PromptInput): string => {
   task.push("", `### Change proposal (\`${input.changeId}\`)`, "", input.proposal.trim())
   if (input.module !== null && input.module.trim() !== "") {
     task.push("", `### Module${input.moduleId === null ? "" : ` (\`${input.moduleId}\`)`}`, "", input.module.trim())
+  }
+  for (const document of input.documents ?? []) {
+    if (document.body.trim() !== "") task.push("", `### ${document.title}`, "", document.body.trim())
   }
   parts.push(task.join("\n"))
   for (const section of input.sections) {

@@ -7,6 +7,12 @@ export interface Task {
   readonly description: string
   readonly status: TaskStatus
   readonly line: number
+  /** spec-kit's phase heading the task sits under (`Phase 2: Foundational`). */
+  readonly phase?: string
+  /** spec-kit's `[P]`: the task may run in parallel with the others of its phase. */
+  readonly parallel?: boolean
+  /** spec-kit's user story (`US1`). */
+  readonly story?: string
 }
 
 export interface TaskList {
@@ -179,14 +185,24 @@ export const formatProgress = (list: TaskList) => {
   return `${complete}/${list.tasks.length} complete${shelved > 0 ? `, ${shelved} shelved` : ""}`
 }
 
+/** `T012 [P] [US1]`: a task's id with spec-kit's markers, as its tasks.md writes them. */
+export const taskLabel = (task: Task) => `${task.id}${task.parallel === true ? " [P]" : ""}${task.story === undefined ? "" : ` [${task.story}]`}`
+
+/** `Phase 2: Foundational: 1/6 complete`: the progress of the current task's phase, when the tasks have phases. */
+const phaseProgress = (list: TaskList, phase: string) => {
+  const tasks = list.tasks.filter((task) => task.phase === phase)
+  return `${phase}: ${formatProgress({ tasks })}`
+}
+
 /** The prompt's task section body, or null when the change has no tasks. */
 export const taskSection = (list: TaskList): string | null => {
   if (list.tasks.length === 0) return null
   const current = currentTask(list)
   return [
     `Progress: ${formatProgress(list)} (from tasks.md; mark tasks there as you finish them).`,
+    ...(current?.phase === undefined ? [] : [`Phase: ${phaseProgress(list, current.phase)}`]),
     current === null
       ? "Every task is complete or shelved: check the work, then finish."
-      : `Current task: ${current.id}: ${current.description}`
+      : `Current task: ${taskLabel(current)}: ${current.description}`
   ].join("\n")
 }

@@ -5,7 +5,10 @@ import type { ChangeId } from "../domain/Domain.js"
 import type { StateError } from "./StateError.js"
 import { Workspace } from "./Workspace.js"
 
-/** The per-change context file (`.spool/.state/ralph/<change-id>/context.txt`) a person edits while a loop runs. */
+/**
+ * The per-change context file (`.spool/.state/ralph/<change-id>/context.txt`; in an ito tree,
+ * ito's own `context.md`) a person edits while a loop runs.
+ */
 export class ContextStore extends Context.Tag("@spool/core/ContextStore")<ContextStore, {
   /** The current context, trimmed; empty when there is none. Read afresh on every call. */
   readonly load: (changeId: ChangeId) => Effect.Effect<string, StateError>
@@ -20,7 +23,7 @@ export class ContextStore extends Context.Tag("@spool/core/ContextStore")<Contex
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const workspace = yield* Workspace
-      const file = (changeId: ChangeId) => path.join(workspace.stateDir(changeId), ContextStore.fileName)
+      const file = (changeId: ChangeId) => path.join(workspace.stateDir(changeId), workspace.tree.contextFile)
       return {
         load: (changeId) =>
           readTextFile(fs, file(changeId), {

@@ -45,7 +45,7 @@ export class HistoryStore extends Context.Tag("@spool/core/HistoryStore")<Histor
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const workspace = yield* Workspace
-      const stateFile = (id: ChangeId) => path.join(workspace.stateDir(id), "state.json")
+      const stateFile = (id: ChangeId) => path.join(workspace.stateDir(id), workspace.tree.stateFile)
       const historyFile = (id: ChangeId) => path.join(workspace.stateDir(id), "history.jsonl")
 
       const readState = (changeId: ChangeId) =>

@@ -3,13 +3,33 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { writeFileAtomic } from "./AtomicFile.js"
 import { StateError } from "./StateError.js"
 import { type ChangeId, ChangeId as ChangeIdSchema, type ModuleId, moduleIdOf } from "../domain/Domain.js"
+import { decideLayout, type LayoutName, LayoutName as LayoutNameSchema, shapes, type TaskFormat, type TreeShape, WORK_DIR } from "../tree/Layout.js"
+import { findTrees } from "../tree/TreeFinder.js"
 
-/** No `.spool/` directory in the current directory or any ancestor. */
+/** Where each tree keeps its changes, as the messages name it. */
+const treePlace = (layout: LayoutName) => layout === "speckit" ? "specs/ beside .specify/" : `${shapes[layout].dir}/`
+const everyTree = "a tree of changes (.spool/, .ito/, openspec/, or specs/ beside .specify/)"
+
+/** No tree of changes (or none of the layout asked for) in the current directory or any ancestor. */
 export class WorkspaceNotFoundError extends Schema.TaggedError<WorkspaceNotFoundError>()("WorkspaceNotFoundError", {
-  cwd: Schema.String
+  cwd: Schema.String,
+  layout: Schema.optional(LayoutNameSchema)
 }) {
   override get message() {
-    return `no .spool/ directory found in ${this.cwd} or any parent directory; run spool inside a spool repository`
+    return this.layout === undefined
+      ? `no ${everyTree} found in ${this.cwd} or any parent directory; run spool inside a repository that has one`
+      : `no ${shapes[this.layout].title} tree (${treePlace(this.layout)}) found in ${this.cwd} or any parent directory; check --layout`
+  }
+}
+
+/** A directory holds more than one tree, and neither `--layout` nor the settings file picks one. */
+export class LayoutError extends Schema.TaggedError<LayoutError>()("LayoutError", {
+  root: Schema.String,
+  found: Schema.Array(LayoutNameSchema)
+}) {
+  override get message() {
+    return `${this.root} holds more than one tree of changes: ${this.found.map((layout) => `${treePlace(layout)} (${layout})`).join(", ")}; ` +
+      `pick one with --layout ${this.found.join("|")}, or set "layout" in the "ralph" section of .spool/config.json`
   }
 }
 
@@ -17,13 +37,18 @@ export class WorkspaceNotFoundError extends Schema.TaggedError<WorkspaceNotFound
 export class ChangeError extends Schema.TaggedError<ChangeError>()("ChangeError", {
   reason: Schema.Literal("InvalidId", "NotFound", "Ambiguous", "MissingProposal", "Outside"),
   input: Schema.String,
-  candidates: Schema.Array(Schema.String)
+  candidates: Schema.Array(Schema.String),
+  /** The tree's changes directory and proposal document, for the messages (`.spool/changes`, `proposal.md` unless said). */
+  changesDir: Schema.optional(Schema.String),
+  proposal: Schema.optional(Schema.String)
 }) {
   override get message() {
     const list = (ids: ReadonlyArray<string>) => (ids.length === 0 ? "none" : ids.join(", "))
+    const changesDir = this.changesDir ?? ".spool/changes"
+    const proposal = this.proposal ?? "proposal.md"
     switch (this.reason) {
       case "InvalidId":
-        return `invalid change id '${this.input}': use the name of a directory under .spool/changes/ (no '/', '\\' or '..')`
+        return `invalid change id '${this.input}': use the name of a directory under ${changesDir}/ (no '/', '\\' or '..')`
       case "NotFound":
         return `unknown change '${this.input}'; active changes: ${list(this.candidates)}`
       case "Ambiguous":
@@ -31,9 +56,15 @@ export class ChangeError extends Schema.TaggedError<ChangeError>()("ChangeError"
       case "Outside":
         return `change '${this.input}' leads outside the repository (a symlink?); spool only works on changes inside it`
       case "MissingProposal":
-        return `change '${this.input}' has no proposal.md; add .spool/changes/${this.input}/proposal.md or pick another change`
+        return `change '${this.input}' has no ${proposal}; add ${changesDir}/${this.input}/${proposal} or pick another change`
     }
   }
+}
+
+/** A document of the change quoted whole after the proposal. */
+export interface QuotedDocument {
+  readonly title: string
+  readonly path: string
 }
 
 /** A resolved change and where its documents live. */
@@ -45,35 +76,61 @@ export interface Change {
   readonly tasksPath: string
   /** `.spool/modules/<NNN>_<name>/module.md`, or null when the module has no directory or file. */
   readonly modulePath: string | null
+  /** The tree the change is in; absent means spool's own (`.spool/`). */
+  readonly tree?: TreeShape
+  /** Documents quoted whole after the proposal and the module (spec-kit's plan), when they exist. */
+  readonly quoted?: ReadonlyArray<QuotedDocument>
 }
 
+/** The tree a change is in: spool's own unless it says otherwise. */
+export const treeOf = (change: Change): TreeShape => change.tree ?? shapes.spool
+
+/** How the change's tasks.md is read. */
+export const taskFormatOf = (change: Change): TaskFormat => treeOf(change).taskFormat
+
+/** The change's directory relative to the root (`openspec/changes/add-2fa`): the same in a worktree. */
+export const relativeDirOf = (change: Change) => `${treeOf(change).changesDir}/${change.id}`
+
 export class Workspace extends Context.Tag("@spool/core/Workspace")<Workspace, {
-  /** The directory holding `.spool/` (the repository root for spool). */
+  /** The directory holding the tree (the repository root for spool). */
   readonly root: string
+  /** `<root>/.spool`: spool's settings, and its working files (worktrees, merges) under `.state/`. */
   readonly spoolDir: string
-  /** Directories under `.spool/changes/` with a `proposal.md`, excluding `archive/` and dot-directories, sorted. */
+  /** The tree found, and how it lays out its changes. */
+  readonly tree: TreeShape
+  /** The change directories with a proposal, excluding the archive and dot-directories, sorted. */
   readonly activeChanges: Effect.Effect<ReadonlyArray<ChangeId>>
-  /** The directories under `.spool/changes/archive/` (archived changes, often named `<date>-<change-id>`), sorted. */
+  /** The archived changes' directories (often named `<date>-<change-id>`), sorted; none for a tree that archives none. */
   readonly archivedChanges: Effect.Effect<ReadonlyArray<string>>
   /** An exact change id or a unique prefix of one. */
   readonly resolveChange: (input: string) => Effect.Effect<Change, ChangeError>
-  /** `.spool/.state/ralph/<change-id>/` */
+  /** `<tree's state>/ralph/<change-id>/` (`.spool/.state/ralph/<change-id>/`, `.ito/.state/ralph/<change-id>/`). */
   readonly stateDir: (changeId: ChangeId) => string
-  /** Creates the state directory (and `.spool/.state/.gitignore`, so state never reaches a commit). */
+  /** Creates the state directory (and the `.gitignore` that keeps state out of every commit). */
   readonly ensureStateDir: (changeId: ChangeId) => Effect.Effect<string, StateError>
+  /** `<root>/.spool/.state`, created with its `.gitignore`: where worktrees and merges are made. */
+  readonly ensureWorkDir: Effect.Effect<string, StateError>
   /** Change ids that have a state directory. */
   readonly changesWithState: Effect.Effect<ReadonlyArray<ChangeId>>
 }>() {
-  /** Finds `.spool/` in `cwd` or its nearest ancestor, as git finds `.git`. */
-  static readonly layer = (cwd: string) =>
+  /**
+   * Finds the tree in `cwd` or its nearest ancestor, as git finds `.git`: the one there, or the
+   * `layout` asked for; several there without one asked for is a `LayoutError`.
+   */
+  static readonly layer = (cwd: string, layout: LayoutName | null = null) =>
     Layer.effect(
       Workspace,
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
-        const root = yield* findRoot(fs, path, path.resolve(cwd))
-        const realRoot = yield* fs.realPath(root).pipe(Effect.orElseSucceed(() => root))
-        return make(fs, path, root, realRoot)
+        const found = yield* findTrees(fs, path, cwd, layout)
+        const decision = decideLayout(found?.found ?? [], layout)
+        if (found === null || decision._tag === "None") {
+          return yield* new WorkspaceNotFoundError({ cwd: path.resolve(cwd), ...(layout === null ? {} : { layout }) })
+        }
+        if (decision._tag === "Ambiguous") return yield* new LayoutError({ root: found.root, found: decision.found })
+        const realRoot = yield* fs.realPath(found.root).pipe(Effect.orElseSucceed(() => found.root))
+        return make(fs, path, found.root, realRoot, shapes[decision.layout])
       })
     )
 }
@@ -90,17 +147,6 @@ const isFile = (fs: FileSystem.FileSystem, p: string) =>
     Effect.orElseSucceed(() => false)
   )
 
-const findRoot = (fs: FileSystem.FileSystem, path: Path.Path, cwd: string) =>
-  Effect.gen(function*() {
-    let dir = cwd
-    while (true) {
-      if (yield* isDirectory(fs, path.join(dir, ".spool"))) return dir
-      const parent = path.dirname(dir)
-      if (parent === dir) return yield* new WorkspaceNotFoundError({ cwd })
-      dir = parent
-    }
-  })
-
 const listDirectories = (fs: FileSystem.FileSystem, path: Path.Path, dir: string) =>
   fs.readDirectory(dir).pipe(
     Effect.orElseSucceed((): Array<string> => []),
@@ -112,25 +158,29 @@ const listDirectories = (fs: FileSystem.FileSystem, path: Path.Path, dir: string
 
 const isChangeId = Schema.is(ChangeIdSchema)
 
-const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot: string): Workspace["Type"] => {
+const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot: string, tree: TreeShape): Workspace["Type"] => {
+  const at = (relative: string) => path.join(root, ...relative.split("/"))
   const spoolDir = path.join(root, ".spool")
-  const changesDir = path.join(spoolDir, "changes")
-  const modulesDir = path.join(spoolDir, "modules")
-  const ralphStateDir = path.join(spoolDir, ".state", "ralph")
+  const changesDir = at(tree.changesDir)
+  const modulesDir = tree.modulesDir === null ? null : at(tree.modulesDir)
+  const ralphStateDir = at(tree.ralphDir)
+  const archiveDir = tree.archiveDir === null ? null : at(tree.archiveDir)
+  /** A change's directory name: not the archive, nor a dot-directory. */
+  const isChangeDir = (name: string) => path.join(changesDir, name) !== archiveDir && !name.startsWith(".")
 
   const activeChanges = listDirectories(fs, path, changesDir).pipe(
-    Effect.map((names) => names.filter((name) => name !== "archive" && !name.startsWith(".") && isChangeId(name))),
-    Effect.flatMap((names) => Effect.filter(names, (name) => isFile(fs, path.join(changesDir, name, "proposal.md")))),
+    Effect.map((names) => names.filter((name) => isChangeDir(name) && isChangeId(name))),
+    Effect.flatMap((names) => Effect.filter(names, (name) => isFile(fs, path.join(changesDir, name, tree.proposal)))),
     Effect.map((names) => names.map((name) => ChangeIdSchema.make(name)))
   )
 
-  const archivedChanges = listDirectories(fs, path, path.join(changesDir, "archive")).pipe(
+  const archivedChanges = archiveDir === null ? Effect.succeed([]) : listDirectories(fs, path, archiveDir).pipe(
     Effect.map((names) => names.filter((name) => !name.startsWith(".")).sort())
   )
 
   const findModulePath = (moduleId: ModuleId | null) =>
     Effect.gen(function*() {
-      if (moduleId === null) return null
+      if (moduleId === null || modulesDir === null) return null
       const dirs = yield* listDirectories(fs, path, modulesDir)
       const dir = dirs.find((name) => name === moduleId || name.startsWith(`${moduleId}_`))
       if (dir === undefined) return null
@@ -159,42 +209,35 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot
   const resolveChange = (input: string) =>
     Effect.gen(function*() {
       const trimmed = input.trim()
-      if (!isChangeId(trimmed)) {
-        return yield* new ChangeError({ reason: "InvalidId", input, candidates: [] })
-      }
-      const all = (yield* listDirectories(fs, path, changesDir)).filter(
-        (name) => name !== "archive" && !name.startsWith(".")
-      )
+      const fail = (reason: ChangeError["reason"], input: string, candidates: ReadonlyArray<string> = []) =>
+        new ChangeError({ reason, input, candidates, changesDir: tree.changesDir, proposal: tree.proposal })
+      if (!isChangeId(trimmed)) return yield* fail("InvalidId", input)
+      const all = (yield* listDirectories(fs, path, changesDir)).filter(isChangeDir)
       let id: string
       if (all.includes(trimmed)) {
         id = trimmed
       } else {
         const matches = all.filter((name) => name.startsWith(trimmed))
-        if (matches.length === 0) {
-          return yield* new ChangeError({ reason: "NotFound", input, candidates: yield* activeChanges })
-        }
-        if (matches.length > 1) {
-          return yield* new ChangeError({ reason: "Ambiguous", input, candidates: matches })
-        }
+        if (matches.length === 0) return yield* fail("NotFound", input, yield* activeChanges)
+        if (matches.length > 1) return yield* fail("Ambiguous", input, matches)
         id = matches[0]!
       }
       const changeId = ChangeIdSchema.make(id)
       const dir = path.join(changesDir, id)
-      if (yield* Effect.isFailure(checkInside(dir))) {
-        return yield* new ChangeError({ reason: "Outside", input: id, candidates: [] })
-      }
-      const proposalPath = path.join(dir, "proposal.md")
-      if (!(yield* isFile(fs, proposalPath))) {
-        return yield* new ChangeError({ reason: "MissingProposal", input: id, candidates: [] })
-      }
-      const moduleId = moduleIdOf(id)
+      if (yield* Effect.isFailure(checkInside(dir))) return yield* fail("Outside", id)
+      const proposalPath = path.join(dir, tree.proposal)
+      if (!(yield* isFile(fs, proposalPath))) return yield* fail("MissingProposal", id)
+      // A tree without modules numbers its changes for themselves (spec-kit's `003-`): no module.
+      const moduleId = modulesDir === null ? null : moduleIdOf(id)
       return {
         id: changeId,
         moduleId,
         dir,
         proposalPath,
-        tasksPath: path.join(dir, "tasks.md"),
-        modulePath: yield* findModulePath(moduleId)
+        tasksPath: path.join(dir, tree.tasks),
+        modulePath: yield* findModulePath(moduleId),
+        ...(tree.layout === "spool" ? {} : { tree }),
+        ...(tree.quoted.length === 0 ? {} : { quoted: tree.quoted.map((doc) => ({ title: doc.title, path: path.join(dir, doc.file) })) })
       } satisfies Change
     })
 
@@ -203,34 +246,44 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot
   )
 
   const stateDir = (changeId: ChangeId) => path.join(ralphStateDir, changeId)
-  const stateRoot = path.join(spoolDir, ".state")
-  const ignoreFile = path.join(stateRoot, ".gitignore")
 
-  const checked = new Set<string>()
-  const ensureStateDir = (changeId: ChangeId) =>
+  const makeDirectory = (dir: string) =>
+    fs.makeDirectory(dir, { recursive: true }).pipe(
+      Effect.mapError((cause) => new StateError({ reason: "Write", path: dir, detail: cause.message }))
+    )
+  const ignore = (dir: string) =>
     Effect.gen(function*() {
-      const dir = stateDir(changeId)
-      if (checked.has(dir)) return dir
-      yield* checkInside(dir)
-      yield* fs.makeDirectory(dir, { recursive: true }).pipe(
-        Effect.mapError((cause) => new StateError({ reason: "Write", path: dir, detail: cause.message }))
-      )
+      const ignoreFile = path.join(dir, ".gitignore")
       if (!(yield* isFile(fs, ignoreFile))) {
         yield* writeFileAtomic(fs, path, ignoreFile, "# spool loop state: never committed\n*\n")
       }
+    })
+
+  const checked = new Set<string>()
+  /** Makes `dir` inside the root, with the ignore files of `ignored`, once per process. */
+  const ensure = (dir: string, ignored: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      if (checked.has(dir)) return dir
+      yield* checkInside(dir)
+      yield* makeDirectory(dir)
+      for (const relative of ignored) yield* ignore(at(relative))
       yield* checkInside(dir)
       checked.add(dir)
       return dir
     })
+  const ensureStateDir = (changeId: ChangeId) => ensure(stateDir(changeId), tree.ignoredDirs)
+  const ensureWorkDir = ensure(at(WORK_DIR), [WORK_DIR])
 
   return {
     root,
     spoolDir,
+    tree,
     activeChanges,
     archivedChanges,
     resolveChange,
     stateDir,
     ensureStateDir,
+    ensureWorkDir,
     changesWithState
   }
 }

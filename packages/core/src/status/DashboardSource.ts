@@ -40,7 +40,7 @@ const within = (target: string, dir: string) =>
 
 /**
  * The changes whose loop state the dashboard shows: those with a state directory that really is
- * one, in `.spool/.state/ralph/`, not a link to somewhere else.
+ * one, in the tree's state directory (`.spool/.state/ralph/`), not a link to somewhere else.
  */
 export const dashboardChanges = Effect.gen(function*() {
   const workspace = yield* Workspace

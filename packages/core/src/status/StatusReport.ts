@@ -15,7 +15,8 @@ import {
 import type { Spend } from "../guards/Guards.js"
 import { addCost } from "../domain/Usage.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
-import { parseTasks, type TaskList } from "../prompt/Tasks.js"
+import type { TaskList } from "../prompt/Tasks.js"
+import { readTaskList } from "../tree/TreeTasks.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { Workspace } from "../state/Workspace.js"
 import { recentFailures } from "../notify/NotifyLog.js"
@@ -45,14 +46,15 @@ export const loadStatus = (changeId: ChangeId) =>
     const workspace = yield* Workspace
     const path = yield* Path.Path
     const fs = yield* FileSystem.FileSystem
-    const tasksIn = (root: string) => fs.readFileString(path.join(root, ".spool", "changes", changeId, "tasks.md"))
+    const { tree } = workspace
+    const tasksIn = (root: string) => fs.readFileString(path.join(root, ...tree.changesDir.split("/"), changeId, tree.tasks))
     // A loop in a worktree ticks the tasks there; the main work tree's copy is the fallback.
     const tasksText = yield* (state?.worktree === undefined ? tasksIn(workspace.root) : tasksIn(state.worktree)).pipe(
       Effect.orElse(() => tasksIn(workspace.root)),
       Effect.orElseSucceed(() => null)
     )
     const notifyFailures = yield* recentFailures(changeId, state?.startedAt ?? null)
-    return { changeId, state, history: records.map(asRecordedNow), skipped, tasks: parseTasks(tasksText), notifyFailures } satisfies StatusReport
+    return { changeId, state, history: records.map(asRecordedNow), skipped, tasks: readTaskList(tree.taskFormat, tasksText), notifyFailures } satisfies StatusReport
   })
 
 /**
