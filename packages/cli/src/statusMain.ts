@@ -1,6 +1,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import { HistoryStore, layoutNames, SETTINGS_FILE, Workspace } from "@spool/core"
+import { FileSystem, Path } from "@effect/platform"
+import { findTrees, HistoryStore, layoutNames, SETTINGS_FILE, Workspace } from "@spool/core"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -26,10 +27,11 @@ const layoutSetting = (root: string) => {
   }
 }
 
-const workspace = Workspace.layer(location.workspaceCwd).pipe(
-  Layer.catchAll((error) => {
-    const layout = error._tag === "LayoutError" ? layoutSetting(error.root) : null
-    return layout === null ? Layer.fail(error) : Workspace.layer(location.workspaceCwd, layout)
+/** The tree found as the full command finds it: the one the settings file names, or the only one there. */
+const workspace = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const trees = yield* findTrees(yield* FileSystem.FileSystem, yield* Path.Path, location.workspaceCwd)
+    return Workspace.layer(location.workspaceCwd, trees === null ? null : layoutSetting(trees.root))
   })
 )
 

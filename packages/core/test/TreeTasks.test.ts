@@ -131,7 +131,7 @@ describe("spec-kit's tasks.md: ids, parallel markers, stories and phases", () =>
   })
 
   it("reads spec-kit's own template: 34 tasks in six phases, none in its example code block", () => {
-    const list = parseSpecKitTasks(read(here, "fixtures", "tasks", "spec-kit-tasks-template.md"))
+    const list = parseSpecKitTasks(read(here, "fixtures", "spec-kit", "tasks-template.md"))
     expect(list.tasks.length).toBe(34)
     expect([...new Set(list.tasks.map((t) => t.phase))]).toEqual([
       "Phase 1: Setup (Shared Infrastructure)",
