@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { agentScript, git, startSpool } from "./support.js"
+import { agentScript, repositoryOf, startSpool } from "./support.js"
 
 // Debian's chromium, driven by playwright-core: no browser is downloaded.
 const CHROMIUM = "/usr/bin/chromium"
@@ -24,22 +24,11 @@ const tasks = [
 /** The iteration at which the test looks: the agent waits there, five iterations recorded. */
 const LOOK_AT = 6
 
-/** Two changes with six tasks each, committed on `main`. */
+/** Two changes with six tasks each, committed on `main`, in a directory named as a project is. */
 const repository = () => {
   const root = join(realpathSync(mkdtempSync(join(tmpdir(), "spool-dashboard-browser-"))), "greeter")
   mkdirSync(root)
-  for (const id of [alpha, beta]) {
-    mkdirSync(join(root, ".spool", "changes", id), { recursive: true })
-    writeFileSync(join(root, ".spool", "changes", id, "proposal.md"), `# ${id}\n`)
-    writeFileSync(join(root, ".spool", "changes", id, "tasks.md"), tasks)
-  }
-  writeFileSync(join(root, "README.md"), "hello\n")
-  git(root, "init", "-q", "-b", "main")
-  git(root, "config", "user.name", "Test")
-  git(root, "config", "user.email", "test@example.invalid")
-  git(root, "add", "-A")
-  git(root, "commit", "-qm", "initial")
-  return root
+  return repositoryOf({ [alpha]: { "tasks.md": tasks }, [beta]: { "tasks.md": tasks } }, {}, root)
 }
 
 /**

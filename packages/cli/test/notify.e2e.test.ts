@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type FakeHttpServer, startFakeHttpServer } from "@spool/testkit/fakeHttpServer"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { agentScript, alive, git, makeWorkspace, spool, startSpool, stateDir } from "./support.js"
+import { agentScript, alive, git, makeWorkspace, repositoryOf, spool, startSpool, stateDir } from "./support.js"
 
 const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
 const fakeOpencode = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-opencode.mjs")
@@ -14,25 +14,9 @@ const FIELDS = ["event", "change", "run", "iteration", "maxIterations", "outcome
 /** The part of each webhook's URL that is its secret. */
 const TOKEN = "s3cr3t-path-token-7f3a"
 
-/** A repository on `main` holding `changes` (id -> extra files of the change), each with a proposal, committed. */
-const repository = (changes: Record<string, Record<string, string>>, files: Record<string, string> = {}) => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "spool-notify-")))
-  for (const [id, extra] of Object.entries(changes)) {
-    mkdirSync(join(root, ".spool", "changes", id), { recursive: true })
-    writeFileSync(join(root, ".spool", "changes", id, "proposal.md"), `# ${id}\n`)
-    for (const [file, content] of Object.entries(extra)) writeFileSync(join(root, ".spool", "changes", id, file), content)
-  }
-  for (const [file, content] of Object.entries({ "README.md": "hello\n", ".gitignore": "notices/\n", ...files })) {
-    mkdirSync(dirname(join(root, file)), { recursive: true })
-    writeFileSync(join(root, file), content)
-  }
-  git(root, "init", "-q", "-b", "main")
-  git(root, "config", "user.name", "Test")
-  git(root, "config", "user.email", "test@example.invalid")
-  git(root, "add", "-A")
-  git(root, "commit", "-qm", "initial")
-  return root
-}
+/** A repository on `main` holding `changes`, with what the notifier writes kept out of git. */
+const repository = (changes: Record<string, Record<string, string>>, files: Record<string, string> = {}) =>
+  repositoryOf(changes, { ".gitignore": "notices/\n", ...files })
 
 /** A webhook receiver on 127.0.0.1: answers with `statuses` in turn (the last one from then on) and keeps every body it was sent. */
 const receiver = async (statuses: ReadonlyArray<number> = [200]) => {

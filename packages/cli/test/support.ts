@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -174,4 +174,31 @@ export const writeBigProposal = (root: string): string => {
   const proposal = `# Big proposal\n\nBEGIN-OF-PROPOSAL\n${line.repeat(Math.ceil((300 * 1024) / line.length))}END-OF-PROPOSAL\n`
   writeFileSync(join(root, ".spool", "changes", "001-01_greeting-cli", "proposal.md"), proposal)
   return proposal
+}
+
+/**
+ * A git repository on `main` in `dir` (made when missing; a fresh temporary one by default) holding
+ * `changes` (id -> extra files of the change), each with a proposal, and `files` at its root, all
+ * committed.
+ */
+export const repositoryOf = (
+  changes: Record<string, Record<string, string>>,
+  files: Record<string, string> = {},
+  dir: string = realpathSync(mkdtempSync(join(tmpdir(), "spool-repo-")))
+) => {
+  for (const [id, extra] of Object.entries(changes)) {
+    mkdirSync(join(dir, ".spool", "changes", id), { recursive: true })
+    writeFileSync(join(dir, ".spool", "changes", id, "proposal.md"), `# ${id}\n`)
+    for (const [file, content] of Object.entries(extra)) writeFileSync(join(dir, ".spool", "changes", id, file), content)
+  }
+  for (const [file, content] of Object.entries({ "README.md": "hello\n", ...files })) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true })
+    writeFileSync(join(dir, file), content)
+  }
+  git(dir, "init", "-q", "-b", "main")
+  git(dir, "config", "user.name", "Test")
+  git(dir, "config", "user.email", "test@example.invalid")
+  git(dir, "add", "-A")
+  git(dir, "commit", "-qm", "initial")
+  return dir
 }
