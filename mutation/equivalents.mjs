@@ -244,4 +244,7 @@ export const equivalents = [
     reason: "an undefined maxLineLength passed on is read as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
   // SweepPolicy
   { file: "packages/core/src/sweep/SweepPolicy.ts", mutator: "EqualityOperator", replacement: "a.id <= b.id", line: "const byId = ", reason: "change ids are directory names, never equal: `<=` orders them as `<` does" },
+  // Delivery
+  { file: "packages/core/src/notify/Delivery.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: 'const said = ran.output.trim().split("\\n").at(-1) ?? ""',
+    reason: "split gives one part at least, so the last part is never undefined and the default is never read" },
 ]

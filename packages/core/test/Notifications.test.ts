@@ -113,9 +113,12 @@ describe("telling a notice", () => {
       assert.lengthOf(requests, 0)
       yield* tell(draft({ event: "failed" }))
       assert.lengthOf(requests, 1)
-      const none = yield* makeTeller(settings([]), hooks([])).pipe(Effect.provide(layer))
+      // With no target, nothing is even read for the notice (its change's tasks).
+      let read = 0
+      const none = yield* makeTeller(settings([]), { ...hooks([]), tasksOf: () => Effect.sync(() => (read++, null)) }).pipe(Effect.provide(layer))
       yield* none(draft())
       assert.lengthOf(requests, 1)
+      assert.strictEqual(read, 0)
     }))
 
   it.effect("a notifier that fails or hangs is one failure each, and the next target is still told", () =>
@@ -137,6 +140,23 @@ describe("telling a notice", () => {
         ["--notify broken", "exit 3, 5ms: no route to the chat server"]
       ])
       assert.lengthOf(sent, 1)
+    }))
+
+  it.effect("a notifier's failure says its last line, or only how it ended when it said nothing; a sweep's notice has an empty SPOOL_CHANGE", () =>
+    Effect.gen(function*() {
+      const failures: Array<NotifyFailure> = []
+      const requests: Array<CheckRequest> = []
+      const runner = CheckRunner.layerTest(
+        (request) => ({ exitCode: 1, signal: null, timedOut: false, durationMs: 7, output: request.command === "quiet" ? "  \n" : "one\ntwo\nthree\n" }),
+        requests
+      )
+      const tell = yield* makeTeller(
+        settings([{ _tag: "Command", command: "quiet" }, { _tag: "Command", command: "talkative" }]),
+        hooks(failures)
+      ).pipe(Effect.provide(Layer.merge(runner, scriptedClient([200], []))))
+      yield* tell(draft({ event: "sweep-ended", change: null }))
+      assert.deepStrictEqual(failures.map((f) => f.why), ["exit 1, 7ms", "exit 1, 7ms: three"])
+      assert.deepStrictEqual(requests.map((r) => r.env), [{ SPOOL_EVENT: "sweep-ended", SPOOL_CHANGE: "" }, { SPOOL_EVENT: "sweep-ended", SPOOL_CHANGE: "" }])
     }))
 })
 
@@ -183,7 +203,33 @@ describe("a webhook", () => {
       assert.strictEqual(yield* Fiber.join(fiber), "3 tries failed (the last: no answer within 10s); given up")
     }))
 
+  it.effect("that cannot be reached says the system's reason, and never its path or query, even where the error names them alone", () =>
+    Effect.gen(function*() {
+      const notice = { ...draft(), tasks: null, time: "t", text: "line", content: "line" } satisfies Notice
+      /** What three tries of `url` say when every try fails with `cause`. */
+      const failing = (url: string, cause: Error) =>
+        Effect.gen(function*() {
+          const client = HttpClient.make((request) => new HttpClientError.RequestError({ request, reason: "Transport", cause }))
+          const fiber = yield* Effect.fork(tellWebhook(url, notice).pipe(Effect.provide(Layer.succeed(HttpClient.HttpClient, client))))
+          yield* TestClock.adjust("3 seconds")
+          return yield* Fiber.join(fiber)
+        })
+      // As Node's fetch fails: "fetch failed", with the system's error (a code and a message) as its cause.
+      const refused = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:443"), { code: "ECONNREFUSED" }) })
+      assert.strictEqual(yield* failing(SECRET_URL, refused), "3 tries failed (the last: could not be reached (ECONNREFUSED)); given up")
+      // A path or a query named apart from the URL is hidden; a bare "/" is no secret and stays.
+      assert.strictEqual(
+        yield* failing(SECRET_URL, new Error("POST /services/T000/B000/s3cr3tT0k3n: socket hang up")),
+        "3 tries failed (the last: could not be reached (POST /…: socket hang up)); given up"
+      )
+      assert.strictEqual(
+        yield* failing("http://127.0.0.1:9/?token=s3cr3t", new Error("POST /?token=s3cr3t: socket hang up")),
+        "3 tries failed (the last: could not be reached (POST //…: socket hang up)); given up"
+      )
+    }))
+
   it("is named by its place and host, never by its path", () => {
+    assert.strictEqual(targetName({ _tag: "Webhook", url: "not a url" }, 2), "webhook 3 (?)")
     assert.strictEqual(targetName({ _tag: "Webhook", url: SECRET_URL }, 1), "webhook 2 (hooks.example.com)")
     assert.strictEqual(targetName({ _tag: "Webhook", url: "https://user:pw@chat.example.org:8443/x" }, 0), "webhook 1 (chat.example.org:8443)")
     assert.strictEqual(targetName({ _tag: "Command", command: "notify-send 'spool'\n--urgency low" }, 0), "--notify notify-send 'spool' --urgency low")

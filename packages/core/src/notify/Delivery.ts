@@ -1,5 +1,5 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Duration, Effect, Schedule } from "effect"
+import { HttpClient, type HttpClientError, HttpClientRequest } from "@effect/platform"
+import { type Cause, Duration, Effect, Schedule } from "effect"
 import { describeCheck, shown } from "../domain/CheckResult.js"
 import { oneLine } from "../text/Text.js"
 import { CheckRunner } from "../verify/CheckRunner.js"
@@ -64,12 +64,12 @@ export const tellCommand = (command: string, notice: Notice, cwd: string) =>
   })
 
 /** Why one try of a webhook failed, in words. */
-const tryFailure = (error: unknown): string => {
-  const tagged = error as { readonly _tag?: string; readonly reason?: string; readonly response?: { readonly status: number }; readonly cause?: unknown }
-  if (tagged._tag === "TimeoutException") return `no answer within ${NOTIFY_TIMEOUT_MS / 1000}s`
-  if (tagged._tag === "ResponseError" && tagged.response !== undefined) return `answered ${tagged.response.status}`
-  const cause = tagged.cause as { readonly message?: string; readonly cause?: { readonly code?: string; readonly message?: string } } | undefined
-  const why = cause?.cause?.code ?? cause?.cause?.message ?? cause?.message ?? tagged.reason ?? "an error"
+const tryFailure = (error: HttpClientError.HttpClientError | Cause.TimeoutException): string => {
+  if (error._tag === "TimeoutException") return `no answer within ${NOTIFY_TIMEOUT_MS / 1000}s`
+  if (error._tag === "ResponseError") return `answered ${error.response.status}`
+  // Node's fetch fails with "fetch failed", the system's reason (ECONNREFUSED, ...) in its cause.
+  const cause = error.cause as { readonly message?: string; readonly cause?: { readonly code?: string; readonly message?: string } } | undefined
+  const why = cause?.cause?.code ?? cause?.cause?.message ?? cause?.message ?? error.reason
   return `could not be reached (${oneLine(String(why), 120)})`
 }
 

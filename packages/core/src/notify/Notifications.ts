@@ -98,7 +98,7 @@ export const tellingOf = <A, E, R>(
       Effect.onExit(() =>
         Deferred.succeed(ended, undefined).pipe(
           Effect.zipRight(follower.await),
-          Effect.zipRight(Effect.flatMap(after, (drafts) => Effect.forEach(drafts, tell, { discard: true }))),
+          Effect.zipRight(Effect.flatMap(after, (drafts) => Effect.forEach(drafts, tell))),
           Effect.timeout(Duration.millis(DRAIN_LIMIT_MS)),
           Effect.ignore
         )
