@@ -1,6 +1,7 @@
 import {
   type ChangeId,
   formatDuration,
+  liveChanges,
   formatProgress,
   type IterationRecord,
   loadAllStatus,
@@ -12,7 +13,8 @@ import {
   type StatusReport,
   type StatusRow,
   statusRow,
-  usageTotals
+  usageTotals,
+  withLiveness
 } from "@spool/core"
 import { Effect } from "effect"
 import { type Palette, palette } from "./Colour.js"
@@ -57,6 +59,8 @@ const statusColour = (p: Palette, status: string) =>
     ? p.green(status)
     : status === "running" || status === "waiting"
     ? p.cyan(status)
+    : status === "abandoned"
+    ? p.red(status)
     : status === "max-iterations" || status === "stopped" || status === "usage-limit" || status === "deadline"
     ? p.yellow(status)
     : p.red(status)
@@ -68,7 +72,10 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     lines.push("status:    no loop has run for this change yet")
   } else {
     lines.push(
-      `status:    ${statusColour(p, state.status)}`,
+      report.abandoned === true
+        ? `status:    ${statusColour(p, "abandoned")} (its state says ${state.status}, but no process runs it: pid ${state.pid} was killed, ` +
+          `or its machine stopped); go on with spool ralph --change ${report.changeId} --resume, or start it afresh`
+        : `status:    ${statusColour(p, state.status)}`,
       `iteration: ${state.iteration} of at most ${state.maxIterations} (at least ${state.minIterations})`,
       `run:       ${state.run}, started ${state.startedAt}, updated ${state.updatedAt}`
     )
@@ -151,11 +158,19 @@ export const noLoopsText = "no loop has run in this repository yet; start one wi
 export interface StatusOutput {
   readonly print: (text: string) => Effect.Effect<void>
   readonly palette: Palette
+  /**
+   * The changes whose loops still run, to tell a loop that was killed from one that runs: the locks
+   * of live processes here (the default), or with `--remote` the leases held there; null says nothing.
+   */
+  readonly live?: Effect.Effect<ReadonlySet<string> | null>
 }
 
 /** `--status` of one change: its state, its recent iterations and its tasks (`--json`: one object). */
 export const printStatus = (changeId: ChangeId, json: boolean, out: StatusOutput) =>
-  Effect.flatMap(loadStatus(changeId), (report) => out.print(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report, out.palette)))
+  Effect.gen(function*() {
+    const report = withLiveness(yield* loadStatus(changeId), yield* (out.live ?? liveChanges))
+    yield* out.print(json ? JSON.stringify(statusJson(report), null, 2) : statusText(report, out.palette))
+  })
 
 /**
  * `--status` without a change: every change with loop state, a line each (`--json`: an array of
@@ -163,7 +178,7 @@ export const printStatus = (changeId: ChangeId, json: boolean, out: StatusOutput
  * with one loop wants; `--json` keeps the array, so a script reads one shape however many loops run.
  */
 export const printAllStatus = (json: boolean, out: StatusOutput) =>
-  Effect.flatMap(loadAllStatus, (reports) =>
+  Effect.flatMap(Effect.zipWith(loadAllStatus, out.live ?? liveChanges, (reports, live) => reports.map((report) => withLiveness(report, live))), (reports) =>
     out.print(
       json
         ? JSON.stringify(reports.map(statusJson), null, 2)

@@ -1,13 +1,14 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { FileSystem, Path } from "@effect/platform"
-import { findTrees, HistoryStore, layoutNames, SETTINGS_FILE, Workspace } from "@spool/core"
+import { findTrees, HistoryStore, layoutNames, LoopLock, SETTINGS_FILE, Workspace } from "@spool/core"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { colourEnabled, palette } from "./Colour.js"
 import { ExitCode } from "./ExitCode.js"
 import { describeFailure, errorLine } from "./Failure.js"
+import { lockIdentity } from "./Process.js"
 import { locate } from "./ralph/WorktreeLocation.js"
 import { parseStatusArgs } from "./StatusArgs.js"
 import { showStatus } from "./Status.js"
@@ -42,7 +43,8 @@ const program = Effect.gen(function*() {
     palette: palette(colourEnabled(process.stdout, process.env))
   })
 }).pipe(
-  Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(workspace))),
+  // The locks tell a loop that runs from one that was killed.
+  Effect.provide(Layer.merge(HistoryStore.layer, LoopLock.layer(lockIdentity(process.pid))).pipe(Layer.provideMerge(workspace))),
   Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))
 )
 

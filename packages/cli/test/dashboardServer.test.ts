@@ -1,5 +1,5 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { HistoryStore, type IterationRecord, type LoopState, makeRedactor, Workspace } from "@spool/core"
+import { HistoryStore, type IterationRecord, LoopLock, type LoopState, makeRedactor, Workspace } from "@spool/core"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { createHash } from "node:crypto"
@@ -84,10 +84,12 @@ afterEach(async () => {
 })
 
 /** Serves the dashboard of `root` in this process as `plan` says, until the test ends. */
-const serve = async (root: string, plan: Partial<DashboardPlan> = {}) => {
+const serve = async (root: string, plan: Partial<DashboardPlan> = {}, locks = false) => {
   const scope = await Effect.runPromise(Scope.make())
   open.push(scope)
-  const layer = HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))
+  // With `locks`, the loops' locks tell which still run, as in spool itself: this process is the only live one.
+  const stores = locks ? Layer.merge(HistoryStore.layer, LoopLock.layer({ pid: process.pid, host: "here", isAlive: (pid) => pid === process.pid })) : HistoryStore.layer
+  const layer = stores.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))
   const full: DashboardPlan = { alone: true, host: "127.0.0.1", port: 0, token: null, loopback: true, ...plan }
   const served = await Effect.runPromise(serveDashboard(full, makeRedactor({})).pipe(Scope.extend(scope), Effect.provide(layer)))
   return { ...served, scope }
@@ -184,6 +186,14 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     expect(detail.iterations.map((i: { iteration: number }) => i.iteration)).toEqual([1, 2])
     // The agent's output, redacted again on its way out.
     expect(detail.output).toEqual({ text: "working with [REDACTED]\n", truncated: false, run: "r1", iteration: 3 })
+  })
+
+  it("marks a loop its state says runs, but whose lock no live process holds, as abandoned", async () => {
+    const { port } = await serve(repository(), {}, true)
+    const loops = JSON.parse((await request(port, "/api/loops")).body)
+    expect(loops.loops[0]).toMatchObject({ changeId: change, status: "abandoned", iteration: 3 })
+    const detail = JSON.parse((await request(port, `/api/loops/${change}`)).body)
+    expect(detail.loop).toMatchObject({ status: "abandoned" })
   })
 
   it("serves a page that makes no markup of what it reads and loads nothing from elsewhere", () => {

@@ -100,6 +100,13 @@ describe("loops between machines, under faults", () => {
     expect(await alive(agentPid)).toBe(false)
     expect(history(remote.bare).map((r) => r.iteration)).toEqual([1])
 
+    // Once its lease has lapsed, --status --remote tells the killed loop from one that runs.
+    const lease = JSON.parse(git(remote.bare, "log", "-1", "--format=%B", `refs/spool/lease/${change}`)) as { expiresAt: string }
+    while (Date.now() <= Date.parse(lease.expiresAt)) await new Promise((r) => setTimeout(r, 100))
+    const status = await spool(["ralph", "--status", "--json", "--remote", "origin", "--change", "001-01"], { cwd: remote.clone() })
+    expect(status.code, status.stderr).toBe(0)
+    expect(JSON.parse(status.stdout)).toMatchObject({ status: "running", abandoned: true, iteration: 1 })
+
     writeFileSync(gate, "")
     const second = remote.clone()
     const run = await untilTaken(["ralph", "--change", "001-01", "--remote", "origin", "--resume", "--lease-ttl", "2s", ...harness(gated(gate, 0, 3, "-second"))], second)

@@ -47,7 +47,7 @@ console.log("<promise>COMPLETE</promise>")`)
     expect(second.code).toBe(73)
     expect(second.stderr).toMatch(new RegExp(`^spool: a loop is already running on ${change} \\(pid ${first.child.pid} on ${hostname()}, since .*\\); see spool ralph --status --change ${change}`))
 
-    expect(await statusJson(root)).toMatchObject({ status: "running", iteration: 1 })
+    expect(await statusJson(root)).toMatchObject({ status: "running", abandoned: false, iteration: 1 })
     expect((await spool(["ralph", "--add-context", "hint", "--change", "001-01"], { cwd: root })).code).toBe(0)
     expect((await spool(["ralph", "--clear-context", "--change", "001-01"], { cwd: root })).code).toBe(0)
 
@@ -69,6 +69,35 @@ console.log("<promise>COMPLETE</promise>")`)
     const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toContain(`warning: took over the lock of a loop that is no longer running (pid ${deadPid}, started 2026-11-21T23:00:00.000Z)`)
+  })
+})
+
+describe("a loop killed with kill -9", () => {
+  it("is shown abandoned, not running, by --status, its line and its JSON; --resume runs it again from the iteration cut short", async () => {
+    const root = makeWorkspace()
+    const pids = tmpFile("pids")
+    const loop = start(["ralph", "x", "--change", "001-01", ...harness(idleAgent(pids))], root)
+    await loop.waitFor("agent idle")
+    const spoolPid = loop.child.pid!
+    loop.child.kill("SIGKILL")
+    await loop.done
+    for (const pid of pidsIn(pids)) process.kill(pid, "SIGKILL")
+
+    expect(await statusJson(root)).toMatchObject({ status: "running", abandoned: true, iteration: 1 })
+    const text = await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })
+    expect(text.stdout).toContain(
+      `status:    abandoned (its state says running, but no process runs it: pid ${spoolPid} was killed, or its machine stopped); ` +
+        `go on with spool ralph --change ${change} --resume, or start it afresh`
+    )
+    addChange(root, "001-02_second")
+    await spool(["ralph", "x", "--change", "001-02", "--max-iterations", "1", ...harness("node -e 0")], { cwd: root })
+    const rows = (await spool(["ralph", "--status"], { cwd: root })).stdout.split("\n")
+    expect(rows.find((row) => row.startsWith(change))).toMatch(new RegExp(`^${change}\\s+abandoned\\s+1 of 20`))
+    expect(rows.find((row) => row.startsWith("001-02_second"))).toMatch(/^001-02_second\s+max-iterations\s/)
+
+    const resumed = await spool(["ralph", "x", "--change", "001-01", "--resume", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(await statusJson(root)).toMatchObject({ status: "complete", abandoned: false, iteration: 1 })
   })
 })
 
@@ -242,6 +271,8 @@ describe("crashes", () => {
       kills++
       const status = await statusJson(root)
       expect(["running", "failed", "interrupted", "complete", "max-iterations"]).toContain(status.status)
+      // A state the kill left running has no process any more, and --status says so.
+      expect(status.abandoned).toBe(status.status === "running")
       expect(status.iteration).toBeGreaterThan(0)
     }
     const lines = readFileSync(join(stateDir(root, change), "history.jsonl"), "utf8").split("\n").filter((l) => l !== "")

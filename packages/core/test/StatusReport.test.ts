@@ -1,13 +1,14 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
-import { loadAllStatus, loadStatus, StatusJson, statusJson, statusRow, usageTotals } from "../src/status/StatusReport.js"
+import { liveChanges, loadAllStatus, loadStatus, StatusJson, statusJson, statusRow, usageTotals, withLiveness } from "../src/status/StatusReport.js"
+import { LoopLock } from "../src/state/LoopLock.js"
 import { Workspace } from "../src/state/Workspace.js"
 
 const changeId = ChangeId.make("001-01_x")
@@ -68,6 +69,7 @@ describe("a change's status", () => {
         run: null,
         iteration: 0,
         status: "none",
+        abandoned: false,
         branch: null,
         worktree: null,
         minIterations: null,
@@ -174,6 +176,39 @@ describe("a change's status", () => {
     assert.deepInclude(statusRow({ ...running, state: { ...running.state, guards: { ...guards, costUsd: 0 } } }), { spend: { costUsd: 0, tokens: 0 } })
     // Without a state, a history alone: no status, no iteration.
     assert.deepInclude(statusRow({ ...report, state: null, history }), { status: "none", iteration: 0, maxIterations: null, lastOutcome: "complete" })
+  })
+
+  it.effect("a loop its state says runs, whose lock no live process holds, is abandoned; one that ended never is", () => {
+    const { layer } = setup()
+    // This process is pid 42; any other pid has ended.
+    const locks = LoopLock.layer({ pid: 42, host: "here", isAlive: (pid) => pid === 42 })
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      const seen = (live: ReadonlySet<string> | null) =>
+        Effect.map(loadStatus(changeId), (report) => {
+          const marked = withLiveness(report, live)
+          return [marked.abandoned, statusRow(marked).status, statusJson(marked).abandoned] as const
+        })
+      // No lock to read (a remote's states): nothing is said of it.
+      assert.isNull(yield* liveChanges.pipe(Effect.provide(Layer.empty)))
+      yield* store.writeState(changeId, state)
+      assert.deepStrictEqual(yield* seen(null), [undefined, "running", false])
+      // Killed: its state says running, and no lock is held.
+      const none = yield* liveChanges.pipe(Effect.provide(locks))
+      assert.deepStrictEqual(yield* seen(none), [true, "abandoned", true])
+      yield* store.writeState(changeId, { ...state, status: "waiting", resumeAt: "2026-11-22T05:00:00.000Z" })
+      assert.deepStrictEqual(yield* seen(none), [true, "abandoned", true])
+      // Held by a live process: it runs.
+      yield* Effect.scoped(Effect.gen(function*() {
+        const lock = yield* LoopLock
+        assert.isTrue(Option.isNone(yield* lock.acquire(changeId)))
+        const held = yield* liveChanges
+        assert.deepStrictEqual(yield* seen(held), [false, "waiting", false])
+      })).pipe(Effect.provide(locks))
+      // Ended: whether a process holds it or not, the state is the truth.
+      yield* store.writeState(changeId, { ...state, status: "max-iterations", stopReason: "max-iterations", stopMessage: "stopped" })
+      assert.deepStrictEqual(yield* seen(none), [false, "max-iterations", false])
+    }).pipe(Effect.provide(layer))
   })
 
   it("totals no usage when no iteration reported any, and an unknown cost as null", () => {

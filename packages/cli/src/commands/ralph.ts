@@ -1,7 +1,7 @@
 import { Command } from "@effect/cli"
 import { ContextStore, ErrorJournal, HistoryStore, LoopLock, Workspace } from "@spool/core"
 import { GitWorktree } from "@spool/git"
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { Outcome } from "../ExitCode.js"
 import { Invocation } from "../Invocation.js"
 import { lockIdentity } from "../Process.js"
@@ -10,7 +10,7 @@ import { runChange } from "../ralph/Run.js"
 import { isSweep, sweep } from "../ralph/Sweep.js"
 import { layoutOf, statusTarget, targetChange } from "../ralph/Targeting.js"
 import { removeWorktree } from "../ralph/Worktree.js"
-import { changeList, listText, onRemote } from "../ralph/List.js"
+import { changeList, leasedChanges, listText, onRemote } from "../ralph/List.js"
 import { type Location, locate } from "../ralph/WorktreeLocation.js"
 import { dashboardPlan, serveAlone, withDashboard } from "../serve/Dashboard.js"
 import { showStatus } from "../Status.js"
@@ -63,8 +63,12 @@ const ralphIn = (input: RalphArgs, location: Location) =>
     if (args.status) {
       const terminal = yield* TerminalReporter
       const target = yield* statusTarget(args)
-      const show = showStatus(target, args.json, { print: terminal.print, palette: terminal.stdoutPalette })
-      yield* remote === null ? show : onRemote(remote, () => show)
+      const out = { print: terminal.print, palette: terminal.stdoutPalette }
+      // With --remote, a loop runs while its lease there is held; here, while a live process holds its lock.
+      yield* remote === null
+        ? showStatus(target, args.json, out)
+        : onRemote(remote, (leases) =>
+          showStatus(target, args.json, { ...out, live: Effect.map(Clock.currentTimeMillis, (now) => leasedChanges(leases, now)) }))
       return yield* done()
     }
     const change = yield* targetChange(args)

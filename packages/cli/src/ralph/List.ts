@@ -52,6 +52,10 @@ const leaseHolder = (view: LeaseView | undefined, now: number): ChangeHolder | n
   return decision._tag === "Busy" ? { name: `pid ${decision.lease.pid} on ${decision.lease.host}`, expiresAt: decision.lease.expiresAt } : null
 }
 
+/** The changes whose leases on the remote are held, as of `now`: their loops run somewhere. */
+export const leasedChanges = (leases: ReadonlyMap<string, LeaseView>, now: number): ReadonlySet<string> =>
+  new Set([...leases].filter(([, view]) => leaseHolder(view, now) !== null).map(([id]) => id))
+
 /** Fails with a usage error unless the repository has a git remote named `remote`. */
 export const requireRemote = (remote: string) =>
   Effect.flatMap(Workspace, (workspace) => GitRemoteHome.hasRemote(workspace.root, remote)).pipe(

@@ -95,7 +95,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .badge.running, .badge.continue { background: var(--accent-soft); color: var(--accent); }
 .badge.running::before { animation: pulse 1.6s ease-in-out infinite; }
 .badge.complete { background: var(--green-soft); color: var(--green); }
-.badge.failed, .badge.timeout { background: var(--red-soft); color: var(--red); }
+.badge.failed, .badge.timeout, .badge.abandoned { background: var(--red-soft); color: var(--red); }
 .badge.waiting, .badge.max-iterations, .badge.stopped, .badge.usage-limit, .badge.limited, .badge.deadline { background: var(--amber-soft); color: var(--amber); }
 .progress { display: inline-flex; align-items: center; gap: 8px; }
 .bar-track { display: inline-block; width: 64px; height: 6px; border-radius: 3px; background: var(--line); overflow: hidden; }

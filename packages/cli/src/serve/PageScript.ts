@@ -271,6 +271,7 @@ export const pageScript = String.raw`(function () {
       stat("Last outcome", loop.lastOutcome === null ? el("div", "value faint", "–") : append(el("div", "value"), badge(loop.lastOutcome)))));
 
     if (detail.stopMessage) append(app, el("div", "callout" + (loop.status === "complete" ? " complete" : ""), detail.stopMessage));
+    if (loop.status === "abandoned") append(app, el("div", "callout", "no process runs this loop: it was killed, or its machine stopped; go on with spool ralph --change " + loop.changeId + " --resume"));
     if (detail.resumeAt && loop.status === "waiting") append(app, el("div", "callout", "waiting for a usage limit to lift; resumes at " + clock(detail.resumeAt)));
 
     // The charts follow the current run; the table lists every run the history's end holds.

@@ -14,7 +14,8 @@ export const DASHBOARD_ITERATIONS = 100
 /** A loop as the dashboard's list shows it: one row, everything a person checks at a glance. */
 export interface DashboardLoop {
   readonly changeId: string
-  readonly status: LoopStatus | "none"
+  /** `abandoned`: the state says the loop runs, but no process does. */
+  readonly status: LoopStatus | "none" | "abandoned"
   readonly iteration: number
   readonly maxIterations: number | null
   /** The run's time as of `updatedAt`, over all its sittings; null without a state. */

@@ -19,7 +19,7 @@ import {
   unreadableDetail,
   unreadableLoop
 } from "./Dashboard.js"
-import { loadStatus } from "./StatusReport.js"
+import { liveChanges, loadStatus, withLiveness } from "./StatusReport.js"
 
 const isChangeId = Schema.is(ChangeId)
 
@@ -74,9 +74,10 @@ const readTail = (dir: string, name: string, maxBytes: number) =>
 /** Every loop of the repository and its worktrees, in change-id order; one whose files cannot be read says why. */
 export const loadDashboardLoops = Effect.gen(function*() {
   const ids = yield* dashboardChanges
+  const live = yield* liveChanges
   const loops = yield* Effect.forEach(ids, (id) =>
     loadStatus(id).pipe(
-      Effect.map((report) => report.state === null && report.history.length === 0 ? null : dashboardLoop(report)),
+      Effect.map((report) => report.state === null && report.history.length === 0 ? null : dashboardLoop(withLiveness(report, live))),
       Effect.catchAll((error) => Effect.succeed(unreadableLoop(id, describe(error))))
     ))
   return loops.filter((loop): loop is DashboardLoop => loop !== null)
@@ -93,7 +94,7 @@ export const loadDashboardDetail = (input: string, redact: (text: string) => str
     if (!(yield* dashboardChanges).includes(changeId)) return Option.none<DashboardDetail>()
     const dir = (yield* Workspace).stateDir(changeId)
     const detail = yield* Effect.gen(function*() {
-      const status = yield* loadStatus(changeId)
+      const status = withLiveness(yield* loadStatus(changeId), yield* liveChanges)
       const { records } = yield* (yield* HistoryStore).recent(changeId, DASHBOARD_ITERATIONS)
       const report = { ...status, history: records.map(asRecordedNow) }
       if (report.state === null && report.history.length === 0) return null

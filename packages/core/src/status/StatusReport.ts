@@ -18,6 +18,7 @@ import { asRecordedNow } from "../loop/LoopFormat.js"
 import type { TaskList } from "../prompt/Tasks.js"
 import { readTaskList } from "../tree/TreeTasks.js"
 import { HistoryStore } from "../state/HistoryStore.js"
+import { LoopLock } from "../state/LoopLock.js"
 import { Workspace } from "../state/Workspace.js"
 import { recentFailures } from "../notify/NotifyLog.js"
 
@@ -35,7 +36,26 @@ export interface StatusReport {
   readonly tasks: TaskList
   /** The notices of the current run that could not be told (`notifications.log`), oldest first. */
   readonly notifyFailures?: ReadonlyArray<string>
+  /**
+   * The state says the loop runs (`running`, or `waiting` out a usage limit) but no process here
+   * holds its lock: it was killed, or its machine stopped. Absent where no lock could tell (a remote's states).
+   */
+  readonly abandoned?: boolean
 }
+
+/** Whether a loop its state says runs has no process: none of `live` (the changes whose locks live processes hold) is it. */
+export const isAbandoned = (state: LoopState | null, live: ReadonlySet<string>) =>
+  state !== null && (state.status === "running" || state.status === "waiting") && !live.has(state.changeId)
+
+/** The report with whether its loop is abandoned, told by `live`; as it is without `live` (null). */
+export const withLiveness = (report: StatusReport, live: ReadonlySet<string> | null): StatusReport =>
+  live === null ? report : { ...report, abandoned: isAbandoned(report.state, live) }
+
+/** The changes whose loops run in live processes of this host, by their locks; null where there is no lock to read. */
+export const liveChanges = Effect.flatMap(Effect.serviceOption(LoopLock), (lock) =>
+  Option.isNone(lock)
+    ? Effect.succeed(null)
+    : Effect.map(lock.value.liveLoops, (loops): ReadonlySet<string> | null => new Set(loops.map((loop) => loop.changeId))))
 
 /** Reads a change's status from its state directory and its tasks. */
 export const loadStatus = (changeId: ChangeId) =>
@@ -71,7 +91,8 @@ export const loadAllStatus = Effect.gen(function*() {
 /** A change's line in `--status` without `--change`: where its loop stands, in a few fields. */
 export interface StatusRow {
   readonly changeId: ChangeId
-  readonly status: LoopStatus | "none"
+  /** `abandoned`: the state says the loop runs, but no process does (`StatusReport.abandoned`). */
+  readonly status: LoopStatus | "none" | "abandoned"
   /** The iteration the run is at (or ended at), and at most how many it runs; 0 and null without a state. */
   readonly iteration: number
   readonly maxIterations: number | null
@@ -91,7 +112,7 @@ export const statusRow = (report: StatusReport): StatusRow => {
   const last = report.history.filter((record) => state === null || record.run === state.run).at(-1)
   return {
     changeId: report.changeId,
-    status: state?.status ?? "none",
+    status: report.abandoned === true ? "abandoned" : state?.status ?? "none",
     iteration: state?.iteration ?? 0,
     maxIterations: state?.maxIterations ?? null,
     spend: reported ? { costUsd: guards.costUsd, tokens: guards.tokens } : null,
@@ -127,6 +148,8 @@ export const StatusJson = Schema.Struct({
   iteration: Schema.Int,
   /** `none` before any loop has run on the change. */
   status: Schema.Union(LoopStatus, Schema.Literal("none")),
+  /** The status says the loop runs (`running`, `waiting`), but no process here holds its lock: it was killed, or its machine stopped. */
+  abandoned: Schema.Boolean,
   branch: Schema.NullOr(Schema.String),
   worktree: Schema.NullOr(Schema.String),
   minIterations: Schema.NullOr(Schema.Int),
@@ -151,6 +174,7 @@ export const statusJson = (report: StatusReport): StatusJson => ({
   run: report.state?.run ?? null,
   iteration: report.state?.iteration ?? 0,
   status: report.state?.status ?? "none",
+  abandoned: report.abandoned === true,
   branch: report.state?.branch ?? null,
   worktree: report.state?.worktree ?? null,
   minIterations: report.state?.minIterations ?? null,
