@@ -11,7 +11,7 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  * and checks, the sweep's policy and runner, git, each agent's decoder, the lease, resume and the
  * deadline, the notices), in groups, each tested against its own unit tests only:
  * a module's mistakes are caught by the tests written for it, and a mutant runs those and no more.
- * The groups whose modules change least come first, so a run cut short keeps the most.
+ * The groups whose modules change least, and the small ones, come first, so a run cut short keeps the most.
  */
 export const groups = [
   { name: "completion", mutate: [core("completion/CompletionJudge"), core("completion/CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
@@ -32,6 +32,9 @@ export const groups = [
   },
   // Which tree of changes a directory holds, and which one spool reads.
   { name: "trees", mutate: [core("tree/Layout"), core("tree/TreeFinder")], tests: coreTests("Trees") },
+  // The sweep's policy and runner, and the guards: small groups, before the long ones.
+  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "ChangeList") },
+  { name: "guards", mutate: [core("guards/Guards")], tests: coreTests("Guards", "LoopGuards") },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
   ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({
     name: agent,
@@ -43,7 +46,6 @@ export const groups = [
     mutate: [core("harness/JsonOutput")],
     tests: ["packages/harness-*/test/*{Event,Output,Limit}.test.ts", ...coreTests("JsonOutput")]
   },
-  { name: "guards", mutate: [core("guards/Guards")], tests: coreTests("Guards", "LoopGuards") },
   {
     name: "stores",
     mutate: [core("state/HistoryStore"), core("state/ErrorJournal"), core("state/JournalEntry"), core("state/LoopLock")],
@@ -64,8 +66,7 @@ export const groups = [
       core("verify/Verification")
     ],
     tests: coreTests("Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
-  },
-  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "ChangeList") }
+  }
 ]
 
 export const scope = groups.flatMap((group) => group.mutate)
