@@ -94,6 +94,9 @@ describe("a loop killed with kill -9", () => {
     const rows = (await spool(["ralph", "--status"], { cwd: root })).stdout.split("\n")
     expect(rows.find((row) => row.startsWith(change))).toMatch(new RegExp(`^${change}\\s+abandoned\\s+1 of 20`))
     expect(rows.find((row) => row.startsWith("001-02_second"))).toMatch(/^001-02_second\s+max-iterations\s/)
+    // --list offers it to the next run, saying what became of the last.
+    const listed = (await spool(["ralph", "--list"], { cwd: root })).stdout
+    expect(listed).toMatch(new RegExp(`^${change}\\s+ready\\s+last run: running, abandoned at iteration 1/20`, "m"))
 
     const resumed = await spool(["ralph", "x", "--change", "001-01", "--resume", ...harness(agentScript("console.log('<promise>COMPLETE</promise>')"))], { cwd: root })
     expect(resumed.code, resumed.stderr).toBe(0)

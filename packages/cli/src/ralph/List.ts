@@ -97,6 +97,10 @@ export const changeList = (remote: string | null) =>
     })
     : onRemote(remote, (leases) => Effect.flatMap(Clock.currentTimeMillis, (now) => gather((id) => leaseHolder(leases.get(id), now))))
 
+/** A last run its state says runs, that nothing holds (no live lock here, no lease on the remote), was abandoned: killed, or its machine stopped. */
+const lastRun = (c: ListedChange) =>
+  (c.lastStatus === "running" || c.lastStatus === "waiting") && c.holder === null ? `${c.lastStatus}, abandoned` : c.lastStatus
+
 /** `--list`: a line per change; `--list --json`: the array a CI matrix is built from. */
 export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette, changesDir = ".spool/changes") => {
   if (changes.length === 0) return `no changes under ${changesDir}/`
@@ -107,7 +111,7 @@ export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette, chang
     const details = [
       ...(c.holder === null ? [] : [c.leaseExpiresAt === null ? c.holder : `${c.holder}, lease until ${c.leaseExpiresAt}`]),
       ...(c.why === null ? [] : [c.why]),
-      ...(c.lastStatus === null || c.state === "complete" ? [] : [`last run: ${c.lastStatus} at iteration ${c.iteration}${c.maxIterations === null ? "" : `/${c.maxIterations}`}`]),
+      ...(c.lastStatus === null || c.state === "complete" ? [] : [`last run: ${lastRun(c)} at iteration ${c.iteration}${c.maxIterations === null ? "" : `/${c.maxIterations}`}`]),
       ...(c.tasks === null ? [] : [`tasks ${c.tasks.done}/${c.tasks.total}`]),
       ...(c.resumeAt === null ? [] : [`again after ${c.resumeAt}`])
     ]
