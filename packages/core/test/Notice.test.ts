@@ -274,6 +274,12 @@ describe("the notice of a sweep's end", () => {
     assert.strictEqual(noticeLine({ ...draft, tasks: null, time: "t" }), "spool: sweep ended ($0.75, 150 tokens): failed: 3 changes (2 complete, 1 failed)")
   })
 
+  it("of one change says so in the singular", () => {
+    const row = { durationMs: 1, merge: null, message: null, branch: null, lastCommit: null, costUsd: null, tokens: null }
+    const draft = sweepNotice({ ending: "stopped", rows: [{ ...row, changeId: "001-01_a", outcome: "max-iterations", iterations: 20 }] })
+    assert.strictEqual(draft.message, "stopped: 1 change (1 max-iterations)")
+  })
+
   it("of nothing swept says so, with no spend", () => {
     const draft = sweepNotice({ ending: "complete", rows: [] })
     assert.strictEqual(draft.message, "complete: 0 changes")

@@ -190,6 +190,14 @@ describe("a webhook", () => {
       assert.strictEqual(why, "3 tries failed (the last: could not be reached (connect ECONNREFUSED for <webhook>)); given up")
     }))
 
+  it.effect("that keeps answering an error status says the last one", () =>
+    Effect.gen(function*() {
+      const notice = { ...draft(), tasks: null, time: "t", text: "line", content: "line" } satisfies Notice
+      const fiber = yield* Effect.fork(tellWebhook(SECRET_URL, notice).pipe(Effect.provide(scriptedClient([500, 502, 404], []))))
+      yield* TestClock.adjust("3 seconds")
+      assert.strictEqual(yield* Fiber.join(fiber), "3 tries failed (the last: answered 404); given up")
+    }))
+
   it.effect("a try that gets no answer is given up after 10 s", () =>
     Effect.gen(function*() {
       const hang = Layer.succeed(HttpClient.HttpClient, HttpClient.make(() => Effect.never))
