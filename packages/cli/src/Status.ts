@@ -1,9 +1,9 @@
 import {
   type ChangeId,
   formatDuration,
-  liveChanges,
   formatProgress,
   type IterationRecord,
+  liveChanges,
   loadAllStatus,
   loadStatus,
   type LoopState,

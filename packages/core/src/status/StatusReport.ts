@@ -37,13 +37,14 @@ export interface StatusReport {
   /** The notices of the current run that could not be told (`notifications.log`), oldest first. */
   readonly notifyFailures?: ReadonlyArray<string>
   /**
-   * The state says the loop runs (`running`, or `waiting` out a usage limit) but no process here
-   * holds its lock: it was killed, or its machine stopped. Absent where no lock could tell (a remote's states).
+   * The state says the loop runs (`running`, or `waiting` out a usage limit) but nothing runs it: no
+   * live process holds its lock here (for a remote's states, no lease is held there). It was killed,
+   * or its machine stopped. Absent where nothing could tell.
    */
   readonly abandoned?: boolean
 }
 
-/** Whether a loop its state says runs has no process: none of `live` (the changes whose locks live processes hold) is it. */
+/** Whether a loop its state says runs has nothing running it: it is none of `live` (the changes held by a live lock, or a lease). */
 export const isAbandoned = (state: LoopState | null, live: ReadonlySet<string>) =>
   state !== null && (state.status === "running" || state.status === "waiting") && !live.has(state.changeId)
 
@@ -148,7 +149,7 @@ export const StatusJson = Schema.Struct({
   iteration: Schema.Int,
   /** `none` before any loop has run on the change. */
   status: Schema.Union(LoopStatus, Schema.Literal("none")),
-  /** The status says the loop runs (`running`, `waiting`), but no process here holds its lock: it was killed, or its machine stopped. */
+  /** The status says the loop runs (`running`, `waiting`), but nothing runs it (no live lock here; with `--remote`, no lease held there): it was killed, or its machine stopped. */
   abandoned: Schema.Boolean,
   branch: Schema.NullOr(Schema.String),
   worktree: Schema.NullOr(Schema.String),
