@@ -28,7 +28,9 @@ export const groups = [
   {
     name: "tasks",
     mutate: [core("prompt/Tasks"), core("tree/OpenSpecTasks"), core("tree/SpecKitTasks"), core("tree/TreeTasks")],
-    tests: coreTests("Tasks", "TreeTasks", "fuzz")
+    tests: coreTests("Tasks", "TreeTasks", "fuzz"),
+    // What its tests read beyond their own folder: the task lists of real repositories, the CLI's fixtures.
+    reads: ["packages/cli/test/fixtures/trees/**"]
   },
   // Which tree of changes a directory holds, and which one spool reads.
   { name: "trees", mutate: [core("tree/Layout"), core("tree/TreeFinder")], tests: coreTests("Trees") },

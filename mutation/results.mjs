@@ -88,7 +88,7 @@ export const fingerprintOf = (group, tracked, options) => {
   const fixtures = tracked.filter((file) =>
     !file.endsWith(".ts") && [...testDirs].some((dir) => file.startsWith(dir) && file !== `${dir}README.md`)
   )
-  const beside = [...helpersOf(tests, new Set(tracked)), ...fixtures]
+  const beside = [...helpersOf(tests, new Set(tracked)), ...fixtures, ...tracked.filter(matches(group.reads ?? []))]
   const files = [...new Set([...group.files, ...tests, ...beside, "vitest.mutate.config.ts"])].sort()
   const hash = createHash("sha256")
   hash.update(JSON.stringify({ ...options, plugins: undefined, mutate: undefined })).update("\0")

@@ -183,7 +183,17 @@ const runGroup = async (group) => {
     incrementalFile: "reports/mutation/incremental.json",
     // --fresh reuses no earlier result: every mutant is tested again (and the incremental file rewritten).
     force: fresh,
-    jsonReporter: { fileName: `reports/mutation/${group.name}.json` }
+    jsonReporter: { fileName: `reports/mutation/${group.name}.json` },
+    // The sandbox holds what the group's tests read beyond the folders it copies (`reads`): a
+    // directory left out whole cannot have a part of it put back, so each left-out one is left out by its contents.
+    ...(group.reads === undefined
+      ? {}
+      : {
+        ignorePatterns: [
+          ...options.ignorePatterns.map((pattern) => group.reads.some((glob) => glob.startsWith(`${pattern}/`)) ? `${pattern}/**` : pattern),
+          ...group.reads.map((glob) => `!${glob}`)
+        ]
+      })
   }).runMutationTest()
   const mutants = run
     .map((mutant) => mutantOf(relative(process.cwd(), mutant.fileName), mutant))
