@@ -247,4 +247,20 @@ export const equivalents = [
   // Delivery
   { file: "packages/core/src/notify/Delivery.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: 'const said = ran.output.trim().split("\\n").at(-1) ?? ""',
     reason: "split gives one part at least, so the last part is never undefined and the default is never read" },
+  // SpecKitTasks
+  { file: "packages/core/src/tree/SpecKitTasks.ts", mutator: "Regex", replacement: "/^[ \\t]*[-*+][ \\t]+\\[([ xX])\\][ \\t](.*)/s", line: "const TASK_LINE = ",
+    reason: "the rest keeps only leading whitespace, which oneLine trims" },
+  { file: "packages/core/src/tree/SpecKitTasks.ts", mutator: "Regex", replacement: "/^(#{1,6})[ \\t](.*)/", line: "const HEADING = ",
+    reason: "the name keeps only leading whitespace, which oneLine trims" },
+  { file: "packages/core/src/tree/SpecKitTasks.ts", mutator: "Regex", replacement: "/[ \\t]#+[ \\t]*$/", line: "const name = oneLine(",
+    reason: "the whitespace left before the name's end is trimmed by oneLine" },
+  { file: "packages/core/src/tree/SpecKitTasks.ts", mutator: "EqualityOperator", replacement: "i <= lines.length", line: "for (let i = 0; i < lines.length; i++)",
+    reason: "one step past the end reads undefined, which no pattern matches (as the text \"undefined\"): nothing is added" },
+  { file: "packages/core/src/tree/SpecKitTasks.ts", mutator: "MethodExpression", replacement: "rest", line: "description: rest.trim()",
+    reason: "the rest is already trimmed: oneLine trims the line, and the id's and markers' patterns take the whitespace after them" },
+  // OpenSpecTasks
+  { file: "packages/core/src/tree/OpenSpecTasks.ts", mutator: "EqualityOperator", replacement: "i <= lines.length", line: "for (let i = 0; i < lines.length; i++)",
+    reason: "one step past the end reads undefined, which the task pattern does not match (as the text \"undefined\"): nothing is added" },
+  { file: "packages/core/src/tree/OpenSpecTasks.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: 'const status = statusOf(match[1] ?? "")',
+    reason: "a marker statusOf does not know is pending, as an empty box is" },
 ]

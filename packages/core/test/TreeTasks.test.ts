@@ -157,6 +157,115 @@ describe("spec-kit's tasks.md: ids, parallel markers, stories and phases", () =>
   })
 })
 
+describe("spec-kit's task lines, at their edges", () => {
+  const read = (lines: ReadonlyArray<string>) => parseSpecKitTasks(lines.join("\n")).tasks
+  const brief = (lines: ReadonlyArray<string>) =>
+    read(lines).map((t) => [t.id, t.description, t.phase ?? null, t.parallel === true, t.story ?? null, t.line])
+
+  it("takes a task line only from its start, its id and markers only where spec-kit writes them", () => {
+    expect(brief([
+      "see - [ ] T001 a box further in is no task",
+      "x- [ ] T002 nor one glued to a word",
+      "-  [ ] T003 Two spaces after the dash",
+      "- [ ] Update T12 handling (an id only at the start)",
+      "- [ ] T004  [P] Two spaces before the marker",
+      "- [ ] T005 Handle [P] and [US1] in the text",
+      "- [ ] T006 [US12] A story of two digits",
+      "- [ ] T007 [P][US3] Markers without a space"
+    ])).toEqual([
+      ["T003", "Two spaces after the dash", null, false, null, 3],
+      ["line 4", "Update T12 handling (an id only at the start)", null, false, null, 4],
+      ["T004", "Two spaces before the marker", null, true, null, 5],
+      ["T005", "Handle [P] and [US1] in the text", null, false, null, 6],
+      ["T006", "A story of two digits", null, false, "US12", 7],
+      ["T007", "Markers without a space", null, true, "US3", 8]
+    ])
+  })
+
+  it("takes a phase from a heading that starts with Phase, its closing hashes left out, until a heading as high ends it", () => {
+    expect(brief([
+      "# Tasks: Feature",
+      "## Phase 1: Setup ##",
+      "- [ ] T001 One",
+      "- [ ] T002 handle ## Phase 9 in the text",
+      "### Details",
+      "- [ ] T003 Still in phase 1",
+      "## Checkpoint after Phase 1",
+      "- [ ] T004 No phase",
+      "## Phase 2: Port to C#   ",
+      "- [ ] T005 Two",
+      "## Phase 3: Issue #12",
+      "- [ ] T006 Three",
+      "## Phase 4: Fix #12 and more",
+      "- [ ] T007 Four",
+      "# Appendix",
+      "- [ ] T008 After a first-level heading",
+      "## Phase 5: Five",
+      "- [ ] T009 split\u2028\u2029here, one line"
+    ]).map(([id, description, phase]) => [id, phase, ...(id === "T009" ? [description] : [])])).toEqual([
+      ["T001", "Phase 1: Setup"],
+      ["T002", "Phase 1: Setup"],
+      ["T003", "Phase 1: Setup"],
+      ["T004", null],
+      ["T005", "Phase 2: Port to C#"],
+      ["T006", "Phase 3: Issue #12"],
+      ["T007", "Phase 4: Fix #12 and more"],
+      ["T008", null],
+      ["T009", "Phase 5: Five", "split here, one line"]
+    ])
+  })
+
+  it("skips fenced blocks: a fence closes only with its own kind, as long or longer, alone on its line", () => {
+    expect(read([
+      "````md",
+      "- [ ] T001 inside",
+      "```",
+      "~~~",
+      "````js",
+      "x ````",
+      "- [ ] T002 still inside",
+      "  ````  ",
+      "- [ ] T003 after the first fence",
+      "~/.config is a path, not a fence",
+      "- [ ] T004 see ```code``` inline",
+      "- [ ] T005 after an inline code span",
+      "```not`a fence",
+      "- [ ] T006 after a line that is no fence",
+      "~~~",
+      "- [ ] T007 in a tilde fence",
+      "~~~~",
+      "- [ ] T008 after it"
+    ]).map((t) => t.id)).toEqual(["T003", "T004", "T005", "T006", "T008"])
+  })
+})
+
+describe("OpenSpec's task lines, at their edges", () => {
+  it("numbers as openspec does: a leading number, dotted or not, with its punctuation", () => {
+    const list = parseOpenSpecTasks([
+      "10. [ ] Ten, an ordered item of two digits",
+      "- [ ] Fix 2 bugs",
+      "- [ ] 12 Twelve",
+      "- [ ] 3 Three",
+      "- [ ] 1.12 Sub-task twelve",
+      "- [ ] 1. Setup",
+      "- [>] 4.1 Started",
+      "- [/] 4.2 Half done",
+      "- [ ] Trailing spaces   "
+    ].join("\n"))
+    expect(list.tasks.map((t) => [t.id, t.description, t.status])).toEqual([
+      ["line 1", "Ten, an ordered item of two digits", "pending"],
+      ["line 2", "Fix 2 bugs", "pending"],
+      ["12", "Twelve", "pending"],
+      ["3", "Three", "pending"],
+      ["1.12", "Sub-task twelve", "pending"],
+      ["1", "Setup", "pending"],
+      ["4.1", "Started", "in-progress"],
+      ["4.2", "Half done", "in-progress"],
+      ["line 9", "Trailing spaces", "pending"]
+    ])
+  })
+})
+
 describe("each tree's tasks read by its format", () => {
   it("reads spool's and ito's forms with spool's reader, OpenSpec's and spec-kit's with theirs", () => {
     const text = "### Task 1.1: A\n- **Status**: [x] complete\n- [ ] 1.2 B\n- [-] 1.3 C\n"
