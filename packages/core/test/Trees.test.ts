@@ -7,7 +7,9 @@ import * as path from "node:path"
 import { ChangeId } from "../src/domain/Domain.js"
 import { makeLoopInputs } from "../src/loop/LoopInputs.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
-import { decideLayout, isTreePath, type LayoutName, type Marker, recognise, shapes, statePaths } from "../src/tree/Layout.js"
+import { decideLayout, isTreePath, type LayoutName, type Marker, recognise, SETTINGS_FILE, shapes, statePaths } from "../src/tree/Layout.js"
+import { treesIn } from "../src/tree/TreeFinder.js"
+import { FileSystem, Path } from "@effect/platform"
 import { Workspace } from "../src/state/Workspace.js"
 
 const tree = (files: Record<string, string>) => {
@@ -75,6 +77,13 @@ const specKitTree = () =>
   })
 
 describe("recognising a tree", () => {
+  it.effect("knows a tree by a directory only: a file of that name is none", () =>
+    Effect.gen(function*() {
+      const root = tree({ "openspec": "not a directory\n", ".specify/memory/constitution.md": "# c\n" })
+      assert.deepStrictEqual(yield* treesIn(yield* FileSystem.FileSystem, yield* Path.Path, root), ["speckit"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+
   const found = (...markers: Array<Marker>) => recognise((marker) => markers.includes(marker))
 
   it("knows each tree by its directory, OpenSpec's as openspec finds its root and spec-kit's by .specify/", () => {
@@ -161,6 +170,14 @@ describe("recognising a tree", () => {
     assert.deepStrictEqual(statePaths(shapes.ito), [".spool/.state", ".ito/.state/ralph"])
     assert.deepStrictEqual(statePaths(shapes.openspec), [".spool/.state"])
     assert.deepStrictEqual(statePaths(shapes.speckit), [".spool/.state"])
+    // The directories that get a .gitignore of their own: in an ito tree only spool's part of ito's.
+    assert.deepStrictEqual(Object.values(shapes).map((shape) => [shape.layout, shape.ignoredDirs]), [
+      ["spool", [".spool/.state"]],
+      ["ito", [".ito/.state/ralph"]],
+      ["openspec", [".spool/.state"]],
+      ["speckit", [".spool/.state"]]
+    ])
+    assert.strictEqual(SETTINGS_FILE, ".spool/config.json")
   })
 })
 
