@@ -156,7 +156,9 @@ const report = (results, done, left) => {
   console.log("MUTATION.md written.")
 }
 
-// One run a group, each against its own tests; the incremental file keeps every group's results.
+// One run a group, each against its own tests. Stryker's incremental file holds the mutants of its
+// last run only (one group's), and reuses a surviving static mutant even when a test that kills it
+// was added: for such a group, remove reports/mutation/incremental.json and its entry in results.json.
 // A run of the whole scope rewrites MUTATION.md and mutation/results.json after each group, so a
 // stopped run leaves what it did, and the next one, in this clone or another, goes on from there.
 const stored = whole ? readResults() : { groups: {} }
