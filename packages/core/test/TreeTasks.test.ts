@@ -45,6 +45,7 @@ describe("OpenSpec's tasks.md, counted as openspec counts it", () => {
       ["2.1", "pending"],
       ["line 14", "complete"]
     ])
+    expect(list.tasks.map((t) => t.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
     expect(list.tasks[0]!.description).toBe("Done")
     expect(list.tasks[12]!.description).toBe("done without a space")
   })
@@ -59,9 +60,10 @@ describe("OpenSpec's tasks.md, counted as openspec counts it", () => {
       "- [ ] 9.9 an example in a fence still counts for openspec",
       "```",
       "- [ ](./file) an empty box before a link still counts",
+      "- [  ](./file) and so does a box of two spaces",
       "Some prose - [ ] 3.1 not at the start"
     ].join("\n"))
-    expect(list.tasks.map((t) => [t.id, t.status])).toEqual([["9.9", "pending"], ["line 8", "pending"]])
+    expect(list.tasks.map((t) => [t.id, t.status])).toEqual([["9.9", "pending"], ["line 8", "pending"], ["line 9", "pending"]])
   })
 
   it("reads a CRLF file, and a missing one as no tasks", () => {
@@ -236,6 +238,7 @@ describe("spec-kit's task lines, at their edges", () => {
       "~~~~",
       "- [ ] T008 after it"
     ]).map((t) => t.id)).toEqual(["T003", "T004", "T005", "T006", "T008"])
+    expect(read(["```", "~~~", "- [ ] T001 inside a backtick fence", "```", "- [ ] T002 after it"]).map((t) => t.id)).toEqual(["T002"])
   })
 })
 
@@ -250,7 +253,8 @@ describe("OpenSpec's task lines, at their edges", () => {
       "- [ ] 1. Setup",
       "- [>] 4.1 Started",
       "- [/] 4.2 Half done",
-      "- [ ] Trailing spaces   "
+      "- [ ] Trailing spaces   ",
+      "- [ ] 5.1   Spaces after the number"
     ].join("\n"))
     expect(list.tasks.map((t) => [t.id, t.description, t.status])).toEqual([
       ["line 1", "Ten, an ordered item of two digits", "pending"],
@@ -261,7 +265,8 @@ describe("OpenSpec's task lines, at their edges", () => {
       ["1", "Setup", "pending"],
       ["4.1", "Started", "in-progress"],
       ["4.2", "Half done", "in-progress"],
-      ["line 9", "Trailing spaces", "pending"]
+      ["line 9", "Trailing spaces", "pending"],
+      ["5.1", "Spaces after the number", "pending"]
     ])
   })
 })
