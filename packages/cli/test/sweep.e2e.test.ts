@@ -1,27 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { agentScript, alive, git, spool, startSpool, stateDir } from "./support.js"
+import { agentScript, alive, git, repositoryOf, spool, startSpool, stateDir } from "./support.js"
 
 const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
-
-/** A repository on `main` holding `changes` (id -> extra files of the change), each with a proposal, committed. */
-const repository = (changes: Record<string, Record<string, string>>, files: Record<string, string> = {}) => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "spool-sweep-")))
-  for (const [id, extra] of Object.entries(changes)) {
-    mkdirSync(join(root, ".spool", "changes", id), { recursive: true })
-    writeFileSync(join(root, ".spool", "changes", id, "proposal.md"), `# ${id}\n`)
-    for (const [file, content] of Object.entries(extra)) writeFileSync(join(root, ".spool", "changes", id, file), content)
-  }
-  for (const [file, content] of Object.entries({ "README.md": "hello\n", ...files })) writeFileSync(join(root, file), content)
-  git(root, "init", "-q", "-b", "main")
-  git(root, "config", "user.name", "Test")
-  git(root, "config", "user.email", "test@example.invalid")
-  git(root, "add", "-A")
-  git(root, "commit", "-qm", "initial")
-  return root
-}
 
 /** The summary's row of a change: its cells, split on runs of two spaces or more. */
 const row = (stdout: string, changeId: string) =>
@@ -32,7 +15,7 @@ const locks = (root: string) =>
 
 describe("spool ralph --continue-ready (the built binary, scripted agents)", () => {
   it("goes through every ready change in order: one fails, one stops at its cap, two complete, a complete one is listed and not run; exit 1", async () => {
-    const root = repository({
+    const root = repositoryOf({
       "001-01_alpha": {},
       "001-02_beta": {},
       "001-03_gamma": { "tasks.md": "- [x] 1.1 done already\n" },
@@ -80,7 +63,7 @@ console.log("The work on " + id + " is complete.\\n<promise>COMPLETE</promise>")
   })
 
   it("runs two loops at once with --max-parallel 2, each in its own worktree, their lines told apart; exit 0", async () => {
-    const root = repository({ "001-01_alpha": {}, "001-02_beta": {} })
+    const root = repositoryOf({ "001-01_alpha": {}, "001-02_beta": {} })
     const meet = mkdtempSync(join(tmpdir(), "spool-meet-"))
     // Each agent goes on only once the other has started: the sweep passes only if the two overlap.
     const agent = agentScript(`
@@ -112,7 +95,7 @@ console.log("met the other loop in " + process.cwd() + "\\n<promise>COMPLETE</pr
   })
 
   it("skips a change another loop holds as busy, and runs the rest; exit 0", async () => {
-    const root = repository({ "001-01_alpha": {}, "001-02_beta": {} })
+    const root = repositoryOf({ "001-01_alpha": {}, "001-02_beta": {} })
     const release = join(mkdtempSync(join(tmpdir(), "spool-release-")), "go")
     const agent = agentScript(`
 import { existsSync, writeFileSync } from "node:fs"
@@ -136,7 +119,7 @@ console.log("<promise>COMPLETE</promise>")
   })
 
   it("--merge: merges a clean change, leaves a conflicting one and one whose checks fail on the merged tree on their branches; exit 1", async () => {
-    const root = repository({ "001-01_a": {}, "001-02_b": {}, "001-03_c": {}, "001-04_d": {} }, { "shared.txt": "base\n" })
+    const root = repositoryOf({ "001-01_a": {}, "001-02_b": {}, "001-03_c": {}, "001-04_d": {} }, { "shared.txt": "base\n" })
     const meet = mkdtempSync(join(tmpdir(), "spool-meet-"))
     // The four start from the same commit (each waits for the others), then complete in an order the
     // merges depend on: c once b is merged into the work tree, d once a is.
@@ -184,7 +167,7 @@ console.log("<promise>COMPLETE</promise>")
   })
 
   it("--merge does not move a base whose work tree holds uncommitted changes, and leaves them be; exit 1", async () => {
-    const root = repository({ "001-01_a": {} })
+    const root = repositoryOf({ "001-01_a": {} })
     writeFileSync(join(root, "README.md"), "my own edit\n")
     const agent = agentScript(`
 import { writeFileSync } from "node:fs"
@@ -202,7 +185,7 @@ console.log("<promise>COMPLETE</promise>")
   })
 
   it("Ctrl-C stops every loop of a parallel sweep: no agent left, every lock released, the summary printed, exit 130", async () => {
-    const root = repository({ "001-01_alpha": {}, "001-02_beta": {}, "001-03_gamma": {} })
+    const root = repositoryOf({ "001-01_alpha": {}, "001-02_beta": {}, "001-03_gamma": {} })
     const pids = mkdtempSync(join(tmpdir(), "spool-pids-"))
     const agent = agentScript(`
 import { writeFileSync } from "node:fs"
@@ -227,7 +210,7 @@ setInterval(() => {}, 1000)
   })
 
   it("shares one usage-limit wait: a loop about to run waits for the limit another loop met instead of running into it; exit 0", async () => {
-    const root = repository({ "001-01_alpha": {}, "001-02_beta": {} })
+    const root = repositoryOf({ "001-01_alpha": {}, "001-02_beta": {} })
     const dir = mkdtempSync(join(tmpdir(), "spool-fake-limit-"))
     // An opencode stand-in for one account: alpha's first run meets a limit that lifts 15 s later (a
     // span beta's next iteration starts well within, on any machine), and any run started before then
