@@ -242,6 +242,8 @@ export const equivalents = [
     reason: "a message_end line starts with it anyway; another line it would match later on is only held whole, and a held line that is not the model's text is decoded from its compacted text, as one compacted as it came" },
   { file: "packages/harness-codex/src/CodexOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength })",
     reason: "an undefined maxLineLength passed on is read as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
+  // ChangeList
+  { file: "packages/core/src/sweep/ChangeList.ts", mutator: "EqualityOperator", replacement: "a.id <= b.id", line: "a.id < b.id ? -1 : 1", reason: "change ids are directory names, never equal: `<=` orders them as `<` does" },
   // SweepPolicy
   { file: "packages/core/src/sweep/SweepPolicy.ts", mutator: "EqualityOperator", replacement: "a.id <= b.id", line: "const byId = ", reason: "change ids are directory names, never equal: `<=` orders them as `<` does" },
   // Delivery

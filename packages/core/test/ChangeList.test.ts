@@ -66,5 +66,13 @@ describe("a change as --list shows it", () => {
       input({ id: "001-02_c", archived: true })
     ]).map((c) => c.id)
     assert.deepStrictEqual(ids, ["001-01_a", "002-01_b", "000-01_old", "001-02_c"])
+    const shuffled = listChanges([
+      input({ id: "002-01_b" }),
+      input({ id: "005-01_e", archived: true }),
+      input({ id: "001-01_a" }),
+      input({ id: "004-01_d", archived: true }),
+      input({ id: "003-01_c" })
+    ]).map((c) => c.id)
+    assert.deepStrictEqual(shuffled, ["001-01_a", "002-01_b", "003-01_c", "004-01_d", "005-01_e"])
   })
 })

@@ -65,6 +65,9 @@ export const listChange = ({ candidate, holder, lastRun }: ListInput): ListedCha
   }
 }
 
+// Change ids are directory names, so no two are equal.
+const archivedLast = (a: ListedChange, b: ListedChange) =>
+  (a.state === "archived") !== (b.state === "archived") ? (a.state === "archived" ? 1 : -1) : a.id < b.id ? -1 : 1
+
 /** The changes in id order, archived ones last. */
-export const listChanges = (inputs: ReadonlyArray<ListInput>): ReadonlyArray<ListedChange> =>
-  inputs.map(listChange).sort((a, b) => (a.state === "archived") !== (b.state === "archived") ? (a.state === "archived" ? 1 : -1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+export const listChanges = (inputs: ReadonlyArray<ListInput>): ReadonlyArray<ListedChange> => inputs.map(listChange).sort(archivedLast)
