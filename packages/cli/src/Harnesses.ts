@@ -1,9 +1,9 @@
-import { CommandHarness, splitArgs } from "@spool/core"
-import { ClaudeHarness } from "@spool/harness-claude"
-import { CodexHarness } from "@spool/harness-codex"
-import { GeminiHarness } from "@spool/harness-gemini"
-import { OpencodeHarness } from "@spool/harness-opencode"
-import { PiHarness } from "@spool/harness-pi"
+import { CommandHarness, type OutputReader, splitArgs, viewOfLog } from "@spool/core"
+import { ClaudeHarness, ClaudeOutput } from "@spool/harness-claude"
+import { CodexHarness, CodexOutput } from "@spool/harness-codex"
+import { GeminiHarness, GeminiOutput } from "@spool/harness-gemini"
+import { OpencodeHarness, OpencodeOutput } from "@spool/harness-opencode"
+import { PiHarness, PiOutput } from "@spool/harness-pi"
 import { Effect } from "effect"
 import type { InvocationShape } from "./Invocation.js"
 import { UsageError } from "./UsageError.js"
@@ -66,3 +66,21 @@ export const harnessLayer = (name: string, settings: HarnessSettings, invocation
   Object.hasOwn(harnesses, name)
     ? harnesses[name as HarnessName](settings, invocation)
     : Effect.fail(new UsageError({ message: `unknown harness '${name}'; known harnesses: ${harnessNames.join(", ")}` }))
+
+/** Each JSON agent's reader of its output; a command's output is shown as it came. */
+const readers: Partial<Record<HarnessName, (cwd: string) => OutputReader>> = {
+  opencode: (cwd) => OpencodeOutput.makeOpencodeOutput({ cwd }),
+  claude: (cwd) => ClaudeOutput.makeClaudeOutput({ cwd, now: Date.now }),
+  codex: (cwd) => CodexOutput.makeCodexOutput({ cwd, now: Date.now }),
+  gemini: (cwd) => GeminiOutput.makeGeminiOutput({ cwd }),
+  pi: (cwd) => PiOutput.makePiOutput({ cwd })
+}
+
+/**
+ * An iteration log's output as its harness showed it in the terminal, file paths shown relative to
+ * `cwd`: a JSON agent's events read as lines; a command's output, or an unknown harness's, as logged.
+ */
+export const logView = (cwd: string) => (harness: string | undefined, output: string): string => {
+  const reader = harness !== undefined && Object.hasOwn(readers, harness) ? readers[harness as HarnessName] : undefined
+  return reader === undefined ? output : viewOfLog(reader(cwd), output)
+}

@@ -3,6 +3,7 @@ import { HistoryStore, loadDashboardDetail, loadDashboardLoops, Workspace } from
 import { Duration, Effect, FiberSet, Option, Schedule, Schema, Stream } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { logView } from "../Harnesses.js"
 import type { DashboardPlan } from "./DashboardOptions.js"
 import { pageCss, pageHtml } from "./Page.js"
 import { pageScript } from "./PageScript.js"
@@ -63,7 +64,7 @@ const reader = (redact: (text: string) => string) =>
     const repository = (yield* Path.Path).basename(workspace.root)
     return {
       loops: Effect.map(loadDashboardLoops, (loops) => ({ repository, loops })),
-      loop: (changeId: string) => loadDashboardDetail(changeId, redact)
+      loop: (changeId: string) => loadDashboardDetail(changeId, redact, logView(workspace.root))
     }
   })
 

@@ -1,8 +1,12 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { HistoryStore, makeRedactor, Workspace } from "@spool/core"
 import { expect, it } from "@effect/vitest"
 import { processesIn, processesMentioning, remaining, survives } from "@spool/testkit/processes"
+import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { git, makeWorkspace, spawnSpool, spool, type SpoolResult, stateDir, withFakeServer, writeBigProposal } from "../support.js"
+import { serveDashboard } from "../../src/serve/DashboardServer.js"
 import { type Agent, CHANGE, type Closable, type Shown } from "./agent.js"
 
 /*
@@ -35,6 +39,15 @@ export const withAgent = <Script, Server extends Closable, A>(
     body
   )
 
+/** The agent's output on the dashboard's page of the example change: its server run in this process on `root`, asked over HTTP. */
+const dashboardOutput = (root: string) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const plan = { alone: true, host: "127.0.0.1", port: 0, token: null, loopback: true }
+    const { port } = yield* serveDashboard(plan, makeRedactor({}))
+    const detail = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/api/loops/${CHANGE}`).then((reply) => reply.json()))
+    return (detail as { readonly output: { readonly text: string } }).output.text
+  })).pipe(Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer)))))
+
 export const expectShown = (text: string, shown: Shown) =>
   typeof shown === "string" ? expect(text).toContain(shown) : expect(text).toMatch(shown)
 
@@ -64,6 +77,11 @@ export const agentScenarios = <Script, Server extends Closable>(agent: Agent<Scr
       expect(git(root, "show", "--format=", "--name-only", "HEAD")).toBe("greeting.txt")
       expect(git(root, "status", "--porcelain")).toBe("")
       await agent.write.check({ server, root, result, status, statusText: await statusText(root) })
+      // The dashboard shows the agent's output as the terminal did: the agent's events read as lines, not its JSON.
+      const output = await dashboardOutput(root)
+      expectShown(output, agent.write.shown)
+      expect(output).toContain("<promise>COMPLETE</promise>")
+      expect(output).not.toMatch(/^\{"/m)
     }))
 
   const carrying = "carried" in agent.failure.error ? " carrying the error" : ""

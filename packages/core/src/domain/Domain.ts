@@ -159,6 +159,8 @@ export const LoopState = Schema.Struct({
   startedAt: Schema.String,
   updatedAt: Schema.String,
   pid: Schema.Int,
+  /** The harness the run drives (`claude`, `command`, ...), so that its log reads as it showed; absent in state written before it was kept. */
+  harness: Schema.optionalWith(Schema.String, { exact: true }),
   /** Why the run ended; null while it runs (and in state written before it was recorded). */
   stopReason: Schema.optionalWith(Schema.NullOr(StopReason), { default: () => null }),
   /** The line that said why, naming the guard and the totals. */

@@ -146,6 +146,7 @@ export const runLoop = (input: LoopRequest) =>
       startedAt: resumed?.startedAt ?? new Date(sittingStartedAt).toISOString(),
       updatedAt: new Date(sittingStartedAt).toISOString(),
       pid: input.pid,
+      harness: harness.name,
       stopReason: null,
       stopMessage: null,
       resumeAt: null,

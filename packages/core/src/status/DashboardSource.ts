@@ -85,9 +85,14 @@ export const loadDashboardLoops = Effect.gen(function*() {
 
 /**
  * One change's page, each text passed through `redact` again; none for an id that is not a
- * change with loop state.
+ * change with loop state. `view` turns the agent's logged output into what its harness showed
+ * (a JSON agent's events read as lines); by default the output is shown as logged.
  */
-export const loadDashboardDetail = (input: string, redact: (text: string) => string) =>
+export const loadDashboardDetail = (
+  input: string,
+  redact: (text: string) => string,
+  view: (harness: string | undefined, output: string) => string = (_, output) => output
+) =>
   Effect.gen(function*() {
     if (!isChangeId(input)) return Option.none<DashboardDetail>()
     const changeId = ChangeId.make(input)
@@ -106,7 +111,9 @@ export const loadDashboardDetail = (input: string, redact: (text: string) => str
       const output = state === null || log === null ? null : iterationOutput(log)
       return dashboardDetail(report, {
         journal: { ...journal, text: redact(journal.text) },
-        output: state === null || output === null ? null : { ...output, text: redact(output.text), run: state.run, iteration: state.iteration }
+        output: state === null || output === null
+          ? null
+          : { ...output, text: redact(view(state.harness, output.text)), run: state.run, iteration: state.iteration }
       })
     }).pipe(Effect.catchAll((error) => Effect.succeed(unreadableDetail(changeId, describe(error)))))
     return Option.fromNullable(detail)
