@@ -1,4 +1,4 @@
-import { CommandHarness, type OutputReader, splitArgs, viewOfLog } from "@spool/core"
+import { CommandHarness, type LoopState, type OutputReader, splitArgs, viewOfLog } from "@spool/core"
 import { ClaudeHarness, ClaudeOutput } from "@spool/harness-claude"
 import { CodexHarness, CodexOutput } from "@spool/harness-codex"
 import { GeminiHarness, GeminiOutput } from "@spool/harness-gemini"
@@ -77,10 +77,12 @@ const readers: Partial<Record<HarnessName, (cwd: string) => OutputReader>> = {
 }
 
 /**
- * An iteration log's output as its harness showed it in the terminal, file paths shown relative to
- * `cwd`: a JSON agent's events read as lines; a command's output, or an unknown harness's, as logged.
+ * A loop's iteration log output as its harness showed it in the terminal, file paths shown relative
+ * to where the agent ran (the loop's worktree, else `root`): a JSON agent's events read as lines; a
+ * command's output, or an unknown harness's, as logged.
  */
-export const logView = (cwd: string) => (harness: string | undefined, output: string): string => {
+export const logView = (root: string) => (state: LoopState, output: string): string => {
+  const { harness } = state
   const reader = harness !== undefined && Object.hasOwn(readers, harness) ? readers[harness as HarnessName] : undefined
-  return reader === undefined ? output : viewOfLog(reader(cwd), output)
+  return reader === undefined ? output : viewOfLog(reader(state.worktree ?? root), output)
 }

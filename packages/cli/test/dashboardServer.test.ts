@@ -188,6 +188,37 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     expect(detail.output).toEqual({ text: "working with [REDACTED]\n", truncated: false, run: "r1", iteration: 3 })
   })
 
+  it("shows a JSON agent's output as the terminal did, its paths relative to the loop's worktree; a command's as logged", async () => {
+    const root = repository()
+    const line = (value: object) => JSON.stringify(value)
+    const log = [
+      "=== prompt (iteration 3) ===",
+      "Do it.",
+      "=== output ===",
+      line({ type: "system", subtype: "init", cwd: "/work/tree", session_id: "s", tools: ["Write"], model: "m" }),
+      line({
+        type: "assistant",
+        message: {
+          id: "m1",
+          role: "assistant",
+          content: [{ type: "text", text: "Writing the notes." }, { type: "tool_use", id: "t1", name: "Write", input: { file_path: "/work/tree/notes.md", content: "x" } }]
+        },
+        parent_tool_use_id: null,
+        session_id: "s"
+      }),
+      "[stderr] warning: slow",
+      ""
+    ].join("\n")
+    writeFileSync(join(stateDir(root, change), "logs", "r1-003.log"), log)
+    const detailOf = async (harness: string) => {
+      writeFileSync(join(stateDir(root, change), "state.json"), JSON.stringify({ ...state(3), harness, worktree: "/work/tree" }))
+      const { port } = await serve(root)
+      return JSON.parse((await request(port, `/api/loops/${change}`)).body).output.text as string
+    }
+    expect(await detailOf("claude")).toBe("Writing the notes.\n→ Write notes.md\nwarning: slow\n")
+    expect(await detailOf("command")).toBe(log.slice(log.indexOf("=== output ===\n") + 15))
+  })
+
   it("marks a loop its state says runs, but whose lock no live process holds, as abandoned", async () => {
     const { port } = await serve(repository(), {}, true)
     const loops = JSON.parse((await request(port, "/api/loops")).body)

@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
-import { ChangeId } from "../domain/Domain.js"
+import { ChangeId, type LoopState } from "../domain/Domain.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
 import { HistoryStore, iterationLogName } from "../state/HistoryStore.js"
 import { Workspace } from "../state/Workspace.js"
@@ -91,7 +91,7 @@ export const loadDashboardLoops = Effect.gen(function*() {
 export const loadDashboardDetail = (
   input: string,
   redact: (text: string) => string,
-  view: (harness: string | undefined, output: string) => string = (_, output) => output
+  view: (state: LoopState, output: string) => string = (_, output) => output
 ) =>
   Effect.gen(function*() {
     if (!isChangeId(input)) return Option.none<DashboardDetail>()
@@ -113,7 +113,7 @@ export const loadDashboardDetail = (
         journal: { ...journal, text: redact(journal.text) },
         output: state === null || output === null
           ? null
-          : { ...output, text: redact(view(state.harness, output.text)), run: state.run, iteration: state.iteration }
+          : { ...output, text: redact(view(state, output.text)), run: state.run, iteration: state.iteration }
       })
     }).pipe(Effect.catchAll((error) => Effect.succeed(unreadableDetail(changeId, describe(error)))))
     return Option.fromNullable(detail)
