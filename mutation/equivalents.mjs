@@ -244,6 +244,9 @@ export const equivalents = [
     reason: "an undefined maxLineLength passed on is read as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
   // ChangeList
   { file: "packages/core/src/sweep/ChangeList.ts", mutator: "EqualityOperator", replacement: "a.id <= b.id", line: "a.id < b.id ? -1 : 1", reason: "change ids are directory names, never equal: `<=` orders them as `<` does" },
+  // LoopLock
+  { file: "packages/core/src/state/LoopLock.ts", mutator: "ObjectLiteral", replacement: "{}", line: "remote: Schema.optionalWith(Schema.String, { exact: true })",
+    reason: "the errors are made in code only, which never gives remote as undefined (exactOptionalPropertyTypes): exact or not, the field reads the same" },
   // SweepPolicy
   { file: "packages/core/src/sweep/SweepPolicy.ts", mutator: "EqualityOperator", replacement: "a.id <= b.id", line: "const byId = ", reason: "change ids are directory names, never equal: `<=` orders them as `<` does" },
   // Delivery

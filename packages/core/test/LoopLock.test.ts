@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ChangeId } from "../src/domain/Domain.js"
-import { type LockIdentity, LoopLock } from "../src/state/LoopLock.js"
+import { type LockIdentity, LockError, LockLostError, LoopLock } from "../src/state/LoopLock.js"
 import { Workspace } from "../src/state/Workspace.js"
 
 const workspace = () => {
@@ -417,8 +417,24 @@ describe("LoopLock: whether the lock is still held, and where its times and name
         return { whileHeld, released: yield* Effect.flip(lock.check(a)) }
       }).pipe(Effect.provide(LoopLock.layerMemory))
       assert.isTrue(Exit.isSuccess(seen.whileHeld))
-      assert.deepInclude(seen.released, { _tag: "LockLostError", reason: "Removed" })
+      assert.deepInclude(seen.released, { _tag: "LockLostError", reason: "Removed", path: "memory:001-01_a/lock" })
     }))
+
+  it("as a remote's lease: the refusal and the loss name the remote, who holds it and until when", () => {
+    const owner = { pid: 7, host: "ci-1", startedAt: "2026-01-02T03:04:05.000Z", expiresAt: "2026-01-02T03:09:05.000Z" }
+    const lease = { changeId: "001-01_a", path: "refs/spool/leases/001-01_a", remote: "origin" }
+    assert.strictEqual(
+      new LockError({ ...lease, owner }).message,
+      "another loop holds the lease of 001-01_a on origin (pid 7 on ci-1, until 2026-01-02T03:09:05.000Z); nothing was done: it is taken over only once it expires unrenewed"
+    )
+    assert.include(new LockError({ ...lease, owner: { pid: 7, host: "ci-1", startedAt: owner.startedAt } }).message, "(pid 7 on ci-1, until unknown);")
+    const lost = "stopped without writing to the remote, so that no two loops work on one change; see spool ralph --status --change 001-01_a --remote origin"
+    assert.strictEqual(
+      new LockLostError({ ...lease, reason: "TakenOver", owner }).message,
+      `the loop on 001-01_a lost its lease on origin to another loop (now pid 7 on ci-1) and ${lost}`
+    )
+    assert.strictEqual(new LockLostError({ ...lease, reason: "Removed", owner: null }).message, `the loop on 001-01_a lost its lease on origin to another loop and ${lost}`)
+  })
 
   it.effect("reads a lock that carries an expiry, and a local lock neither writes one nor lets a past one free a live owner's change", () =>
     Effect.gen(function*() {
