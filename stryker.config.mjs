@@ -67,7 +67,10 @@ export const groups = [
       core("prompt/PromptBuilder"),
       core("verify/Verification")
     ],
-    tests: coreTests("Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LimitWait", "PromptBuilder", "Verification")
+    // The loop's own tests, and those of its runs on disk, side by side, resumed and with a deadline.
+    tests: coreTests(
+      "Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LoopRun", "ManyLoops", "Resume", "Deadline", "LimitWait", "PromptBuilder", "Verification"
+    )
   }
 ]
 

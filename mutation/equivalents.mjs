@@ -196,8 +196,8 @@ export const equivalents = [
   // Loop
   { file: "packages/core/src/loop/Loop.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "const compactStamp = (ms: number) =>",
     reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
-  { file: "packages/core/src/loop/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "oneLine(result.record.error ?? \"usage limit\")",
-    reason: "a limited iteration's record always holds the limit's message as its error, so the fallback is never taken" },
+  { file: "packages/core/src/loop/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "oneLine(attempt.limit ?? \"usage limit\")",
+    reason: "a loop gives up on a limit it met, whose record always holds the limit's message as its error, or on another loop's, which it names: the fallback is never taken" },
   { file: "packages/core/src/loop/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "Effect.dieMessage(\"the loop ended without a result\")",
     reason: "Effect.iterate only returns once the state is no longer Next, so the check only narrows the type and never dies" },
   // LimitWait

@@ -102,18 +102,18 @@ describe("an iteration's prompt", () => {
   const commits = [{ hash: "h0", subject: "first", author: "Ada", date: "2026-11-01T10:00:00Z" }]
 
   it("orders its sections: notes, checks, tasks, other documents, previous errors, recent commits", () => {
-    const sections = promptSections({ notes: ["a note"], checks: ["pnpm test"], tasks, documents: ["d.md"], journaled: [entry], commits })
+    const sections = promptSections({ notes: ["a note"], checks: ["pnpm test"], tasks, documents: ["d.md"], documentsDir: ".spool/changes/c", journaled: [entry], commits })
     assert.deepStrictEqual(sections.map((s) => s.title), [
       "Notes from the loop", "How your claim is checked", "Tasks", "Other documents of the change", "Previous errors", "Recent commits"
     ])
-    assert.deepStrictEqual(promptSections({ notes: [], checks: [], tasks: parseTasks(null), documents: [], journaled: [], commits: [] }), [])
+    assert.deepStrictEqual(promptSections({ notes: [], checks: [], tasks: parseTasks(null), documents: [], documentsDir: ".spool/changes/c", journaled: [], commits: [] }), [])
   })
 
   it("recognises an echo against the prompt less the previous errors, rendered by the builder that rendered the prompt", () => {
     const input: PromptInput = {
       iteration: 2, minIterations: 1, maxIterations: 5, completionPromise: "COMPLETE", context: "", changeId: "c", moduleId: null,
       userPrompt: "Build it.", proposal: "# P", module: null,
-      sections: promptSections({ notes: [], checks: [], tasks, documents: [], journaled: [entry], commits: [] })
+      sections: promptSections({ notes: [], checks: [], tasks, documents: [], documentsDir: ".spool/changes/c", journaled: [entry], commits: [] })
     }
     const builder = { build: (given: PromptInput) => `builder's own\n${renderPrompt(given)}` }
     const reference = echoReferenceOf(builder, input, builder.build(input))

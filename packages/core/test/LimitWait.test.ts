@@ -228,4 +228,14 @@ describe("planning one usage-limit wait", () => {
       assert.deepStrictEqual(waits, [3 * MINUTE, MINUTE])
       assert.deepInclude(last, { _tag: "GiveUp", why: "the limit did not lift within --max-limit-wait (4m00s)" })
     }))
+
+  it.effect("backs off from the first after a wait of known length, whether another loop's limit or the agent's reset time", () =>
+    Effect.gen(function*() {
+      const start = yield* Clock.currentTimeMillis
+      const held = yield* drive({ maxLimitWaitMs: 6 * HOUR, deadline: null }, [{ heldUntil: start + 3 * MINUTE }, limit()])
+      assert.deepStrictEqual(held.waits, [3 * MINUTE, MINUTE])
+      const reset = yield* Clock.currentTimeMillis
+      const known = yield* drive({ maxLimitWaitMs: 6 * HOUR, deadline: null }, [limit({ resetAt: reset + 10 * MINUTE }), limit()])
+      assert.deepStrictEqual(known.waits, [11 * MINUTE, MINUTE])
+    }))
 })

@@ -1,10 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Option, Random, TestClock } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Random, TestClock } from "effect"
 import * as fs from "node:fs"
-import { ChangeId } from "../src/domain/Domain.js"
-import { scriptedRun } from "../src/harness/HarnessService.js"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { GitSummary } from "../src/git/GitSummary.js"
+import { HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
-import { done, runWith } from "./loopFixture.js"
+import { changeId, done, runWith } from "./loopFixture.js"
 import { lockFileOf, loopOn, processLayer, workspaceWith } from "./manyLoopsFixture.js"
 
 const id = "001-01_alpha"
@@ -61,5 +64,106 @@ describe("a run's lock and name", () => {
       assert.match(first, /^20261101T100000Z-[0-9a-z]{4}$/)
       assert.strictEqual(yield* runIdWith(42), first)
       assert.notStrictEqual(yield* runIdWith(43), first)
+      // Seed 2 draws a tag of three digits in base 36 ("trm"): it is padded to four.
+      assert.strictEqual(yield* runIdWith(2), "20261101T100000Z-0trm")
+    }))
+})
+
+describe("a run's state", () => {
+  it.effect("is written before the first iteration as at iteration 0, its time counted from the run's start", () =>
+    Effect.gen(function*() {
+      const written: Array<LoopState> = []
+      const history = Layer.effect(
+        HistoryStore,
+        Effect.map(HistoryStore, (store) =>
+          HistoryStore.of({
+            ...store,
+            writeState: (changeId, state) => Effect.zipRight(Effect.sync(() => void written.push(state)), store.writeState(changeId, state))
+          }))
+      ).pipe(Layer.provide(HistoryStore.layerMemory))
+      const start = Date.UTC(2026, 10, 1, 10)
+      const { exit } = yield* runWith(() => scriptedRun(done), {}, undefined, { history, setup: TestClock.setTime(start) })
+      assert.isTrue(Exit.isSuccess(exit))
+      assert.deepInclude(written[0], { status: "running", iteration: 0, startedAt: "2026-11-01T10:00:00.000Z", elapsedMs: 0 })
+      assert.deepStrictEqual(written.map((state) => state.elapsedMs), written.map(() => 0))
+      assert.deepInclude(written.at(-1), { status: "complete", iteration: 1 })
+    }))
+})
+
+describe("a resumed run", () => {
+  it.effect("that used every iteration --max-iterations allows says so, and how to go on", () =>
+    Effect.gen(function*() {
+      const history = Layer.succeed(HistoryStore, yield* Effect.provide(HistoryStore, HistoryStore.layerMemory))
+      yield* runWith(() => scriptedRun("working\n"), { maxIterations: 2 }, undefined, { history })
+      const { exit, output } = yield* runWith(() => scriptedRun(done), { maxIterations: 2 }, undefined, { history, resume: true })
+      const message = "stopped: --max-iterations (2) reached before this sitting; raise it to go on"
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.message), Exit.succeed(message))
+      assert.include(output, message)
+    }))
+})
+
+describe("a run's time", () => {
+  const T0 = Date.parse("2026-11-27T10:00:00.000Z")
+
+  it.effect("goes by the resumed run's own iterations for --deadline, not those of earlier runs", () =>
+    Effect.gen(function*() {
+      const store = yield* Effect.provide(HistoryStore, HistoryStore.layerMemory)
+      const history = Layer.succeed(HistoryStore, store)
+      const earlier: IterationRecord = {
+        run: "20261126T100000Z-old0", iteration: 1, startedAt: "2026-11-26T10:00:00.000Z", durationMs: 40 * 60_000, exitCode: 0, signal: null,
+        completionDetected: false, promises: [], outcome: "continue", git: null, commit: null, usage: null, error: null, warnings: []
+      }
+      yield* Effect.orDie(store.append(changeId, earlier))
+      yield* TestClock.setTime(T0)
+      const first = yield* runWith(() => scriptedRun("working\n"), { maxIterations: 1 }, undefined, { history })
+      assert.deepStrictEqual(Exit.map(first.exit, (r) => r.status), Exit.succeed("max-iterations" as const))
+      // Ten minutes are left: the run's own iteration took none, the earlier run's took forty.
+      const resumed = yield* runWith(() => scriptedRun(done), { maxIterations: 5 }, undefined, { history, resume: true, deadline: T0 + 10 * 60_000 })
+      assert.deepStrictEqual(Exit.map(resumed.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 2] as const))
+      assert.deepStrictEqual(resumed.prompts.map((p) => p.iteration), [2])
+    }))
+
+  it.effect("gives up a usage limit at once when its wait would outlast --max-duration, though --deadline is later", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const limited = [
+        HarnessEvent.Limited({ message: "429 rate limited", resetAt: T0 + 60 * 60_000, retryAfterMs: null, resets: true }),
+        HarnessEvent.Exited({ exitCode: 1, signal: null })
+      ]
+      const { exit, prompts } = yield* runWith(() => limited, { maxDurationMs: 30 * 60_000, maxLimitWaitMs: 6 * 3_600_000 }, undefined, {
+        deadline: T0 + 2 * 3_600_000
+      })
+      assert.deepStrictEqual(Exit.map(exit, (r) => r.status), Exit.succeed("usage-limit" as const))
+      assert.include(Exit.isSuccess(exit) ? exit.value.message : "", "the limit lifts at 2026-11-27T11:01:00Z, past --max-duration")
+      assert.strictEqual(prompts.length, 1)
+    }))
+})
+
+describe("a loop on a change of another tree", () => {
+  /** A spec-kit project holding feature 001-feat with its spec, plan and tasks. */
+  const speckit = () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "spool-speckit-")))
+    const feature = path.join(root, "specs", "001-feat")
+    fs.mkdirSync(path.join(root, ".specify", "memory"), { recursive: true })
+    fs.mkdirSync(feature, { recursive: true })
+    fs.writeFileSync(path.join(feature, "spec.md"), "# Feature: greet\n")
+    fs.writeFileSync(path.join(feature, "plan.md"), "\n# Plan\nUse Effect.\n\n")
+    fs.writeFileSync(path.join(feature, "tasks.md"), "## Phase 1\n\n- [ ] T001 Greet\n")
+    return root
+  }
+
+  it.effect("quotes its plan, gives its rules and names the tree's folder among what it leaves uncommitted", () =>
+    Effect.gen(function*() {
+      const root = speckit()
+      const loop = loopOn({ id: "001-feat", script: () => scriptedRun(done), git: GitSummary.layerTest({ dirty: ["README.md", "notes.txt"] }) })
+      const exit = yield* Effect.exit(loop.run).pipe(Effect.provide(processLayer(root, undefined, "speckit")))
+      assert.deepInclude(Exit.map(exit, (result) => result.status), Exit.succeed("complete"))
+      const prompt = loop.prompts[0]!.prompt
+      assert.include(prompt, "### Change proposal (`001-feat`)\n\n# Feature: greet\n\n### Plan\n\n# Plan\nUse Effect.\n")
+      assert.include(prompt, "\n- This change is a spec-kit feature (`specs/001-feat/`): follow the project's constitution")
+      assert.include(
+        loop.output(),
+        "warning: the work tree holds 2 uncommitted changes outside .spool/ and specs/ (README.md, notes.txt): spool commits only what each iteration changes"
+      )
     }))
 })

@@ -177,6 +177,30 @@ describe("exact iteration prompt", () => {
     expect(prompt.endsWith("# Proposal\nAdd the loop.\n")).toBe(true)
   })
 
+  it("quotes the tree's documents after the proposal and module, trimmed, leaving out a blank one", () => {
+    const prompt = renderPrompt(input({
+      moduleId: null,
+      module: null,
+      documents: [{ title: "Plan", body: "\n# Plan\nUse Effect.\n\n" }, { title: "Research", body: " \n\t" }]
+    }))
+    expect(prompt.endsWith("# Proposal\nAdd the loop.\n\n### Plan\n\n# Plan\nUse Effect.\n")).toBe(true)
+    expect(prompt).not.toContain("### Research")
+  })
+
+  it("ends the rules with the tree's own, one line each", () => {
+    const rules = (treeRules?: ReadonlyArray<string>) => {
+      const lines = renderPrompt(input(treeRules === undefined ? {} : { treeRules })).split("\n")
+      const last = lines.findIndex((line) => line.startsWith("- If it is not done"))
+      return lines.slice(last + 1, lines.indexOf("## Your Task"))
+    }
+    expect(rules()).toEqual([""])
+    expect(rules(["Run `openspec validate c`.", "Do not archive the change."])).toEqual([
+      "- Run `openspec validate c`.",
+      "- Do not archive the change.",
+      ""
+    ])
+  })
+
   it("asks to keep improving only when the loop has a minimum of more than one iteration", () => {
     const minimumLine = (minIterations: number) =>
       renderPrompt(input({ minIterations })).split("\n").find((line) => line.startsWith("read it first"))

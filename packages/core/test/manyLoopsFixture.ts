@@ -18,6 +18,7 @@ import { runLoop } from "../src/loop/Loop.js"
 import type { LoopWorktree } from "../src/loop/LoopRequest.js"
 import { UsageLimitGate } from "../src/guards/UsageLimitGate.js"
 import { Workspace } from "../src/state/Workspace.js"
+import type { LayoutName } from "../src/tree/Layout.js"
 import { options } from "./loopFixture.js"
 
 /** A workspace on disk holding one change per id. */
@@ -36,7 +37,11 @@ export const lockFileOf = (root: string, id: string) => path.join(root, ".spool"
  * What every loop of one process shares: the workspace's stores and locks on disk, the events,
  * and the usage-limit gates (one per loop unless told otherwise).
  */
-export const processLayer = (root: string, gate: Layer.Layer<UsageLimitGate> = UsageLimitGate.layerPerLoop) =>
+export const processLayer = (
+  root: string,
+  gate: Layer.Layer<UsageLimitGate> = UsageLimitGate.layerPerLoop,
+  layout: LayoutName | null = null
+) =>
   Layer.mergeAll(
     ContextStore.layer,
     HistoryStore.layer,
@@ -46,7 +51,7 @@ export const processLayer = (root: string, gate: Layer.Layer<UsageLimitGate> = U
     gate,
     PromptBuilder.layer,
     CheckRunner.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 0, output: "" }))
-  ).pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))
+  ).pipe(Layer.provideMerge(Workspace.layer(root, layout)), Layer.provideMerge(NodeContext.layer))
 
 /** One loop of the process: its change, its agent and its own reporter. */
 export interface LoopOn {
@@ -55,6 +60,8 @@ export interface LoopOn {
   readonly options?: Partial<LoopOptions>
   /** The worktree the loop runs in, as the request names it (default: none). */
   readonly worktree?: LoopWorktree
+  /** The repository as the loop sees it (default: a scripted one with nothing changed). */
+  readonly git?: Layer.Layer<GitSummary>
 }
 
 /** Runs the loop on `spec.id` with its own agent and reporter; `output` is what that reporter was told. */
@@ -83,7 +90,7 @@ export const loopOn = (spec: LoopOn) => {
       pid: process.pid,
       redact: (text) => text,
       ...(spec.worktree === undefined ? {} : { worktree: spec.worktree })
-    }).pipe(Effect.provide(Layer.mergeAll(harness, LoopReporter.layerTest(output), GitSummary.layerTest())))
+    }).pipe(Effect.provide(Layer.mergeAll(harness, LoopReporter.layerTest(output), spec.git ?? GitSummary.layerTest())))
   })
   return { run, output: () => output.join(""), prompts }
 }

@@ -32,7 +32,7 @@ export interface SectionSources {
   readonly tasks: TaskList
   readonly documents: ReadonlyArray<string>
   /** Where the change's documents are (`.spool/changes/<id>`), for a list cut short. */
-  readonly documentsDir?: string
+  readonly documentsDir: string
   readonly journaled: ReadonlyArray<JournalEntry>
   readonly commits: ReadonlyArray<CommitInfo>
 }
@@ -46,7 +46,7 @@ export const promptSections = (sources: SectionSources): Array<PromptSection> =>
   const taskBody = taskSection(sources.tasks)
   if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
   if (documents.length > 0) {
-    sections.push({ title: OTHER_DOCUMENTS, body: documentsSection(documents, sources.documentsDir ?? ".spool/changes") })
+    sections.push({ title: OTHER_DOCUMENTS, body: documentsSection(documents, sources.documentsDir) })
   }
   const errors = previousErrorsSection(sources.journaled)
   if (errors !== null) sections.push({ title: PREVIOUS_ERRORS, body: errors })
@@ -110,8 +110,8 @@ export const buildIterationPrompt = (ctx: PromptSources, iteration: number, note
       userPrompt: ctx.input.userPrompt,
       proposal,
       module,
-      ...(quoted.length === 0 ? {} : { documents: quoted }),
-      ...(treeOf(change).commands.length === 0 ? {} : { treeRules: treeOf(change).commands.map((rule) => rule.split("{id}").join(change.id)) }),
+      documents: quoted,
+      treeRules: treeOf(change).commands.map((rule) => rule.split("{id}").join(change.id)),
       sections: promptSections({ notes, checks: options.verify, tasks, documents, documentsDir: relativeDirOf(change), journaled, commits })
     }
     const prompt = builder.build(input)
