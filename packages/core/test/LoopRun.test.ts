@@ -157,7 +157,7 @@ describe("a loop on a change of another tree", () => {
       const root = speckit()
       const loop = loopOn({ id: "001-feat", script: () => scriptedRun(done), git: GitSummary.layerTest({ dirty: ["README.md", "notes.txt"] }) })
       const exit = yield* Effect.exit(loop.run).pipe(Effect.provide(processLayer(root, undefined, "speckit")))
-      assert.deepInclude(Exit.map(exit, (result) => result.status), Exit.succeed("complete"))
+      assert.deepStrictEqual(Exit.map(exit, (result) => result.status), Exit.succeed("complete" as const))
       const prompt = loop.prompts[0]!.prompt
       assert.include(prompt, "### Change proposal (`001-feat`)\n\n# Feature: greet\n\n### Plan\n\n# Plan\nUse Effect.\n")
       assert.include(prompt, "\n- This change is a spec-kit feature (`specs/001-feat/`): follow the project's constitution")
