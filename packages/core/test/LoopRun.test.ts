@@ -123,6 +123,31 @@ describe("a run's time", () => {
       assert.deepStrictEqual(resumed.prompts.map((p) => p.iteration), [2])
     }))
 
+  it.effect("starts no iteration of a resumed run that its own longest would not end before --deadline", () =>
+    Effect.gen(function*() {
+      const store = yield* Effect.provide(HistoryStore, HistoryStore.layerMemory)
+      const history = Layer.succeed(HistoryStore, store)
+      yield* TestClock.setTime(T0)
+      const first = yield* runWith(() => scriptedRun("working\n"), { maxIterations: 1 }, undefined, { history })
+      const own = first.records[0]!
+      yield* Effect.orDie(store.append(changeId, { ...own, iteration: 2, durationMs: 40 * 60_000 }))
+      const resumed = yield* runWith(() => scriptedRun(done), { maxIterations: 5 }, undefined, { history, resume: true, deadline: T0 + 10 * 60_000 })
+      assert.deepStrictEqual(Exit.map(resumed.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["deadline", 2] as const))
+      assert.deepStrictEqual(resumed.prompts, [])
+      assert.include(resumed.output, "the longest so far took 40m00s")
+    }))
+
+  it.effect("starts a new run with --deadline whatever an earlier run's iterations took", () =>
+    Effect.gen(function*() {
+      const store = yield* Effect.provide(HistoryStore, HistoryStore.layerMemory)
+      yield* TestClock.setTime(T0)
+      const earlier = yield* runWith(() => scriptedRun("working\n"), { maxIterations: 1 }, undefined, { history: Layer.succeed(HistoryStore, store) })
+      yield* Effect.orDie(store.append(changeId, { ...earlier.records[0]!, iteration: 2, durationMs: 40 * 60_000 }))
+      const fresh = yield* runWith(() => scriptedRun(done), {}, undefined, { history: Layer.succeed(HistoryStore, store), deadline: T0 + 10 * 60_000 })
+      assert.deepStrictEqual(Exit.map(fresh.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 1] as const))
+      assert.notStrictEqual(fresh.records.at(-1)!.run, earlier.records[0]!.run)
+    }))
+
   it.effect("gives up a usage limit at once when its wait would outlast --max-duration, though --deadline is later", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T0)

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Exit, Fiber, type Layer, Option, Ref, Stream, TestClock } from "effect"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { ChangeId } from "../src/domain/Domain.js"
 import { HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
@@ -135,12 +136,17 @@ describe("a usage limit several loops share", () => {
             ? [HarnessEvent.Limited({ message: "429 rate limited", resetAt: null, retryAfterMs: 120_000, resets: true }), HarnessEvent.Exited({ exitCode: 1, signal: null })]
             : scriptedRun(done)
       })
+      /** B's state as its second iteration's agent starts. */
+      let bState: { readonly status: string; readonly resumeAt: string | null } | null = null
       const b = loopOn({
         id: B,
-        script: (request) =>
-          request.iteration === 1
-            ? Stream.fromEffect(Deferred.await(aWaits)).pipe(Stream.drain, Stream.concat(Stream.fromIterable(scriptedRun("step one\n"))))
-            : scriptedRun(done)
+        script: (request) => {
+          if (request.iteration === 1) {
+            return Stream.fromEffect(Deferred.await(aWaits)).pipe(Stream.drain, Stream.concat(Stream.fromIterable(scriptedRun("step one\n"))))
+          }
+          bState = JSON.parse(fs.readFileSync(path.join(path.dirname(lockFileOf(root, B)), "state.json"), "utf8"))
+          return scriptedRun(done)
+        }
       })
       return yield* Effect.gen(function*() {
         const driver = Effect.gen(function*() {
@@ -152,7 +158,7 @@ describe("a usage limit several loops share", () => {
           yield* TestClock.adjust("2 minutes")
         })
         const [results] = yield* Effect.all([Effect.forEach([a, b], (loop) => loop.run, { concurrency: 2 }), driver], { concurrency: 2 })
-        return { results, aRecords: yield* recordsOf(A), bRecords: yield* recordsOf(B), aOutput: a.output(), bOutput: b.output(), bPrompts: b.prompts }
+        return { results, aRecords: yield* recordsOf(A), bRecords: yield* recordsOf(B), aOutput: a.output(), bOutput: b.output(), bPrompts: b.prompts, bState }
       }).pipe(Effect.provide(processLayer(root, gate)))
     })
 
@@ -171,6 +177,8 @@ describe("a usage limit several loops share", () => {
       ])
       assert.deepStrictEqual(seen.bPrompts.map((p) => p.iteration), [1, 2])
       assert.include(seen.bOutput, "waiting for the usage limit until 1970-01-01T00:02:00Z (another loop's limit); Ctrl-C stops the loop\n")
+      // Once the wait is over, the state says so before the agent runs again.
+      assert.deepInclude(seen.bState, { status: "running", resumeAt: null })
     }))
 
   it.effect("one gate per loop (the default): the other loop runs on, as loops always have", () =>
