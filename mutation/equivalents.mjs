@@ -35,7 +35,6 @@ export const equivalents = [
   { file: "packages/core/src/completion/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (open.verdicts.length < MAX_VERDICTS)", reason: "a code block keeping every verdict instead of counting those past 20 records the same 20 verdicts and occurrences (memory only)" },
   { file: "packages/core/src/completion/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "open.verdicts.length <= MAX_VERDICTS", line: "if (open.verdicts.length < MAX_VERDICTS)", reason: "a code block keeping 21 verdicts records the same 20 verdicts and occurrences (memory only)" },
   { file: "packages/core/src/completion/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "const only = open.onlyPromise", reason: "`more` counts only occurrences past the first 20, so it is 0 whenever a code block has exactly one verdict" },
-  { file: "packages/core/src/completion/CompletionJudge.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (found.length > 0) pending", reason: "a pending line with no verdicts records nothing when settled" },
   { file: "packages/core/src/completion/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "found.length >= 0", line: "if (found.length > 0) pending", reason: "a pending line with no verdicts records nothing when settled" },
   { file: "packages/core/src/completion/CompletionJudge.ts", mutator: "Regex", replacement: "/\\s*(\\S[^\\r\\n]*)/", line: "const firstLine = /^", reason: "unanchored, the first match of `\\s*(\\S\u2026)` still starts at the chunk's first character" },
   { file: "packages/core/src/completion/CompletionJudge.ts", mutator: "EqualityOperator", replacement: "end >= 0", line: "while (end > 0) {", reason: "at end 0 the line before it is empty, hence blank: the loop ends as it would" },
@@ -169,19 +168,11 @@ export const equivalents = [
   { file: "packages/core/src/state/LoopLock.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (moved) {",
     reason: "a failed rename creates no file: the random aside name then reads as null, which differs from the lock's text, so the loop goes on to its next try as it does when not moved" },
   // GitOutput
-  { file: "packages/git/src/GitOutput.ts", mutator: "Regex", replacement: "/(\\d+|-)\\t(\\d+|-)\\t([\\s\\S]*)$/", line: "const NUMSTAT = /^(\\d+|-)",
-    reason: "every token read is the start of a record, which begins with its count, so the first match starts at the beginning anyway" },
-  { file: "packages/git/src/GitOutput.ts", mutator: "Regex", replacement: "/^(\\d+|-)\\t(\\d+|-)\\t([\\s\\S]*)/", line: "const NUMSTAT = /^(\\d+|-)",
-    reason: "`[\\s\\S]*` takes the rest of the token whatever comes after it, so the end is reached anyway" },
-  { file: "packages/git/src/GitOutput.ts", mutator: "EqualityOperator", replacement: "i <= tokens.length", line: "for (let i = 0; i < tokens.length; i++)",
-    reason: "past the end the token is undefined, which exec reads as the text \"undefined\": no record, skipped" },
   { file: "packages/git/src/GitOutput.ts", mutator: "StringLiteral", replacement: "\"Stryker was here!\"", line: "const [hash = \"\", subject = \"\"",
     reason: "a record is not empty (empty ones are filtered out before), so split gives it at least one field: the hash is never missing" },
   // GitSummaryLive
   { file: "packages/git/src/GitSummaryLive.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (after.tree === before.tree) return",
     reason: "diff-tree of a tree with itself prints nothing, which parses to the same empty summary (one git process saved)" },
-  { file: "packages/git/src/GitSummaryLive.ts", mutator: "StringLiteral", replacement: "\"\"", line: "const output = yield* git.run(\"rev-parse\", [\"rev-parse\", \"--show-toplevel\"",
-    reason: "the operation names a failure in its error, and findRepository turns every failure into null (not a repository): the name is never read" },
   { file: "packages/git/src/GitSummaryLive.ts", mutator: "EqualityOperator", replacement: "limit < 0", line: "if (limit <= 0) return []",
     reason: "a count of 0 asks git for `--max-count=0`, which lists nothing too, and on an unborn branch the failing log gives nothing as well" },
   // Iteration's steps: the commit, the claim
@@ -198,6 +189,8 @@ export const equivalents = [
     reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
   { file: "packages/core/src/loop/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "oneLine(attempt.limit ?? \"usage limit\")",
     reason: "a loop gives up on a limit it met, whose record always holds the limit's message as its error, or on another loop's, which it names: the fallback is never taken" },
+  { file: "packages/core/src/loop/Loop.ts", mutator: "ConditionalExpression", replacement: "false", line: "resumed === null || until === null",
+    reason: "the durations are read only to decide whether an iteration fits before --deadline: without one, a resumed run reads its history once more and never looks at what it read" },
   { file: "packages/core/src/loop/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "Effect.dieMessage(\"the loop ended without a result\")",
     reason: "Effect.iterate only returns once the state is no longer Next, so the check only narrows the type and never dies" },
   // LimitWait
@@ -230,9 +223,6 @@ export const equivalents = [
     reason: "a blank line returned earlier, so the line is never blank, and its only use (firstLine) trims it" },
   { file: "packages/harness-gemini/src/GeminiOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} :",
     reason: "an undefined maxLineLength passed on is the same as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
-  // PiEvent
-  { file: "packages/harness-pi/src/PiEvent.ts", mutator: "ConditionalExpression", replacement: "true", line: "block.type === \"text\" && block.text !== undefined ?",
-    reason: "a text block without text then gives [undefined], and join(\"\") turns undefined into the empty string" },
   // PiOutput
   { file: "packages/harness-pi/src/PiOutput.ts", mutator: "ConditionalExpression", replacement: "true", line: "const record = typeof args === \"object\" && args !== null",
     reason: "a string, number or boolean taken for a record has none of the argument keys read from it (each reads undefined), so the call is named alike" },
