@@ -181,10 +181,8 @@ describe("examples/ci/github-actions.yml", () => {
 
 // The scripts of the steps, run as GitHub runs `shell: bash`, with a `spool` and a `gh` that record
 // what they were asked and answer as the test says. They pipe spool's JSON through jq, as a runner has it.
-// CI installs jq (.ci/run), so there a missing jq fails these tests instead of skipping them.
-const hasJq = spawnSync("jq", ["--version"]).status === 0 || process.env.CI === "true"
-
-describe.skipIf(!hasJq)("the steps' scripts, with a stand-in spool (needs jq)", () => {
+// `pnpm test` installs jq first (scripts/system-packages.mjs): a missing jq fails these tests.
+describe("the steps' scripts, with a stand-in spool (jq)", () => {
   const dir = mkdtempSync(join(tmpdir(), "spool-ci-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   const bin = join(dir, "bin")

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -78,6 +78,8 @@ describe("the dashboard in a real browser (headless chromium, the built spool, a
     )
     await sweep.waitFor("dashboard: ")
     url = /dashboard: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(sweep.output())![1]!
+    // `pnpm test` installs chromium first (scripts/system-packages.mjs): without it these tests fail.
+    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install it with apt-get install -y chromium`).toBe(true)
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } })
     await page.goto(url)
