@@ -2,6 +2,7 @@ import { startGitDaemon, type GitDaemon, newClone } from "@spool/testkit/gitDaem
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { GitRemoteHome } from "@spool/git"
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { addChange, agentScript, git, makeWorkspace, spool, startSpool, stateDir } from "./support.js"
@@ -230,6 +231,51 @@ describe("spool ralph --remote", () => {
     expect(remoteHistory(remote.bare).map((r) => [r.iteration, r.outcome])).toEqual([[1, "interrupted"]])
     expect(Object.keys(refs(remote.bare))).not.toContain(`refs/spool/lease/${change}`)
     expect(readFileSync(join(stateDir(clone, change), "state.json"), "utf8")).toContain("interrupted")
+  })
+})
+
+/** A server on 127.0.0.1 that takes connections and never answers: a remote that hangs. */
+const silentServer = async () => {
+  const sockets: Array<Socket> = []
+  const server: Server = createServer((socket) => void sockets.push(socket))
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening))
+  const { port } = server.address() as { port: number }
+  return {
+    url: `git://127.0.0.1:${port}/silent.git`,
+    connections: () => sockets.length,
+    close: () => new Promise<void>((closed) => {
+      sockets.forEach((socket) => socket.destroy())
+      server.close(() => closed())
+    })
+  }
+}
+
+describe("a remote that stops answering", () => {
+  it("on Ctrl-C ends all the same: exit 130, the work kept here, one line saying the lease is left to expire", async () => {
+    const silent = await silentServer()
+    try {
+      const remote = remoteRepo()
+      const clone = remote.clone()
+      const run = startSpool(["ralph", "--change", "001-01", "--remote", "origin", ...harness(slow(120_000))], clone)
+      await run.waitFor("started iteration 1")
+      // From now on every push, fetch and listing of origin waits for an answer that never comes.
+      git(clone, "remote", "set-url", "origin", silent.url)
+      run.child.kill("SIGINT")
+      const ended = await run.done
+      expect(ended.code, run.output()).toBe(130)
+      const leftToExpire = run.output().split("\n").filter((line) => line.includes("left to expire"))
+      expect(leftToExpire).toHaveLength(1)
+      expect(leftToExpire[0]).toMatch(
+        new RegExp(`^warning: the lease of ${change} on origin is left to expire at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z: the remote did not answer in time to give it up$`)
+      )
+      // It did try the silent remote (the push of the interrupted iteration, then the lease).
+      expect(silent.connections()).toBeGreaterThan(0)
+      // The lease stays on the real remote, to lapse by itself; the iteration is kept here.
+      expect(Object.keys(refs(remote.bare))).toContain(`refs/spool/lease/${change}`)
+      expect(readFileSync(join(stateDir(clone, change), "state.json"), "utf8")).toContain("interrupted")
+    } finally {
+      await silent.close()
+    }
   })
 })
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Option, Ref, TestClock } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option, Ref, TestClock } from "effect"
 import { ChangeId } from "../src/domain/Domain.js"
 import { decideTake, isExpired, newLease, renewalIntervalMs, renewLease } from "../src/remote/Lease.js"
 import { MemoryRemote, RemoteError, RemoteHome } from "../src/remote/RemoteHome.js"
@@ -113,6 +113,56 @@ describe("a held lease", () => {
       const exit = yield* Effect.exit(Effect.scoped(holdLease(changeId, settings))).pipe(Effect.provideService(RemoteHome, racing))
       assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "pid 200 on ci-2")
       assert.strictEqual((yield* leaseOn(remote))?.lease.holder, other.holder)
+    }))
+
+  it.effect("is left to expire, and said so, when the remote does not answer within the grace period to give it up", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const remote = yield* MemoryRemote.make("origin")
+      const told = yield* Ref.make<ReadonlyArray<string>>([])
+      // Answers the taking; never answers the giving up.
+      const silentAtEnd = RemoteHome.of({
+        ...remote.home,
+        swapLease: (id, next, expected) => (next === null ? Effect.never : remote.home.swapLease(id, next, expected))
+      })
+      const ending = yield* Effect.fork(Effect.scoped(holdLease(changeId, {
+        ...settings,
+        leftToExpire: (lease) => Ref.update(told, (lines) => [...lines, `${lease.holder} until ${lease.expiresAt}`])
+      })).pipe(Effect.provideService(RemoteHome, silentAtEnd)))
+      yield* TestClock.adjust("4 seconds")
+      assert.deepStrictEqual(yield* Ref.get(told), [])
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(ending)
+      assert.deepStrictEqual(yield* Ref.get(told), [`${me.holder} until 2026-11-27T10:15:00.000Z`])
+      assert.strictEqual((yield* leaseOn(remote))?.lease.holder, me.holder)
+    }))
+
+  it.effect("is left to expire, and said so, when the remote refuses to give it up", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const remote = yield* MemoryRemote.make("origin")
+      const told = yield* Ref.make(0)
+      const failingAtEnd = RemoteHome.of({
+        ...remote.home,
+        swapLease: (id, next, expected) =>
+          next === null ? Effect.fail(new RemoteError({ remote: "origin", action: "give up the lease", detail: "refused" })) : remote.home.swapLease(id, next, expected)
+      })
+      yield* Effect.scoped(holdLease(changeId, { ...settings, leftToExpire: () => Ref.update(told, (n) => n + 1) })).pipe(
+        Effect.provideService(RemoteHome, failingAtEnd)
+      )
+      assert.strictEqual(yield* Ref.get(told), 1)
+    }))
+
+  it.effect("says nothing of expiring when it is given up", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T0)
+      const remote = yield* MemoryRemote.make("origin")
+      const told = yield* Ref.make(0)
+      yield* Effect.scoped(holdLease(changeId, { ...settings, leftToExpire: () => Ref.update(told, (n) => n + 1) })).pipe(
+        Effect.provideService(RemoteHome, remote.home)
+      )
+      assert.strictEqual(yield* Ref.get(told), 0)
+      assert.isNull(yield* leaseOn(remote))
     }))
 
   it.effect("is renewed every third of its TTL while the scope lasts", () =>

@@ -13,10 +13,10 @@ import {
   type TreeShape,
   Workspace
 } from "@spool/core"
-import { GitRemoteHome } from "@spool/git"
+import { GitRemoteHome, GitRemoteSnapshot } from "@spool/git"
 import { Clock, Effect, Layer } from "effect"
-import { rmSync } from "node:fs"
 import type { Palette } from "../Colour.js"
+import { Invocation } from "../Invocation.js"
 import { UsageError } from "../UsageError.js"
 
 /** Every change of the workspace, and who holds each (by its id). */
@@ -58,7 +58,10 @@ export const leasedChanges = (leases: ReadonlyMap<string, LeaseView>, now: numbe
 
 /** Fails with a usage error unless the repository has a git remote named `remote`. */
 export const requireRemote = (remote: string) =>
-  Effect.flatMap(Workspace, (workspace) => GitRemoteHome.hasRemote(workspace.root, remote)).pipe(
+  Effect.flatMap(
+    Effect.all([Workspace, Invocation]),
+    ([workspace, invocation]) => GitRemoteHome.hasRemote({ root: workspace.root, remote, env: invocation.env })
+  ).pipe(
     Effect.filterOrFail(
       (has) => has,
       () => new UsageError({ message: `--remote ${remote}: the repository has no remote of that name; add it with git remote add ${remote} <url>` })
@@ -77,11 +80,12 @@ const storesAt = (root: string, tree: TreeShape) =>
 export const onRemote = <A, E, R>(remote: string, read: (leases: ReadonlyMap<string, LeaseView>) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
+    const { env } = yield* Invocation
     yield* requireRemote(remote)
     return yield* Effect.acquireUseRelease(
-      GitRemoteHome.snapshot({ root: workspace.root, remote, tree: workspace.tree }),
+      GitRemoteSnapshot.snapshot({ root: workspace.root, remote, env, tree: workspace.tree }),
       (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root, workspace.tree))),
-      (snapshot) => Effect.sync(() => rmSync(snapshot.root, { recursive: true, force: true }))
+      GitRemoteSnapshot.remove
     )
   })
 

@@ -215,11 +215,16 @@ const takeRemoteHome = (change: Change, remote: { readonly name: string; readonl
     const workspace = yield* Workspace
     const reporter = yield* LoopReporter
     yield* requireRemote(remote.name)
-    const home = GitRemoteHome.make({ root: workspace.root, remote: remote.name, stateDir: workspace.stateDir })
+    const { env } = yield* Invocation
+    // A git command against the remote that takes longer than a third of the lease's time (the
+    // time between renewals) counts as the remote not answering.
+    const home = yield* GitRemoteHome.make({ root: workspace.root, remote: remote.name, env, within: remote.leaseTtlMs / 3, stateDir: workspace.stateDir })
     const tag = (yield* Random.nextIntBetween(0, 36 ** 6)).toString(36).padStart(6, "0")
     const held = yield* holdLease(change.id, {
       ttlMs: remote.leaseTtlMs,
-      identity: { holder: `${identity.host}/${identity.pid}/${tag}`, host: identity.host, pid: identity.pid }
+      identity: { holder: `${identity.host}/${identity.pid}/${tag}`, host: identity.host, pid: identity.pid },
+      leftToExpire: (lease) =>
+        reporter.warn(`the lease of ${change.id} on ${remote.name} is left to expire at ${lease.expiresAt}: the remote did not answer in time to give it up`)
     }).pipe(Effect.provideService(RemoteHome, home))
     if (held.over !== null) {
       yield* reporter.warn(

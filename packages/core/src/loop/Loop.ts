@@ -28,6 +28,7 @@ import { iterationWaits } from "./LimitWaiting.js"
 import { makeLoopInputs } from "./LoopInputs.js"
 import { LoopLock } from "../state/LoopLock.js"
 import { Checkpoint } from "../remote/Checkpoint.js"
+import { withinGrace } from "./Grace.js"
 import { LoopReporter } from "../output/LoopReporter.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
 import { openTaskCount } from "../prompt/Tasks.js"
@@ -367,7 +368,7 @@ export const runLoop = (input: LoopRequest) =>
         }).pipe(Effect.zipRight(checkpoint), Effect.ignore)
       ),
       Effect.onInterrupt(() =>
-        saveState({ status: "interrupted", stopReason: "interrupted", resumeAt: null }).pipe(Effect.zipRight(checkpoint), Effect.ignore)
+        saveState({ status: "interrupted", stopReason: "interrupted", resumeAt: null }).pipe(Effect.zipRight(withinGrace(checkpoint)), Effect.ignore)
       )
     )
     if (ending._tag !== "End") return yield* Effect.dieMessage("the loop ended without a result")

@@ -1,5 +1,6 @@
-import { Clock, Effect, Layer, Option, Ref, type Scope } from "effect"
+import { Clock, Effect, Either, Layer, Option, Ref, type Scope } from "effect"
 import type { ChangeId } from "../domain/Domain.js"
+import { withinGrace } from "../loop/Grace.js"
 import { LockError, LockLostError, type LockOwner, LoopLock } from "../state/LoopLock.js"
 import { Checkpoint } from "./Checkpoint.js"
 import { decideTake, type Lease, type LeaseIdentity, newLease, renewalIntervalMs, renewLease } from "./Lease.js"
@@ -9,6 +10,8 @@ import { type RemoteError, RemoteHome } from "./RemoteHome.js"
 export interface LeaseSettings {
   readonly ttlMs: number
   readonly identity: LeaseIdentity
+  /** Told when the lease could not be given up at the end (the remote did not answer in time): it lapses by itself. */
+  readonly leftToExpire?: (lease: Lease) => Effect.Effect<void>
 }
 
 /** A lease held for a scope: whether it is still this loop's, and the push that keeps the loop's work. */
@@ -87,12 +90,19 @@ export const holdLease = (
       Effect.forever
     )
     yield* Effect.forkScoped(Effect.ignore(renewal))
+    // Given up within the grace period of a stopping loop: a remote that does not answer (or a
+    // renewal stuck on one) leaves the lease to lapse, and says so, rather than holding the loop.
+    const giveUp = permit.withPermits(1)(Effect.gen(function*() {
+      if (Option.isSome(yield* Ref.get(lost))) return true
+      yield* Ref.set(lost, Option.some(null))
+      return Either.isRight(yield* Effect.either(home.swapLease(changeId, null, (yield* Ref.get(current)).version)))
+    }))
     yield* Effect.addFinalizer(() =>
-      permit.withPermits(1)(Effect.gen(function*() {
-        if (Option.isSome(yield* Ref.get(lost))) return
-        yield* Ref.set(lost, Option.some(null))
-        yield* home.swapLease(changeId, null, (yield* Ref.get(current)).version)
-      })).pipe(Effect.ignore)
+      Effect.gen(function*() {
+        const given = yield* withinGrace(giveUp)
+        if (Option.isSome(given) && given.value) return
+        if (settings.leftToExpire !== undefined) yield* settings.leftToExpire((yield* Ref.get(current)).lease)
+      })
     )
 
     return {
