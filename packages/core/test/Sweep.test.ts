@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Fiber, Ref, TestClock } from "effect"
 import type { LoopResult } from "../src/loop/LoopResult.js"
+import { LockError } from "../src/state/LoopLock.js"
 import { type RunFacts, runSweep, type SweepReport, type SweepRunner } from "../src/sweep/Sweep.js"
 import type { Readiness } from "../src/sweep/SweepPolicy.js"
 
@@ -69,7 +70,9 @@ describe("runSweep", () => {
         plan(["a", "b", "c"], 1, { c: { _tag: "Complete", why: "its loop completed" } }),
         runner((id) => {
           ran.push(id)
-          return id === "a" ? Effect.fail(tagged("LockError", "a loop is already running on a")) : Effect.succeed(ended("complete"))
+          return id === "a"
+            ? Effect.fail(new LockError({ changeId: "a", owner: { pid: 7, host: "here", startedAt: "2026-01-01T00:00:00Z" }, path: "a/lock" }))
+            : Effect.succeed(ended("complete"))
         }),
         report
       )

@@ -183,14 +183,15 @@ export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
           `${ready.length === 0 ? "" : `: ${ready.join(", ")}`}${args.merge ? `; each merged into ${base} once complete` : ""}`
     )
     const started = yield* Ref.make(0)
-    const runner: SweepRunner<unknown, SweepNeeds> = {
-      runChange: (changeId) =>
-        Effect.gen(function*() {
-          yield* notBusy(changeId)
-          const n = yield* Ref.updateAndGet(started, (k) => k + 1)
-          yield* terminal.print(`=== sweep: ${changeId} (${n} of ${ready.length}) ===`)
-          return yield* runPrepared({ ...prepared, merged: args.merge }, yield* workspace.resolveChange(changeId))
-        }),
+    const runChange = (changeId: string) =>
+      Effect.gen(function*() {
+        yield* notBusy(changeId)
+        const n = yield* Ref.updateAndGet(started, (k) => k + 1)
+        yield* terminal.print(`=== sweep: ${changeId} (${n} of ${ready.length}) ===`)
+        return yield* runPrepared({ ...prepared, merged: args.merge }, yield* workspace.resolveChange(changeId))
+      })
+    const runner: SweepRunner<Effect.Effect.Error<ReturnType<typeof runChange>>, SweepNeeds> = {
+      runChange,
       facts: factsOf,
       merge: base === null ? null : mergeChange(prepared, base)
     }

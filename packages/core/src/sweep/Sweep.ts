@@ -1,5 +1,6 @@
 import { Clock, Effect, Fiber, Option, Queue, Ref } from "effect"
 import type { LoopResult } from "../loop/LoopResult.js"
+import { LockError } from "../state/LoopLock.js"
 import { type Readiness, type SweepEnding, sweepEnding, type SweepOutcome } from "./SweepPolicy.js"
 
 /** What a change's run left behind, as its history records tell it. */
@@ -33,10 +34,15 @@ export interface SweepReport {
   readonly ending: SweepEnding
 }
 
+/** What a change's loop can fail with, besides another loop's lock: an error that says what went wrong. */
+export interface LoopFailure {
+  readonly message: string
+}
+
 /** How a sweep runs one change and reads what it left; the CLI provides the loops, the stores and git. */
-export interface SweepRunner<E, R = never> {
-  /** Runs the change's loop to its end. */
-  readonly runChange: (changeId: string) => Effect.Effect<LoopResult, E, R>
+export interface SweepRunner<E extends LoopFailure, R = never> {
+  /** Runs the change's loop to its end; a `LockError` (another loop has the change) makes the change busy. */
+  readonly runChange: (changeId: string) => Effect.Effect<LoopResult, E | LockError, R>
   /** What the change's last run left, read from its records. */
   readonly facts: (changeId: string) => Effect.Effect<RunFacts, never, R>
   /** Brings a completed change home and says what became of it; null: no merging. */
@@ -56,10 +62,9 @@ const merging: MergeNote = { merged: false, text: "merging" }
 const noFacts: RunFacts = { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null }
 
 /** A failure of one change's loop, as the sweep records it: busy when another loop holds it. */
-const outcomeOfFailure = (error: unknown): { readonly outcome: SweepOutcome; readonly message: string } => {
-  const tagged = error as { readonly _tag?: string; readonly message?: string }
-  const message = typeof tagged.message === "string" && tagged.message !== "" ? tagged.message.split("\n")[0]! : String(error)
-  return { outcome: tagged._tag === "LockError" ? "busy" : "failed", message }
+const outcomeOfFailure = (error: LoopFailure | LockError): { readonly outcome: SweepOutcome; readonly message: string } => {
+  const message = error.message !== "" ? error.message.split("\n")[0]! : String(error)
+  return { outcome: error instanceof LockError ? "busy" : "failed", message }
 }
 
 /**
@@ -69,7 +74,7 @@ const outcomeOfFailure = (error: unknown): { readonly outcome: SweepOutcome; rea
  * no change starts after it. `report` gets the summary when the sweep ends, however it ends
  * (interrupted too: the changes running then are `interrupted`, those not reached `not-started`).
  */
-export const runSweep = <E, R>(plan: SweepPlan, runner: SweepRunner<E, R>, report: (report: SweepReport) => Effect.Effect<void, never, R>) =>
+export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: SweepRunner<E, R>, report: (report: SweepReport) => Effect.Effect<void, never, R>) =>
   Effect.gen(function*() {
     const rows = yield* Ref.make<ReadonlyMap<string, SweepRow>>(new Map())
     const setRow = (row: SweepRow) => Ref.update(rows, (all) => new Map([...all, [row.changeId, row]]))
