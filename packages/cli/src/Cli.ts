@@ -97,7 +97,11 @@ export const run = (argv: ReadonlyArray<string>) =>
     }
   })
 
-/** `spool <argv>` to its end: a failure is told in one `spool:` line; how it ended is the result, for `exitCodeOf`. */
+/**
+ * `spool <argv>` to its end: a failure is told in one `spool:` line; how it ended is the result, for
+ * `exitCodeOf`. `describeFailure` takes only a `Failure`: an error `run` can fail with that has no
+ * ending there is a compile error here.
+ */
 export const main = (argv: ReadonlyArray<string>) =>
   run(argv).pipe(
     Effect.catchAll((error) =>
