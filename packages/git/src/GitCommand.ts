@@ -1,7 +1,14 @@
 import { GitError } from "@spool/core"
-import { Effect } from "effect"
-import { execFile } from "node:child_process"
+import { Duration, Effect } from "effect"
 import { GitError as SimpleGitError, simpleGit, type SimpleGit, type SimpleGitOptions } from "simple-git"
+import { runGit } from "./GitProcess.js"
+
+/**
+ * How long one local git command may take before it is stopped and counts as failed: far beyond
+ * any the loop runs in a large repository, so that only a git that hangs (a lock it waits on, a
+ * hook that never ends) meets it.
+ */
+export const LOCAL_BOUND = Duration.minutes(10)
 
 /**
  * A git process that exited non-zero; simple-git's default ignores a non-zero exit with a silent stderr.
@@ -64,9 +71,11 @@ const trustInheritedEnvironment: Required<Omit<NonNullable<SimpleGitOptions["uns
   allowUnsafeTemplateDir: true
 }
 
-const makeClient = (cwd: string, indexFile: string | null): SimpleGit => {
+/** A client whose commands simple-git stops when `abort` fires (an interrupt). */
+const makeClient = (cwd: string, indexFile: string | null, abort: AbortSignal): SimpleGit => {
   const client = simpleGit({
     baseDir: cwd,
+    abort,
     // The process's `close` event alone says it is done; the default also waits 50 ms after `exit`
     // of any command that prints nothing (`git add -A`), which every snapshot paid.
     completion: { onClose: true, onExit: false },
@@ -95,18 +104,41 @@ const failure = (operation: string, args: ReadonlyArray<string>, outcome: Outcom
   })
 
 const makeCommand = (cwd: string, indexFile: string | null): GitCommand => {
-  const client = makeClient(cwd, indexFile)
+  const timedOut = (operation: string, args: ReadonlyArray<string>) => () =>
+    new GitError({ operation, detail: `\`git ${args[0] ?? ""}\` did not finish within ${Duration.format(LOCAL_BOUND)} in ${cwd}; it was stopped` })
 
+  /**
+   * The client, and what stops its commands: an interrupted command aborts them all (simple-git
+   * takes one abort signal a client) and the next command gets a new client.
+   */
+  let current: { readonly client: SimpleGit; readonly stop: AbortController } | null = null
+  const client = () => {
+    if (current === null) {
+      const stop = new AbortController()
+      current = { client: makeClient(cwd, indexFile, stop.signal), stop }
+    }
+    return current
+  }
+  // simple-git checks the directory as a client is made: the first is made with the command.
+  client()
+
+  /** Through simple-git, interruptible (its abort signal) and bounded by `LOCAL_BOUND`. */
   const execute = (operation: string, args: ReadonlyArray<string>) =>
     Effect.tryPromise({
-      try: () =>
-        client.raw([...args]).then(
+      try: (interrupted) => {
+        const used = client()
+        interrupted.addEventListener("abort", () => {
+          used.stop.abort()
+          if (current === used) current = null
+        })
+        return used.client.raw([...args]).then(
           (output): Outcome => ({ exitCode: 0, output }),
           (cause: unknown): Outcome => {
             if (cause instanceof GitExit) return { exitCode: cause.exitCode, output: cause.output }
             throw cause
           }
-        ),
+        )
+      },
       catch: (cause) =>
         new GitError({
           operation,
@@ -114,25 +146,22 @@ const makeCommand = (cwd: string, indexFile: string | null): GitCommand => {
             cause instanceof Error ? cause.message : String(cause)
           }`
         })
-    })
+    }).pipe(Effect.timeoutFail({ duration: LOCAL_BOUND, onTimeout: timedOut(operation, args) }))
 
+  /** git itself, for commands that print nothing (`GitProcess`: interruptible, bounded). */
   const executeDirect = (operation: string, args: ReadonlyArray<string>, options: QuietOptions = {}) =>
-    Effect.async<Outcome, GitError>((resume) => {
-      const env = indexFile === null ? process.env : { ...process.env, GIT_INDEX_FILE: indexFile }
-      const child = execFile("git", [...args], { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-        if (error === null) return resume(Effect.succeed({ exitCode: 0, output: stdout }))
-        const exitCode = (error as { code?: unknown }).code
-        resume(
-          typeof exitCode === "number"
-            ? Effect.succeed({ exitCode, output: `${stderr}${stdout}` })
-            : Effect.fail(new GitError({ operation, detail: `could not run \`git ${args[0] ?? ""}\` in ${cwd}: ${error.message}` }))
-        )
+    runGit(args, {
+      cwd,
+      env: indexFile === null ? process.env : { ...process.env, GIT_INDEX_FILE: indexFile },
+      within: LOCAL_BOUND,
+      ...(options.input === undefined ? {} : { input: options.input })
+    }).pipe(
+      Effect.map((ran): Outcome => ({ exitCode: ran.exitCode, output: ran.exitCode === 0 ? ran.stdout.toString("utf8") : `${ran.stderr}${ran.stdout.toString("utf8")}` })),
+      Effect.catchTags({
+        GitNotStarted: (error) => Effect.fail(new GitError({ operation, detail: `could not run \`git ${args[0] ?? ""}\` in ${cwd}: ${error.detail}` })),
+        GitTimedOut: () => Effect.fail(timedOut(operation, args)())
       })
-      // A command that reads no input may exit before taking it: its closed pipe is not an error.
-      child.stdin?.on("error", () => undefined)
-      child.stdin?.end(options.input ?? "")
-      return Effect.sync(() => void child.kill())
-    })
+    )
 
   const exitZero = (operation: string, args: ReadonlyArray<string>) => (outcome: Outcome) =>
     outcome.exitCode === 0 ? Effect.succeed(outcome.output) : Effect.fail(failure(operation, args, outcome))

@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process"
 import { Duration, Effect, Exit, Fiber } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { createServer, type Server, type Socket } from "node:net"
+import * as GitCommand from "../src/GitCommand.js"
 import { runGit } from "../src/GitProcess.js"
 import { hasRemote } from "../src/GitRemoteHome.js"
 import { remoteGit } from "../src/RemoteGit.js"
@@ -70,6 +71,22 @@ describe("git as a process (GitProcess)", () => {
       expect(gitsOnSilentRemote()).not.toEqual([])
       yield* Fiber.interrupt(fiber)
       expect(gitsOnSilentRemote()).toEqual([])
+    }))
+
+  it.live("through simple-git (GitCommand.run) and directly (runQuiet) alike, is interrupted at once and leaves no process behind", () =>
+    Effect.gen(function*() {
+      const command = yield* GitCommand.make(temporaryDirectory())
+      for (const run of [command.run, command.runQuiet]) {
+        const before = connections.length
+        const fiber = yield* Effect.fork(run("list", ["ls-remote", silentUrl()]))
+        while (connections.length === before) yield* Effect.sleep("20 millis")
+        yield* Fiber.interrupt(fiber)
+        // simple-git's kill is sent as the interrupt comes; the process takes a moment to go.
+        for (let i = 0; i < 250 && gitsOnSilentRemote().length > 0; i++) yield* Effect.sleep("20 millis")
+        expect(gitsOnSilentRemote()).toEqual([])
+      }
+      // The command goes on working after an interrupt.
+      expect((yield* command.run("version", ["--version"])).startsWith("git version")).toBe(true)
     }))
 
   it.live("a remote that does not answer is a RemoteError naming the remote, the command and the bound", () =>

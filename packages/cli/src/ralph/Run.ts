@@ -217,8 +217,9 @@ const takeRemoteHome = (change: Change, remote: { readonly name: string; readonl
     yield* requireRemote(remote.name)
     const { env } = yield* Invocation
     // A git command against the remote that takes longer than a third of the lease's time (the
-    // time between renewals) counts as the remote not answering.
-    const home = yield* GitRemoteHome.make({ root: workspace.root, remote: remote.name, env, within: remote.leaseTtlMs / 3, stateDir: workspace.stateDir })
+    // time between renewals), and at least a minute, counts as the remote not answering.
+    const within = Math.max(60_000, Math.ceil(remote.leaseTtlMs / 3 / 1000) * 1000)
+    const home = yield* GitRemoteHome.make({ root: workspace.root, remote: remote.name, env, within, stateDir: workspace.stateDir })
     const tag = (yield* Random.nextIntBetween(0, 36 ** 6)).toString(36).padStart(6, "0")
     const held = yield* holdLease(change.id, {
       ttlMs: remote.leaseTtlMs,
