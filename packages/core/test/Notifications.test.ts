@@ -142,6 +142,25 @@ describe("telling a notice", () => {
       assert.lengthOf(sent, 1)
     }))
 
+  it.effect("a webhook's failure names it by its place among the webhooks alone, whatever notifiers come before it", () =>
+    Effect.gen(function*() {
+      const failures: Array<NotifyFailure> = []
+      const runner = CheckRunner.layerTest(() => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 5, output: "" }))
+      const tell = yield* makeTeller(
+        settings([
+          { _tag: "Command", command: "first" },
+          { _tag: "Webhook", url: SECRET_URL },
+          { _tag: "Command", command: "second" },
+          { _tag: "Webhook", url: "https://chat.example.org/hooks/abc" }
+        ]),
+        hooks(failures)
+      ).pipe(Effect.provide(Layer.merge(runner, scriptedClient([500], []))))
+      const fiber = yield* Effect.fork(tell(draft()))
+      yield* TestClock.adjust("6 seconds")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(failures.map((f) => f.target), ["webhook 1 (hooks.example.com)", "webhook 2 (chat.example.org)"])
+    }))
+
   it.effect("a notifier's failure says its last line, or only how it ended when it said nothing; a sweep's notice has an empty SPOOL_CHANGE", () =>
     Effect.gen(function*() {
       const failures: Array<NotifyFailure> = []

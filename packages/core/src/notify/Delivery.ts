@@ -19,7 +19,7 @@ export const WEBHOOK_FIRST_WAIT_MS = 1_000
 
 /**
  * How messages name a target. A webhook's URL is a secret (its path carries the token): it is named
- * by its place among the webhooks and its host only.
+ * by its place among the webhooks (`index`, from 0) and its host only.
  */
 export const targetName = (target: NotifyTarget, index: number): string => {
   if (target._tag === "Command") return `--notify ${shown(target.command)}`
@@ -31,6 +31,10 @@ export const targetName = (target: NotifyTarget, index: number): string => {
   }
   return `webhook ${index + 1} (${host})`
 }
+
+/** Each target's name, in order: a webhook numbered among the webhooks alone, whatever notifiers come before it. */
+export const targetNames = (targets: ReadonlyArray<NotifyTarget>): ReadonlyArray<string> =>
+  targets.map((target, i) => targetName(target, targets.slice(0, i).filter((before) => before._tag === target._tag).length))
 
 /** The failure of one delivery, in words that never hold the URL. */
 const hidden = (url: string, text: string) => {

@@ -3,7 +3,7 @@ import { Clock, Deferred, Duration, Effect, Option, Queue, Ref } from "effect"
 import { LoopEvents } from "../live/LoopEvents.js"
 import type { Redactor } from "../output/Redact.js"
 import type { CheckRunner } from "../verify/CheckRunner.js"
-import { type NotifyTarget, targetName, tellCommand, tellWebhook } from "./Delivery.js"
+import { type NotifyTarget, targetNames, tellCommand, tellWebhook } from "./Delivery.js"
 import { type Followed, type Notice, type NoticeDraft, type NoticeEvent, noticeLine, noticesOf, unfollowed } from "./Notice.js"
 
 /** Who is told of what, and how what they are told is kept clean of secrets. */
@@ -42,6 +42,7 @@ export const DRAIN_LIMIT_MS = 120_000
 export const makeTeller = <R>(settings: NotifySettings, hooks: NotifyHooks<R>) =>
   Effect.gen(function*() {
     const wanted = new Set(settings.on)
+    const names = targetNames(settings.targets)
     const context = yield* Effect.context<R | CheckRunner | HttpClient.HttpClient>()
     return (draft: NoticeDraft): Effect.Effect<void> =>
       !wanted.has(draft.event) || settings.targets.length === 0 ? Effect.void : Effect.gen(function*() {
@@ -52,7 +53,7 @@ export const makeTeller = <R>(settings: NotifySettings, hooks: NotifyHooks<R>) =
         const notice: Notice = { ...told, text: line, content: line }
         for (const [index, target] of settings.targets.entries()) {
           const why = target._tag === "Command" ? yield* tellCommand(target.command, notice, settings.cwd) : yield* tellWebhook(target.url, notice)
-          if (why !== null) yield* hooks.failed({ notice, target: targetName(target, index), why: settings.redact(why) })
+          if (why !== null) yield* hooks.failed({ notice, target: names[index]!, why: settings.redact(why) })
         }
       }).pipe(Effect.provide(context))
   })
