@@ -187,6 +187,48 @@ console.log(n === 1 ? "halfway" : "Finished.\\n<promise>COMPLETE</promise>")
     }
   }, 60_000)
 
+  it("webhooks are tried side by side: two failing webhooks' requests both arrive before either is answered", async () => {
+    // Each request is held until another one is in too; one left alone is answered after 5 s, so that spool still ends.
+    const open: Array<() => void> = []
+    const received: Array<string> = []
+    let mostAtOnce = 0
+    const server = await startFakeHttpServer((request, res) => {
+      received.push(request.url)
+      const answer = () => {
+        clearTimeout(timer)
+        if (res.writableEnded) return
+        res.writeHead(503, { "content-type": "text/plain" })
+        res.end("unavailable")
+      }
+      const timer = setTimeout(() => {
+        open.splice(open.indexOf(answer), 1)
+        answer()
+      }, 5_000)
+      open.push(answer)
+      mostAtOnce = Math.max(mostAtOnce, open.length)
+      if (open.length === 2) for (const held of open.splice(0)) held()
+    })
+    try {
+      const root = makeWorkspace()
+      const agent = agentScript(`console.log("Finished.\\n<promise>COMPLETE</promise>")`)
+      const hooks = [`${server.origin}/one/${TOKEN}`, `${server.origin}/two/${TOKEN}`]
+      const result = await spool(
+        ["ralph", "x", "--change", "001-01", ...harness(agent), "--no-stream", "--webhook", hooks[0]!, "--webhook", hooks[1]!],
+        { cwd: root }
+      )
+      expect(result.code, result.stderr).toBe(0)
+      expect(mostAtOnce).toBe(2)
+      expect(received.filter((url) => url.startsWith("/one/"))).toHaveLength(3)
+      expect(received.filter((url) => url.startsWith("/two/"))).toHaveLength(3)
+      const host = new URL(server.origin).host
+      for (const n of [1, 2]) {
+        expect(result.stderr).toContain(`the complete notice to webhook ${n} (${host}) failed: 3 tries failed (the last: answered 503); given up`)
+      }
+    } finally {
+      await server.close()
+    }
+  }, 90_000)
+
   it("a usage limit tells when the wait begins and until when; a deadline tells deadline", async () => {
     const root = makeWorkspace()
     const limited = { type: "error", error: { name: "APIError", data: { message: "Rate limit reached", statusCode: 429, isRetryable: true, responseHeaders: { "retry-after": "1" }, responseBody: "" } } }

@@ -161,6 +161,23 @@ describe("telling a notice", () => {
       assert.deepStrictEqual(failures.map((f) => f.target), ["webhook 1 (hooks.example.com)", "webhook 2 (chat.example.org)"])
     }))
 
+  it.effect("the targets are told side by side: two webhooks that keep failing are both given up within one webhook's tries, failures said in the targets' order", () =>
+    Effect.gen(function*() {
+      const failures: Array<NotifyFailure> = []
+      const sent: Array<{ url: string; body: unknown }> = []
+      const runner = CheckRunner.layerTest(() => ({ exitCode: 1, signal: null, timedOut: false, durationMs: 5, output: "" }))
+      const tell = yield* makeTeller(
+        settings([{ _tag: "Webhook", url: SECRET_URL }, { _tag: "Command", command: "broken" }, { _tag: "Webhook", url: "https://chat.example.org/hooks/abc" }]),
+        hooks(failures)
+      ).pipe(Effect.provide(Layer.merge(runner, scriptedClient([500], sent))))
+      const fiber = yield* Effect.fork(tell(draft()))
+      // One webhook's tries: at once, after 1 s, and 2 s after that.
+      yield* TestClock.adjust("3 seconds")
+      assert.lengthOf(sent, 6)
+      assert.isNotNull(fiber.unsafePoll())
+      assert.deepStrictEqual(failures.map((f) => f.target), ["webhook 1 (hooks.example.com)", "--notify broken", "webhook 2 (chat.example.org)"])
+    }))
+
   it.effect("a notifier's failure says its last line, or only how it ended when it said nothing; a sweep's notice has an empty SPOOL_CHANGE", () =>
     Effect.gen(function*() {
       const failures: Array<NotifyFailure> = []

@@ -36,8 +36,8 @@ export interface NotifyHooks<R> {
 export const DRAIN_LIMIT_MS = 120_000
 
 /**
- * Tells every target of a notice that `settings.on` asks for, one target after another; a target
- * that fails is reported to `hooks.failed` and the rest are still told. Never fails.
+ * Tells every target of a notice that `settings.on` asks for, all of them at once; each target
+ * that fails is reported to `hooks.failed`, in the targets' order, once all have been told. Never fails.
  */
 export const makeTeller = <R>(settings: NotifySettings, hooks: NotifyHooks<R>) =>
   Effect.gen(function*() {
@@ -51,8 +51,14 @@ export const makeTeller = <R>(settings: NotifySettings, hooks: NotifyHooks<R>) =
         const told = { ...draft, message: settings.redact(draft.message), tasks, time }
         const line = settings.redact(noticeLine(told))
         const notice: Notice = { ...told, text: line, content: line }
-        for (const [index, target] of settings.targets.entries()) {
-          const why = target._tag === "Command" ? yield* tellCommand(target.command, notice, settings.cwd) : yield* tellWebhook(target.url, notice)
+        // Side by side, so that failing targets cost one target's tries and timeout, not their sum.
+        const whys = yield* Effect.forEach(
+          settings.targets,
+          (target): Effect.Effect<string | null, never, CheckRunner | HttpClient.HttpClient> =>
+            target._tag === "Command" ? tellCommand(target.command, notice, settings.cwd) : tellWebhook(target.url, notice),
+          { concurrency: "unbounded" }
+        )
+        for (const [index, why] of whys.entries()) {
           if (why !== null) yield* hooks.failed({ notice, target: names[index]!, why: settings.redact(why) })
         }
       }).pipe(Effect.provide(context))
