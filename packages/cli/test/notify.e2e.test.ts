@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type FakeHttpServer, startFakeHttpServer } from "@spool/testkit/fakeHttpServer"
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import type { IncomingHttpHeaders } from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -18,12 +19,12 @@ const TOKEN = "s3cr3t-path-token-7f3a"
 const repository = (changes: Record<string, Record<string, string>>, files: Record<string, string> = {}) =>
   repositoryOf(changes, { ".gitignore": "notices/\n", ...files })
 
-/** A webhook receiver on 127.0.0.1: answers with `statuses` in turn (the last one from then on) and keeps every body it was sent. */
+/** A webhook receiver on 127.0.0.1: answers with `statuses` in turn (the last one from then on) and keeps every request it was sent. */
 const receiver = async (statuses: ReadonlyArray<number> = [200]) => {
-  const received: Array<{ url: string; body: Record<string, unknown>; type: string }> = []
+  const received: Array<{ url: string; headers: IncomingHttpHeaders; body: Record<string, unknown> }> = []
   let calls = 0
   const server: FakeHttpServer = await startFakeHttpServer((request, res) => {
-    received.push({ url: request.url, body: JSON.parse(request.body), type: "" })
+    received.push({ url: request.url, headers: request.headers, body: JSON.parse(request.body) })
     res.writeHead(statuses[Math.min(calls++, statuses.length - 1)]!, { "content-type": "text/plain" })
     res.end("ok")
   })
@@ -165,6 +166,22 @@ console.log(n === 1 ? "halfway" : "Finished.\\n<promise>COMPLETE</promise>")
       await hook.server.close()
     }
   }, 60_000)
+
+  it("a webhook is sent no tracing headers (traceparent, b3): nothing of spool's spans goes to a third party", async () => {
+    const hook = await receiver()
+    try {
+      const root = makeWorkspace()
+      const agent = agentScript(`console.log("Finished.\\n<promise>COMPLETE</promise>")`)
+      const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agent), "--no-stream", "--webhook", hook.url], { cwd: root })
+      expect(result.code, result.stderr).toBe(0)
+      expect(hook.received.map((r) => r.body.event)).toEqual(["complete"])
+      const names = Object.keys(hook.received[0]!.headers)
+      expect(names).toContain("content-type")
+      expect(names.filter((name) => /^(traceparent|tracestate|b3|x-b3-)/.test(name))).toEqual([])
+    } finally {
+      await hook.server.close()
+    }
+  })
 
   it("a webhook that never answers 2xx is given up after three tries, said in one line naming it by its host and its place among the webhooks alone", async () => {
     const hook = await receiver([503])

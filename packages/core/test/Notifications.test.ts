@@ -272,6 +272,21 @@ describe("a webhook", () => {
       )
     }))
 
+  it.effect("is sent no tracing headers (traceparent, b3), which would tell a third party of spool's own spans", () =>
+    Effect.gen(function*() {
+      const headers: Array<Record<string, string>> = []
+      const client = HttpClient.make((request) =>
+        Effect.sync(() => {
+          headers.push({ ...request.headers })
+          return HttpClientResponse.fromWeb(request, new Response("ok", { status: 200 }))
+        })
+      )
+      const notice = { ...draft(), tasks: null, time: "t", text: "line", content: "line" } satisfies Notice
+      assert.isNull(yield* tellWebhook(SECRET_URL, notice).pipe(Effect.provide(Layer.succeed(HttpClient.HttpClient, client))))
+      // The body's own headers, and nothing else.
+      assert.deepStrictEqual(headers.map((sent) => Object.keys(sent).sort()), [["content-length", "content-type"]])
+    }))
+
   it("is named by its place and host, never by its path", () => {
     assert.strictEqual(targetName({ _tag: "Webhook", url: "not a url" }, 2), "webhook 3 (?)")
     assert.strictEqual(targetName({ _tag: "Webhook", url: SECRET_URL }, 1), "webhook 2 (hooks.example.com)")

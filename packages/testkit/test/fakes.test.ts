@@ -26,19 +26,19 @@ describe("processes", () => {
 })
 
 describe("startFakeHttpServer", () => {
-  it("hands the answer each request with its whole body, on 127.0.0.1", async () => {
+  it("hands the answer each request with its headers and its whole body, on 127.0.0.1", async () => {
     const seen: Array<string> = []
-    const server = await startFakeHttpServer(({ method, url, body }, res) => {
-      seen.push(`${method} ${url} ${body}`)
+    const server = await startFakeHttpServer(({ method, url, headers, body }, res) => {
+      seen.push(`${method} ${url} ${headers["x-probe"]} ${body}`)
       sendJson(res, 201, { echoed: jsonBody(body) })
     })
     try {
       expect(server.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-      const response = await fetch(`${server.origin}/v1/x?y=1`, { method: "POST", body: JSON.stringify({ a: "b".repeat(100_000) }) })
+      const response = await fetch(`${server.origin}/v1/x?y=1`, { method: "POST", headers: { "x-probe": "p1" }, body: JSON.stringify({ a: "b".repeat(100_000) }) })
       expect(response.status).toBe(201)
       expect(response.headers.get("content-type")).toBe("application/json")
       expect(await response.json()).toEqual({ echoed: { a: "b".repeat(100_000) } })
-      expect(seen).toEqual([`POST /v1/x?y=1 ${JSON.stringify({ a: "b".repeat(100_000) })}`])
+      expect(seen).toEqual([`POST /v1/x?y=1 p1 ${JSON.stringify({ a: "b".repeat(100_000) })}`])
     } finally {
       await server.close()
     }

@@ -83,7 +83,8 @@ const tryFailure = (error: HttpClientError.HttpClientError | Cause.TimeoutExcept
  */
 export const tellWebhook = (url: string, notice: Notice) =>
   Effect.gen(function*() {
-    const client = HttpClient.filterStatusOk(yield* HttpClient.HttpClient)
+    // A webhook is a third party's: no span of the request (its attributes hold the URL), so no trace headers either.
+    const client = HttpClient.filterStatusOk(yield* HttpClient.HttpClient).pipe(HttpClient.withTracerDisabledWhen(() => true))
     const request = HttpClientRequest.post(url).pipe(HttpClientRequest.bodyUnsafeJson(notice))
     const once = client.execute(request).pipe(
       // What it answered is read to its end, so that the connection is free again.
