@@ -117,7 +117,17 @@ describe("what a loop's events tell", () => {
     assert.strictEqual(notice!.message, "failed")
     assert.strictEqual(notice!.outcome, "failed")
     assert.strictEqual(notice!.costUsd, null)
-    assert.strictEqual(notice!.tokens, 0)
+    assert.strictEqual(notice!.tokens, null)
+  })
+
+  it("tokens are unknown (null) when the agent reported neither cost nor tokens, as --status has it; a cost without tokens is 0 tokens", () => {
+    const spend = (costUsd: number | null, tokens: number) => {
+      const [notice] = follow([stateChanged({ status: "complete", stopReason: "complete", guards: { ...guards, costUsd, tokens } })]).notices
+      return [notice!.costUsd, notice!.tokens]
+    }
+    assert.deepStrictEqual(spend(null, 0), [null, null])
+    assert.deepStrictEqual(spend(0.42, 0), [0.42, 0])
+    assert.deepStrictEqual(spend(null, 15200), [null, 15200])
   })
 
   it("a state written again with the same status tells once", () => {
@@ -186,7 +196,7 @@ describe("what a loop's events tell", () => {
     assert.strictEqual(alone!.maxIterations, null)
     assert.strictEqual(alone!.branch, null)
     assert.strictEqual(alone!.costUsd, null)
-    assert.strictEqual(alone!.tokens, 0)
+    assert.strictEqual(alone!.tokens, null)
     assert.strictEqual(alone!.commit, "abc")
     assert.match(alone!.message, /pnpm test \(timed out after/)
   })
@@ -235,8 +245,12 @@ describe("a notice's line", () => {
 
   it("leaves out what is not known, and keeps to one line of at most 300 characters", () => {
     assert.strictEqual(
-      noticeLine({ ...base, costUsd: null, tokens: 0, tasks: { done: 0, total: 0 }, maxIterations: null }),
+      noticeLine({ ...base, costUsd: null, tokens: null, tasks: { done: 0, total: 0 }, maxIterations: null }),
       "spool: 002-01_add-ralph-loop complete at iteration 4: complete: the promise was accepted at iteration 4"
+    )
+    assert.strictEqual(
+      noticeLine({ ...base, tokens: 0, tasks: null }),
+      "spool: 002-01_add-ralph-loop complete at iteration 4 of 20 ($0.42): complete: the promise was accepted at iteration 4"
     )
     const long = noticeLine({ ...base, tasks: null, message: `first\nsecond ${"x".repeat(400)}` })
     assert.notInclude(long, "\n")
@@ -284,5 +298,14 @@ describe("the notice of a sweep's end", () => {
     const draft = sweepNotice({ ending: "complete", rows: [] })
     assert.strictEqual(draft.message, "complete: 0 changes")
     assert.strictEqual(draft.costUsd, null)
+    assert.strictEqual(draft.tokens, null)
+  })
+
+  it("of changes whose agents reported nothing has no spend: cost and tokens unknown (null)", () => {
+    const row = { durationMs: 1, merge: null, message: null, branch: null, lastCommit: null, costUsd: null, tokens: null, outcome: "complete" as const, iterations: 1 }
+    const draft = sweepNotice({ ending: "complete", rows: [{ ...row, changeId: "001-01_a" }, { ...row, changeId: "001-02_b" }] })
+    assert.strictEqual(draft.costUsd, null)
+    assert.strictEqual(draft.tokens, null)
+    assert.strictEqual(noticeLine({ ...draft, tasks: null, time: "t" }), "spool: sweep ended: complete: 2 changes (2 complete)")
   })
 })

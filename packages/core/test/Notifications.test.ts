@@ -39,7 +39,7 @@ const draft = (patch: Partial<NoticeDraft> = {}): NoticeDraft => ({
   outcome: "complete",
   message: "complete: the promise was accepted at iteration 4",
   costUsd: null,
-  tokens: 0,
+  tokens: null,
   branch: null,
   commit: null,
   resumeAt: null,

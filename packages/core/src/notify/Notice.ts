@@ -59,7 +59,8 @@ export interface Notice {
   readonly message: string
   /** Spend of the run so far, as the agent reported it: null when it reported no cost. */
   readonly costUsd: number | null
-  readonly tokens: number
+  /** Tokens of the run so far: null when the agent reported none (neither tokens nor a cost), as `--status` has it. */
+  readonly tokens: number | null
   readonly tasks: { readonly done: number; readonly total: number } | null
   readonly branch: string | null
   /** The newest commit of the run's iterations, when there is one. */
@@ -96,7 +97,12 @@ const stateEvents: Partial<Record<LoopState["status"], NoticeEvent>> = {
   interrupted: "interrupted"
 }
 
-const spendOf = (state: LoopState | null) => ({ costUsd: state?.guards?.costUsd ?? null, tokens: state?.guards?.tokens ?? 0 })
+/** The run's spend; a figure the agent never reported is null, not 0 (the guards count 0 tokens until one is). */
+const spendOf = (state: LoopState | null): Pick<Notice, "costUsd" | "tokens"> => {
+  const guards = state?.guards ?? null
+  if (guards === null) return { costUsd: null, tokens: null }
+  return { costUsd: guards.costUsd, tokens: guards.costUsd === null && guards.tokens === 0 ? null : guards.tokens }
+}
 
 const fromState = (state: LoopState, event: NoticeEvent, commit: string | null): NoticeDraft => {
   const waiting = state.status === "waiting"
@@ -161,7 +167,7 @@ export const noticesOf = (followed: Followed, event: LoopEvent): { readonly foll
 }
 
 const spendWords = (notice: Pick<Notice, "costUsd" | "tokens">) =>
-  [...(notice.costUsd === null ? [] : [`$${notice.costUsd.toFixed(2)}`]), ...(notice.tokens > 0 ? [`${notice.tokens} tokens`] : [])].join(", ")
+  [...(notice.costUsd === null ? [] : [`$${notice.costUsd.toFixed(2)}`]), ...((notice.tokens ?? 0) > 0 ? [`${notice.tokens} tokens`] : [])].join(", ")
 
 /** The one readable line of a notice: `spool: 002-01_add-ralph-loop complete at iteration 4 of 20 ($0.42, tasks 7/7): ...` */
 export const noticeLine = (notice: Omit<Notice, "text" | "content">): string => {
@@ -181,6 +187,7 @@ export const sweepNotice = (report: SweepReport): NoticeDraft => {
   const counts = new Map<string, number>()
   for (const row of report.rows) counts.set(row.outcome, (counts.get(row.outcome) ?? 0) + 1)
   const costs = report.rows.flatMap((row) => (row.costUsd === null ? [] : [row.costUsd]))
+  const tokenCounts = report.rows.flatMap((row) => (row.tokens === null ? [] : [row.tokens]))
   const changes = report.rows.map((row): NoticeSweepRow => ({
     change: row.changeId,
     outcome: row.outcome,
@@ -200,7 +207,7 @@ export const sweepNotice = (report: SweepReport): NoticeDraft => {
     outcome: report.ending,
     message: `${report.ending}: ${n} change${n === 1 ? "" : "s"}${n === 0 ? "" : ` (${[...counts].map(([outcome, k]) => `${k} ${outcome}`).join(", ")})`}`,
     costUsd: costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0),
-    tokens: report.rows.reduce((sum, row) => sum + (row.tokens ?? 0), 0),
+    tokens: tokenCounts.length === 0 ? null : tokenCounts.reduce((a, b) => a + b, 0),
     branch: null,
     commit: null,
     resumeAt: null,
