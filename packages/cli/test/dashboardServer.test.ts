@@ -1,15 +1,15 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { HistoryStore, type IterationRecord, LoopLock, type LoopState, makeRedactor, Workspace } from "@spool/core"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { createHash } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs"
-import { createServer, type IncomingHttpHeaders, request as httpRequest } from "node:http"
+import { createServer, type IncomingHttpHeaders, request as httpRequest, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { DashboardPlan } from "../src/serve/DashboardOptions.js"
-import { serveDashboard } from "../src/serve/DashboardServer.js"
+import { serveDashboard, write } from "../src/serve/DashboardServer.js"
 import { pageCss, pageHtml } from "../src/serve/Page.js"
 import { pageScript } from "../src/serve/PageScript.js"
 import { git, spawnSpool, spool, startSpool, stateDir } from "./support.js"
@@ -369,6 +369,60 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
       )
     } finally {
       taken.close()
+    }
+  })
+})
+
+/** A response on real HTTP whose client reads nothing: a large enough write waits for it. */
+const stalledResponse = async () => {
+  const server = createServer()
+  const responses: Array<ServerResponse> = []
+  server.on("request", (_, response: ServerResponse) => {
+    response.writeHead(200, { "Content-Type": "text/plain" })
+    responses.push(response)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const client = httpRequest({ host: "127.0.0.1", port: (server.address() as AddressInfo).port, path: "/" }, (res) => res.pause())
+  client.on("error", () => {})
+  client.end()
+  while (responses.length === 0) await new Promise((r) => setTimeout(r, 10))
+  const response = responses[0]!
+  const listeners = () => ({ drain: response.listeners("drain"), close: response.listeners("close") })
+  return { response, listeners, client, close: () => server.close() }
+}
+
+/** More than a socket takes at once: the write waits for the client. */
+const LARGE = "x".repeat(32 * 1024 * 1024)
+
+describe("the dashboard's writes to a slow client (real HTTP on 127.0.0.1)", () => {
+  it("leaves no listener on the response when the request is interrupted while a write waits", async () => {
+    const stalled = await stalledResponse()
+    try {
+      const before = stalled.listeners()
+      const fiber = Effect.runFork(write(stalled.response, LARGE))
+      // The write waits: it listens for the drain and the close.
+      expect(stalled.listeners().drain).toHaveLength(before.drain.length + 1)
+      expect(stalled.listeners().close).toHaveLength(before.close.length + 1)
+      await Effect.runPromise(Fiber.interrupt(fiber))
+      expect(stalled.listeners()).toEqual(before)
+    } finally {
+      stalled.client.destroy()
+      stalled.close()
+    }
+  })
+
+  it("leaves no listener on the response when the client goes away while a write waits", async () => {
+    const stalled = await stalledResponse()
+    try {
+      const before = stalled.listeners()
+      const fiber = Effect.runFork(write(stalled.response, LARGE))
+      expect(stalled.listeners().drain).toHaveLength(before.drain.length + 1)
+      stalled.client.destroy()
+      // The close ends the wait.
+      await Effect.runPromise(Fiber.join(fiber))
+      expect(stalled.listeners()).toEqual(before)
+    } finally {
+      stalled.close()
     }
   })
 })

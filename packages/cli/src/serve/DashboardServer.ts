@@ -45,16 +45,24 @@ const send = (response: ServerResponse, head: boolean, status: number, type: str
     response.end(head ? undefined : body)
   })
 
-/** Writes `chunk`, waiting for the client to take what was written before when it is slow. */
-const write = (response: ServerResponse, chunk: string) =>
+/**
+ * Writes `chunk`, waiting for the client to take what was written before when it is slow. Its
+ * listeners go once the wait ends, however it ends: drained, closed, or the request interrupted.
+ */
+export const write = (response: ServerResponse, chunk: string) =>
   Effect.async<void>((resume) => {
     if (response.write(chunk)) return resume(Effect.void)
-    const drained = () => {
+    const unlisten = () => {
+      response.off("drain", drained)
       response.off("close", drained)
+    }
+    const drained = () => {
+      unlisten()
       resume(Effect.void)
     }
     response.once("drain", drained)
     response.once("close", drained)
+    return Effect.sync(unlisten)
   })
 
 /** What a route reads: the repository's loops, or one change's page (none: not a change with loop state). */
