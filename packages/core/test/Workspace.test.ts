@@ -1,10 +1,11 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ChangeId } from "../src/domain/Domain.js"
+import { ChangeId, type LoopState } from "../src/domain/Domain.js"
+import { HistoryStore } from "../src/state/HistoryStore.js"
 import { Workspace } from "../src/state/Workspace.js"
 
 const tree = (files: Record<string, string>) => {
@@ -124,6 +125,37 @@ describe("Workspace: finding .spool/ and resolving changes", () => {
       const dir = yield* withWorkspace(root, (ws) => ws.ensureStateDir(ChangeId.make("002-01_add-ralph-loop")))
       assert.strictEqual(dir, path.join(root, ".spool/.state/ralph/002-01_add-ralph-loop"))
       assert.isTrue(fs.statSync(dir).isDirectory())
+      assert.include(fs.readFileSync(path.join(root, ".spool/.state/.gitignore"), "utf8"), "\n*\n")
+    }))
+
+  it.effect("makes the state directory again, with its .gitignore, when it is removed while spool runs: the next write succeeds", () =>
+    Effect.gen(function*() {
+      const root = standard()
+      const changeId = ChangeId.make("002-01_add-ralph-loop")
+      const state = (iteration: number): LoopState => ({
+        changeId,
+        run: "r1",
+        status: "running",
+        iteration,
+        minIterations: 1,
+        maxIterations: 5,
+        startedAt: "2026-11-22T00:00:00.000Z",
+        updatedAt: "2026-11-22T00:00:01.000Z",
+        pid: 1,
+        stopReason: null,
+        stopMessage: null,
+        resumeAt: null,
+        guards: null
+      })
+      // One workspace for both writes, as one spool process (a sweep, a loop) has.
+      const read = yield* Effect.gen(function*() {
+        const history = yield* HistoryStore
+        yield* history.writeState(changeId, state(1))
+        fs.rmSync(path.join(root, ".spool/.state"), { recursive: true })
+        yield* history.writeState(changeId, state(2))
+        return yield* history.readState(changeId)
+      }).pipe(Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))))
+      assert.strictEqual(read._tag === "Some" ? read.value.iteration : null, 2)
       assert.include(fs.readFileSync(path.join(root, ".spool/.state/.gitignore"), "utf8"), "\n*\n")
     }))
 })

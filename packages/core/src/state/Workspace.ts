@@ -260,10 +260,13 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot
     })
 
   const checked = new Set<string>()
-  /** Makes `dir` inside the root, with the ignore files of `ignored`, once per process. */
+  /**
+   * Makes `dir` inside the root, with the ignore files of `ignored`, once per process; again when
+   * it has gone since (a person cleaned `.spool/.state` while a sweep ran).
+   */
   const ensure = (dir: string, ignored: ReadonlyArray<string>) =>
     Effect.gen(function*() {
-      if (checked.has(dir)) return dir
+      if (checked.has(dir) && (yield* isDirectory(fs, dir))) return dir
       yield* checkInside(dir)
       yield* makeDirectory(dir)
       for (const relative of ignored) yield* ignore(at(relative))
