@@ -149,9 +149,10 @@ describe("the dashboard in a real browser (headless chromium, the built spool, a
     await page.locator("a.back").click()
     await page.locator(`tr[data-change="${alpha}"]`).waitFor()
     expect(await page.locator(`tr[data-change="${alpha}"] td.num`).first().textContent()).toBe(`${LOOK_AT} of 12`)
-    // Let both complete: the sweep ends well and the dashboard with it.
+    // Let both complete: the sweep ends well and the dashboard with it, the page showing how each loop ended.
     for (const id of [alpha, beta]) for (let n = 1; n <= 12; n++) open(id, n)
     expect((await sweep.done).code, sweep.output()).toBe(0)
-    await page.locator(".connection.reconnecting").waitFor()
+    await page.locator(".connection.ended", { hasText: "run ended" }).waitFor()
+    expect(await page.locator("tr[data-change] td:nth-child(2) .badge").evaluateAll((badges) => badges.map((badge) => badge.textContent))).toEqual(["complete", "complete"])
   })
 })

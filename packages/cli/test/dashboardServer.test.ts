@@ -12,7 +12,7 @@ import type { DashboardPlan } from "../src/serve/DashboardOptions.js"
 import { serveDashboard, write } from "../src/serve/DashboardServer.js"
 import { pageCss, pageHtml } from "../src/serve/Page.js"
 import { pageScript } from "../src/serve/PageScript.js"
-import { git, spawnSpool, spool, startSpool, stateDir } from "./support.js"
+import { agentScript, git, spool, startSpool, stateDir } from "./support.js"
 
 const change = "001-01_alpha"
 
@@ -121,19 +121,22 @@ const request = (port: number, path: string, options: { method?: string; headers
     req.end()
   })
 
-/** An open event stream: the events so far, and a wait for one that `test` accepts. */
+/** An open event stream: the events so far, the `end` event's words once sent, and a wait for one that `test` accepts. */
 const eventStream = (port: number, path: string) => {
   const events: Array<unknown> = []
   let buffer = ""
   let ended = false
+  let endEvent: string | null = null
   const req = httpRequest({ host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}` } }, (res) => {
     res.setEncoding("utf8")
     res.on("data", (chunk: string) => {
       buffer += chunk
       for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
-        const data = buffer.slice(0, end).split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6))
+        const lines = buffer.slice(0, end).split("\n")
+        const data = lines.filter((line) => line.startsWith("data: ")).map((line) => line.slice(6))
         buffer = buffer.slice(end + 2)
-        if (data.length > 0) events.push(JSON.parse(data.join("\n")))
+        if (lines.includes("event: end")) endEvent = data.join("\n")
+        else if (data.length > 0) events.push(JSON.parse(data.join("\n")))
       }
     })
     res.on("close", () => (ended = true))
@@ -148,7 +151,7 @@ const eventStream = (port: number, path: string) => {
     }
     throw new Error(`never saw ${what}; events: ${JSON.stringify(events).slice(0, 2000)}`)
   }
-  return { events, until, ended: () => ended, close: () => req.destroy() }
+  return { events, until, ended: () => ended, endEvent: () => endEvent, close: () => req.destroy() }
 }
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
@@ -329,7 +332,7 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     expect((await request(guarded.port, "/api/loops", { headers: { host: "dashboard.example:80" } })).status).toBe(401)
   })
 
-  it("sends a snapshot at once over server-sent events, then another when a state file changes; closing ends the stream", async () => {
+  it("sends a snapshot at once over server-sent events, then another when a state file changes; closing ends the stream, its last word saying the dashboard stopped", async () => {
     const root = repository()
     const { port, scope } = await serve(root)
     const list = eventStream(port, "/events")
@@ -356,6 +359,30 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     await detail.until("the end of the stream", () => detail.ended())
     await list.until("the end of the list's stream", () => list.ended())
+    // Served alone: each stream's last word says the dashboard stopped.
+    expect([detail.endEvent(), list.endEvent()]).toEqual(["dashboard stopped", "dashboard stopped"])
+  })
+
+  it("beside a run, sends each loop's last state as it stops serving, then an end event: a loop that has just ended shows how", async () => {
+    const root = repository()
+    const { port, scope } = await serve(root, { alone: false })
+    const list = eventStream(port, "/events")
+    const detail = eventStream(port, `/events/${change}`)
+    type Loop = { status: string; iteration: number }
+    await detail.until("the first snapshot", () => detail.events.length > 0)
+    await list.until("the list", () => list.events.length > 0)
+    expect((detail.events[0] as { loop: Loop }).loop.status).toBe("running")
+    // The loop's last write, then the end of the run, at once: no poll comes between them.
+    const ending: LoopState = { ...state(3), status: "complete", stopReason: "complete", stopMessage: "the promise was accepted at iteration 3" }
+    writeFileSync(join(stateDir(root, change), "state.json"), JSON.stringify(ending))
+    open.splice(open.indexOf(scope), 1)
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    await detail.until("the end of the stream", () => detail.ended())
+    await list.until("the end of the list's stream", () => list.ended())
+    const last = detail.events.at(-1) as { loop: Loop; stopMessage: string }
+    expect([last.loop.status, last.stopMessage]).toEqual(["complete", "the promise was accepted at iteration 3"])
+    expect((list.events.at(-1) as { loops: Array<Loop> }).loops.map((loop) => loop.status)).toEqual(["complete"])
+    expect([detail.endEvent(), list.endEvent()]).toEqual(["run ended", "run ended"])
   })
 
   it("fails to start, saying so in one line, when its port is in use", async () => {
@@ -484,20 +511,28 @@ describe("spool ralph --serve (the built binary)", () => {
     expect(served.output()).not.toContain("very-secret-token")
   })
 
-  it("beside a loop: serves while it runs and closes with it", async () => {
+  it("beside a loop: serves while it runs, sends how the loop ended as its last state, and closes with it", async () => {
     const root = repository()
-    const child = spawnSpool(
-      ["ralph", "--change", "001-02", "--serve", "--no-commit", "--harness", "command", "--harness-command", `${process.execPath} -e "console.log('<promise>COMPLETE</promise>')"`, "--no-interactive"],
-      { cwd: root }
-    )
-    let out = ""
-    child.stdout.on("data", (d) => (out += d))
-    child.stderr.on("data", (d) => (out += d))
-    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
-    expect(code, out).toBe(0)
-    expect(out.split("\n")[0]).toMatch(/^dashboard: http:\/\/127\.0\.0\.1:\d+\/$/)
-    expect(out).toContain("complete: the promise was accepted at iteration 1")
-    const port = Number(/:(\d+)\//.exec(out)![1])
+    const gate = join(mkdtempSync(join(tmpdir(), "spool-gate-")), "go")
+    const agent = agentScript(`
+import { existsSync } from "node:fs"
+while (!existsSync(${JSON.stringify(gate)})) await new Promise((r) => setTimeout(r, 20))
+console.log("<promise>COMPLETE</promise>")
+`)
+    const served = startSpool(["ralph", "--change", "001-02", "--serve", "--no-commit", "--harness", "command", "--harness-command", agent, "--no-interactive"], root)
+    await served.waitFor("dashboard: ")
+    const port = Number(/:(\d+)\//.exec(served.output())![1])
+    const list = eventStream(port, "/events")
+    type Loops = { loops: Array<{ changeId: string; status: string }> }
+    const statusOf = (event: unknown) => (event as Loops).loops.find((loop) => loop.changeId === "001-02_beta")?.status
+    await list.until("the loop running", () => list.events.some((event) => statusOf(event) === "running"))
+    writeFileSync(gate, "")
+    const { code } = await served.done
+    expect(code, served.output()).toBe(0)
+    expect(served.output().split("\n")[0]).toMatch(/^dashboard: http:\/\/127\.0\.0\.1:\d+\/$/)
+    expect(served.output()).toContain("complete: the promise was accepted at iteration 1")
+    await list.until("the end of the stream", () => list.ended())
+    expect([statusOf(list.events.at(-1)), list.endEvent()]).toEqual(["complete", "run ended"])
     await expect(request(port, "/api/loops")).rejects.toThrow(/ECONNREFUSED/)
   })
 })

@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { HistoryStore, loadDashboardDetail, loadDashboardLoops, Workspace } from "@spool/core"
-import { Duration, Effect, FiberSet, Option, Schedule, Schema, Stream } from "effect"
+import { Deferred, Duration, Effect, FiberSet, Option, Schedule, Schema, Stream } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { logView } from "../Harnesses.js"
@@ -18,6 +18,8 @@ export class DashboardError extends Schema.TaggedError<DashboardError>()("Dashbo
 const POLL = Duration.millis(600)
 /** A comment now and then keeps proxies and browsers from closing a quiet event stream. */
 const KEEP_ALIVE = Duration.seconds(15)
+/** How long spool waits, as it stops serving, for the event streams' last state to reach slow clients. */
+const LAST_WORDS = Duration.seconds(5)
 
 const SECURITY_HEADERS = {
   "Content-Security-Policy":
@@ -79,17 +81,31 @@ const reader = (redact: (text: string) => string) =>
 type Reader = Effect.Effect.Success<ReturnType<typeof reader>>
 type ReadNeeds = Workspace | HistoryStore | FileSystem.FileSystem | Path.Path
 
-/** Server-sent events of `read`: the snapshot at once, then each one that differs from the last, and a keep-alive comment now and then. */
-const events = <A>(read: Effect.Effect<A, never, ReadNeeds>) =>
+/** The end of serving, as the streams tell it: whether spool served alone, and when it stops. */
+interface Ending {
+  readonly alone: boolean
+  readonly stopping: Deferred.Deferred<void>
+}
+
+/**
+ * Server-sent events of `read`: the snapshot at once, then each one that differs from the last, and
+ * a keep-alive comment now and then. Once spool stops serving, the snapshot read then (a loop that
+ * has just ended wrote its ending last), and an `end` event: the page stops reconnecting.
+ */
+const events = <A>(read: Effect.Effect<A, never, ReadNeeds>, ending: Ending) =>
   Stream.merge(
-    Stream.repeatEffectWithSchedule(Effect.map(read, (snapshot) => JSON.stringify(snapshot)), Schedule.spaced(POLL)).pipe(
+    Stream.repeatEffectWithSchedule(read, Schedule.spaced(POLL)).pipe(
+      Stream.interruptWhen(Deferred.await(ending.stopping)),
+      Stream.concat(Stream.fromEffect(read)),
+      Stream.map((snapshot) => JSON.stringify(snapshot)),
       Stream.changes,
       Stream.map((json) => `data: ${json}\n\n`)
     ),
-    Stream.tick(KEEP_ALIVE).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n"))
-  )
+    Stream.tick(KEEP_ALIVE).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n")),
+    { haltStrategy: "left" }
+  ).pipe(Stream.concat(Stream.succeed(`event: end\ndata: ${ending.alone ? "dashboard stopped" : "run ended"}\n\n`)))
 
-const serveEvents = <A>(response: ServerResponse, head: boolean, read: Effect.Effect<A, never, ReadNeeds>) =>
+const serveEvents = <A>(response: ServerResponse, head: boolean, read: Effect.Effect<A, never, ReadNeeds>, ending: Ending) =>
   Effect.gen(function*() {
     response.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": TYPES.events, Connection: "keep-alive", "X-Accel-Buffering": "no" })
     if (head) {
@@ -97,12 +113,13 @@ const serveEvents = <A>(response: ServerResponse, head: boolean, read: Effect.Ef
       return
     }
     yield* write(response, "retry: 2000\n\n")
-    yield* Stream.runForEach(events(read), (chunk) => write(response, chunk))
+    yield* Stream.runForEach(events(read, ending), (chunk) => write(response, chunk))
+    response.end()
   })
 
 const json = (response: ServerResponse, head: boolean, value: unknown) => send(response, head, 200, TYPES.json, JSON.stringify(value))
 
-const serveRoute = (read: Reader, access: Access, route: Route, head: boolean, response: ServerResponse) =>
+const serveRoute = (read: Reader, ending: Ending, access: Access, route: Route, head: boolean, response: ServerResponse) =>
   Effect.gen(function*() {
     switch (route._tag) {
       case "Page":
@@ -114,20 +131,20 @@ const serveRoute = (read: Reader, access: Access, route: Route, head: boolean, r
       case "Loops":
         return yield* json(response, head, yield* read.loops)
       case "LoopsEvents":
-        return yield* serveEvents(response, head, read.loops)
+        return yield* serveEvents(response, head, read.loops, ending)
       case "Loop":
       case "LoopEvents": {
         const detail = yield* read.loop(route.changeId)
         if (Option.isNone(detail)) return yield* send(response, head, 404, TYPES.text, "not found: no loop state for that change\n")
         if (route._tag === "Loop") return yield* json(response, head, detail.value)
         // A change whose state goes away while it is watched: its page says so (null).
-        return yield* serveEvents(response, head, Effect.map(read.loop(route.changeId), Option.getOrNull))
+        return yield* serveEvents(response, head, Effect.map(read.loop(route.changeId), Option.getOrNull), ending)
       }
     }
   })
 
 /** Answers one request: refused as the rules say, or served; a failure of its own is a 500, never a crash. */
-const handle = (read: Reader, access: Access) => (request: IncomingMessage, response: ServerResponse) => {
+const handle = (read: Reader, ending: Ending, access: Access) => (request: IncomingMessage, response: ServerResponse) => {
   const decision = decide({
     method: request.method ?? "GET",
     url: request.url ?? "/",
@@ -143,7 +160,7 @@ const handle = (read: Reader, access: Access) => (request: IncomingMessage, resp
       : {}
     return send(response, head, decision.status, TYPES.text, `${decision.reason}\n`, extra)
   }
-  return serveRoute(read, access, decision.route, decision.head, response).pipe(
+  return serveRoute(read, ending, access, decision.route, decision.head, response).pipe(
     Effect.catchAllDefect(() => response.headersSent ? Effect.sync(() => response.destroy()) : send(response, head, 500, TYPES.text, "the dashboard failed to read the loops\n"))
   )
 }
@@ -169,8 +186,8 @@ const listenError = (plan: DashboardPlan, error: NodeJS.ErrnoException) => {
 
 /**
  * Serves the dashboard as `plan` says while the scope lasts: read-only, from the repository's loop
- * state alone. Closing the scope ends every open event stream and closes the server. Succeeds with
- * the URL once it listens.
+ * state alone. Closing the scope ends every open event stream, each with the loops' last state,
+ * and closes the server. Succeeds with the URL once it listens.
  */
 export const serveDashboard = (plan: DashboardPlan, redact: (text: string) => string) =>
   Effect.gen(function*() {
@@ -194,12 +211,20 @@ export const serveDashboard = (plan: DashboardPlan, redact: (text: string) => st
         })
     )
     // Requests run in fibers of this scope: when it closes, open event streams end with it.
-    const run = yield* FiberSet.makeRuntime<ReadNeeds>()
+    const requests = yield* FiberSet.make()
+    const run = yield* FiberSet.runtime(requests)<ReadNeeds>()
+    const ending: Ending = { alone: plan.alone, stopping: yield* Deferred.make<void>() }
+    // Added after the set, so run before it interrupts the requests: the streams send their last words, for a while at most.
+    yield* Effect.addFinalizer(() =>
+      Deferred.succeed(ending.stopping, undefined).pipe(
+        Effect.zipRight(Effect.interruptible(FiberSet.awaitEmpty(requests)).pipe(Effect.timeout(LAST_WORDS), Effect.ignore))
+      )
+    )
     const access: Access = {
       token: plan.token,
       hosts: plan.loopback ? new Set(["127.0.0.1", "localhost", "[::1]", hostInUrl(plan.host)].map((name) => `${name.toLowerCase()}:${port}`)) : null
     }
-    const respond = handle(read, access)
+    const respond = handle(read, ending, access)
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       const fiber = run(respond(request, response))
       response.on("close", () => fiber.unsafeInterruptAsFork(fiber.id()))

@@ -14,6 +14,7 @@ export const pageScript = String.raw`(function () {
   var connection = document.getElementById("connection");
   var source = null;
   var retry = null;
+  var ended = null;
   var current = { view: null, changeId: null, data: null };
 
   function withToken(url) {
@@ -336,15 +337,22 @@ export const pageScript = String.raw`(function () {
     if (retry) clearTimeout(retry);
     var es = new EventSource(withToken(path));
     source = es;
-    es.onopen = function () { setConnection("live"); };
+    es.onopen = function () { ended = null; setConnection("live"); };
     es.onmessage = function (event) {
       if (source !== es) return;
       setConnection("live");
       onData(JSON.parse(event.data));
     };
+    // spool stopped serving, having sent the loops' last state: it stays shown, and says why.
+    es.addEventListener("end", function (event) {
+      if (source !== es) return;
+      es.close();
+      ended = event.data;
+      setConnection("ended", ended);
+    });
     es.onerror = function () {
       if (source !== es) return;
-      setConnection("reconnecting");
+      setConnection(ended === null ? "reconnecting" : "ended", ended);
       // Closed for good (refused, or not found): look again in a while.
       if (es.readyState === 2) {
         if (onClosed) onClosed();
