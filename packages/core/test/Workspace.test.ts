@@ -4,8 +4,8 @@ import { Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ChangeId, type LoopState } from "../src/domain/Domain.js"
-import { HistoryStore } from "../src/state/HistoryStore.js"
+import { ChangeId } from "../src/domain/Domain.js"
+import { LoopLock } from "../src/state/LoopLock.js"
 import { Workspace } from "../src/state/Workspace.js"
 
 const tree = (files: Record<string, string>) => {
@@ -128,34 +128,33 @@ describe("Workspace: finding .spool/ and resolving changes", () => {
       assert.include(fs.readFileSync(path.join(root, ".spool/.state/.gitignore"), "utf8"), "\n*\n")
     }))
 
-  it.effect("makes the state directory again, with its .gitignore, when it is removed while spool runs: the next write succeeds", () =>
+  it.effect("makes the state directory again, with its .gitignore, when it is removed while spool runs: the next loop's lock is taken there", () =>
     Effect.gen(function*() {
       const root = standard()
       const changeId = ChangeId.make("002-01_add-ralph-loop")
-      const state = (iteration: number): LoopState => ({
-        changeId,
-        run: "r1",
-        status: "running",
-        iteration,
-        minIterations: 1,
-        maxIterations: 5,
-        startedAt: "2026-11-22T00:00:00.000Z",
-        updatedAt: "2026-11-22T00:00:01.000Z",
-        pid: 1,
-        stopReason: null,
-        stopMessage: null,
-        resumeAt: null,
-        guards: null
-      })
-      // One workspace for both writes, as one spool process (a sweep, a loop) has.
-      const read = yield* Effect.gen(function*() {
-        const history = yield* HistoryStore
-        yield* history.writeState(changeId, state(1))
+      const who = { pid: process.pid, host: "here", isAlive: () => false }
+      // One workspace for the whole test, as one spool process (a sweep) has: a loop ran, its state went, the next loop starts.
+      const held = yield* Effect.gen(function*() {
+        const workspace = yield* Workspace
+        yield* workspace.ensureStateDir(changeId)
         fs.rmSync(path.join(root, ".spool/.state"), { recursive: true })
-        yield* history.writeState(changeId, state(2))
-        return yield* history.readState(changeId)
-      }).pipe(Effect.provide(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))))
-      assert.strictEqual(read._tag === "Some" ? read.value.iteration : null, 2)
+        const lock = yield* LoopLock
+        return yield* Effect.scoped(Effect.zipRight(lock.acquire(changeId), Effect.sync(() => fs.existsSync(path.join(workspace.stateDir(changeId), "lock")))))
+      }).pipe(Effect.provide(LoopLock.layer(who).pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))))
+      assert.isTrue(held)
       assert.include(fs.readFileSync(path.join(root, ".spool/.state/.gitignore"), "utf8"), "\n*\n")
+    }))
+
+  it.effect("makes the work directory again, with its .gitignore, when it is removed while spool runs", () =>
+    Effect.gen(function*() {
+      const root = standard()
+      const dir = yield* withWorkspace(root, (ws) =>
+        Effect.gen(function*() {
+          yield* ws.ensureWorkDir
+          fs.rmSync(path.join(root, ".spool/.state"), { recursive: true })
+          return yield* ws.ensureWorkDir
+        }))
+      assert.strictEqual(dir, path.join(root, ".spool/.state"))
+      assert.include(fs.readFileSync(path.join(dir, ".gitignore"), "utf8"), "\n*\n")
     }))
 })
