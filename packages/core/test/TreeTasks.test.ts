@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { currentTask, formatProgress, taskSection } from "../src/prompt/Tasks.js"
+import { currentTask, formatProgress, openTaskCount, taskSection } from "../src/prompt/Tasks.js"
 import { parseOpenSpecTasks } from "../src/tree/OpenSpecTasks.js"
 import { parseSpecKitTasks } from "../src/tree/SpecKitTasks.js"
 import { readTaskList } from "../src/tree/TreeTasks.js"
@@ -97,7 +97,7 @@ describe("spec-kit's tasks.md: ids, parallel markers, stories and phases", () =>
       "### Tests for User Story 1",
       "- [ ] T010 [P] [US1] Contract test in tests/contract/test_auth.py",
       "- [ ] T011 [US1] Implement the service",
-      "- [ ] An item without an id",
+      "- [ ] An item without an id: no task",
       "## Dependencies & Execution Order",
       "- [ ] T099 after the phases: no phase",
       "```bash",
@@ -110,7 +110,6 @@ describe("spec-kit's tasks.md: ids, parallel markers, stories and phases", () =>
       ["T002", "complete", true, null, "Phase 1: Setup"],
       ["T010", "pending", true, "US1", "Phase 3: User Story 1 - Sign in (Priority: P1) 🎯 MVP"],
       ["T011", "pending", false, "US1", "Phase 3: User Story 1 - Sign in (Priority: P1) 🎯 MVP"],
-      ["line 11", "pending", false, null, "Phase 3: User Story 1 - Sign in (Priority: P1) 🎯 MVP"],
       ["T099", "pending", false, null, null]
     ])
     expect(list.tasks[2]!.description).toBe("Contract test in tests/contract/test_auth.py")
@@ -132,23 +131,22 @@ describe("spec-kit's tasks.md: ids, parallel markers, stories and phases", () =>
     ].join("\n"))
   })
 
-  it("reads spec-kit's own template: 34 tasks in six phases, none in its example code block", () => {
+  it("reads spec-kit's own template: 28 tasks in five phases, none in its example code block nor its TXXX placeholders", () => {
     const list = parseSpecKitTasks(read(here, "fixtures", "spec-kit", "tasks-template.md"))
-    expect(list.tasks.length).toBe(34)
+    expect(list.tasks.length).toBe(28)
     expect([...new Set(list.tasks.map((t) => t.phase))]).toEqual([
       "Phase 1: Setup (Shared Infrastructure)",
       "Phase 2: Foundational (Blocking Prerequisites)",
       "Phase 3: User Story 1 - [Title] (Priority: P1) 🎯 MVP",
       "Phase 4: User Story 2 - [Title] (Priority: P2)",
-      "Phase 5: User Story 3 - [Title] (Priority: P3)",
-      "Phase N: Polish & Cross-Cutting Concerns"
+      "Phase 5: User Story 3 - [Title] (Priority: P3)"
     ])
     expect(list.tasks.filter((t) => t.story === "US1").map((t) => t.id)).toEqual(["T010", "T011", "T012", "T013", "T014", "T015", "T016", "T017"])
     expect(list.tasks.find((t) => t.id === "T005")).toMatchObject({ parallel: true, description: "Implement authentication/authorization framework" })
     expect(currentTask(list)?.id).toBe("T001")
   })
 
-  it("reads a real feature's tasks as spec-kit counts them (every - [ ], - [x] and - [X] line)", () => {
+  it("reads a real feature's tasks as spec-kit writes them (every - [ ], - [x] and - [X] line, each with its id)", () => {
     const text = read(trees, "speckit", "10XDEVCLUB+overengineering-tictactoe-speckit", "repo", "specs", "013-configurable-chain-length", "tasks.md")
     const list = parseSpecKitTasks(text)
     expect(list.tasks.length).toBe(text.split("\n").filter((line) => /^- \[[ xX]\] /.test(line)).length)
@@ -156,6 +154,21 @@ describe("spec-kit's tasks.md: ids, parallel markers, stories and phases", () =>
     expect(formatProgress(list)).toBe("0/29 complete")
     expect(list.tasks.map((t) => t.id)).toEqual(Array.from({ length: 29 }, (_, i) => `T${String(i + 1).padStart(3, "0")}`))
     expect(list.tasks.find((t) => t.id === "T016")).toMatchObject({ parallel: true, story: "US3" })
+  })
+
+  it("leaves out the older template's Validation Checklist: 23 tasks of its 29 checkboxes", () => {
+    const text = read(here, "fixtures", "spec-kit", "older-tasks-template.md")
+    const list = parseSpecKitTasks(text)
+    expect(text.split("\n").filter((line) => /^- \[ \] /.test(line)).length).toBe(29)
+    expect(list.tasks.map((t) => t.id)).toEqual(Array.from({ length: 23 }, (_, i) => `T${String(i + 1).padStart(3, "0")}`))
+    expect(list.tasks.some((t) => t.description.includes("All contracts have corresponding tests"))).toBe(false)
+  })
+
+  it("counts a feature made with the older template done once its 32 tasks are, its Validation Checklist unticked", () => {
+    const list = parseSpecKitTasks(read(here, "fixtures", "spec-kit", "done-feature-tasks.md"))
+    expect(formatProgress(list)).toBe("32/32 complete")
+    expect(openTaskCount(list)).toBe(0)
+    expect(currentTask(list)).toBeNull()
   })
 })
 
@@ -169,18 +182,40 @@ describe("spec-kit's task lines, at their edges", () => {
       "see - [ ] T001 a box further in is no task",
       "x- [ ] T002 nor one glued to a word",
       "-  [ ] T003 Two spaces after the dash",
-      "- [ ] Update T12 handling (an id only at the start)",
+      "- [ ] Update T12 handling (an id only at the start: no task)",
       "- [ ] T004  [P] Two spaces before the marker",
       "- [ ] T005 Handle [P] and [US1] in the text",
       "- [ ] T006 [US12] A story of two digits",
       "- [ ] T007 [P][US3] Markers without a space"
     ])).toEqual([
       ["T003", "Two spaces after the dash", null, false, null, 3],
-      ["line 4", "Update T12 handling (an id only at the start)", null, false, null, 4],
       ["T004", "Two spaces before the marker", null, true, null, 5],
       ["T005", "Handle [P] and [US1] in the text", null, false, null, 6],
       ["T006", "A story of two digits", null, false, "US12", 7],
       ["T007", "Markers without a space", null, true, "US3", 8]
+    ])
+  })
+
+  it("takes a checkbox for a task only when it starts with an id: T and digits, a word of its own", () => {
+    expect(brief([
+      "- [ ] T1 One digit",
+      "- [ ] T0042 Four digits",
+      "- [X] T003",
+      "- [ ] T004: After a colon",
+      "- [ ] T12a a letter after the digits",
+      "- [ ] T a T alone",
+      "- [ ] TX1 a letter before the digits",
+      "- [ ] t005 a lower-case t",
+      "- [ ] [T006] an id in brackets",
+      "- [ ] All contracts have corresponding tests",
+      "- [x] Each task specifies exact file path",
+      "- [ ]",
+      "- [ ] 1.1 a numbered item"
+    ])).toEqual([
+      ["T1", "One digit", null, false, null, 1],
+      ["T0042", "Four digits", null, false, null, 2],
+      ["T003", "", null, false, null, 3],
+      ["T004", ": After a colon", null, false, null, 4]
     ])
   })
 
@@ -276,7 +311,8 @@ describe("each tree's tasks read by its format", () => {
     const text = "### Task 1.1: A\n- **Status**: [x] complete\n- [ ] 1.2 B\n- [-] 1.3 C\n"
     expect(readTaskList("spool", text).tasks.map((t) => t.id)).toEqual(["1.1"])
     expect(readTaskList("openspec", text).tasks.map((t) => [t.id, t.status])).toEqual([["1.2", "pending"], ["1.3", "pending"]])
-    expect(readTaskList("speckit", text).tasks.map((t) => t.id)).toEqual(["line 3"])
+    expect(readTaskList("speckit", text).tasks.map((t) => t.id)).toEqual([])
+    expect(readTaskList("speckit", "- [ ] T001 A\n").tasks.map((t) => t.id)).toEqual(["T001"])
   })
 
   it("reads ito's own changes in either of its forms", () => {

@@ -3,6 +3,8 @@ import type { Task, TaskList } from "../prompt/Tasks.js"
 // `- [ ] T012 [P] [US1] Create the model in src/models/user.py`: spec-kit's task line. Only ` `, `x`
 // and `X` are boxes spec-kit writes (`/speckit.implement` counts `- [ ]`, `- [x]`, `- [X]`).
 const TASK_LINE = /^[ \t]*[-*+][ \t]+\[([ xX])\][ \t]+(.*)/s
+// `T012`: spec-kit's tasks command writes every task as `- [ ] [TaskID] [P?] [Story?] Description`;
+// a checkbox without an id (the older template's "Validation Checklist", a gate for the generator) is no task.
 const TASK_ID = /^(T\d+)\b[ \t]*(.*)/s
 const MARKER = /^\[(P|US\d+)\][ \t]*(.*)/s
 // `## Phase 3: User Story 1 - Sign in (Priority: P1)`: the tasks below it are that phase's.
@@ -14,9 +16,9 @@ const FENCE_CLOSE = /^[ \t]*(`{3,}|~{3,})[ \t]*$/
 const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, " ").trim()
 
 /**
- * Parses a spec-kit feature's `tasks.md`: its checkbox lines outside fenced code blocks, each with
- * its id (`T012`), its parallel marker and its user story when it has them, and the phase heading it
- * sits under. Never throws; a line without an id is `line N`.
+ * Parses a spec-kit feature's `tasks.md`: its checkbox lines that start with a task id (`T012`),
+ * outside fenced code blocks, each with its parallel marker and its user story when it has them, and
+ * the phase heading it sits under. Never throws.
  */
 export const parseSpecKitTasks = (text: string | null): TaskList => {
   if (text === null) return { tasks: [] }
@@ -46,9 +48,9 @@ export const parseSpecKitTasks = (text: string | null): TaskList => {
     }
     const box = TASK_LINE.exec(line)
     if (box === null) continue
-    let rest = oneLine(box[2]!)
-    const id = TASK_ID.exec(rest)
-    if (id !== null) rest = id[2]!
+    const id = TASK_ID.exec(oneLine(box[2]!))
+    if (id === null) continue
+    let rest = id[2]!
     let parallel = false
     let story: string | undefined
     for (let marker = MARKER.exec(rest); marker !== null; marker = MARKER.exec(rest)) {
@@ -57,7 +59,7 @@ export const parseSpecKitTasks = (text: string | null): TaskList => {
       rest = marker[2]!
     }
     tasks.push({
-      id: id === null ? `line ${i + 1}` : id[1]!,
+      id: id[1]!,
       description: rest.trim(),
       status: box[1] === " " ? "pending" : "complete",
       line: i + 1,
