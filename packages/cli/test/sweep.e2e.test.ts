@@ -62,6 +62,20 @@ console.log("The work on " + id + " is complete.\\n<promise>COMPLETE</promise>")
     expect(locks(root)).toEqual([])
   })
 
+  it("takes a change without a proposal.md for not ready: not run, the summary says why; exit 0", async () => {
+    const root = repositoryOf({ "001-01_alpha": {} }, { ".spool/changes/001-02_draft/tasks.md": "- [ ] 1.1 write the proposal\n" })
+    const agent = agentScript(`
+console.log("done with " + process.env.SPOOL_CHANGE + "\\n<promise>COMPLETE</promise>")
+`)
+    const result = await spool(["ralph", "--continue-ready", ...harness(agent), "--no-commit", "--no-stream"], { cwd: root })
+    expect([result.code, result.stderr]).toEqual([0, ""])
+    expect(result.stdout).toContain("sweeping 1 ready change: 001-01_alpha\n")
+    expect(result.stdout).toContain("=== sweep: 2 changes: 1 complete, 1 not started ===")
+    expect(row(result.stdout, "001-02_draft").slice(0, 3)).toEqual(["001-02_draft", "not started", "-"])
+    expect(result.stdout).toMatch(/^ {2}001-02_draft: not ready: no proposal\.md$/m)
+    expect(existsSync(stateDir(root, "001-02_draft"))).toBe(false)
+  })
+
   it("runs two loops at once with --max-parallel 2, each in its own worktree, their lines told apart; exit 0", async () => {
     const root = repositoryOf({ "001-01_alpha": {}, "001-02_beta": {} })
     const meet = mkdtempSync(join(tmpdir(), "spool-meet-"))

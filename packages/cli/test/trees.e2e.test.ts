@@ -54,7 +54,7 @@ const loop = async (root: string, changes: string, args: ReadonlyArray<string>, 
 const listJson = async (root: string, ...args: Array<string>) => {
   const listed = await spool(["ralph", "--list", "--json", ...args], { cwd: root })
   expect([listed.code, listed.stderr]).toEqual([0, ""])
-  return JSON.parse(listed.stdout) as Array<{ id: string; state: string; tasks: { done: number; total: number } | null }>
+  return JSON.parse(listed.stdout) as Array<{ id: string; state: string; ready: boolean; why: string | null; tasks: { done: number; total: number } | null }>
 }
 
 describe("an OpenSpec repository (Fission-AI/OpenSpec's own openspec/)", () => {
@@ -193,16 +193,18 @@ describe("a spec-kit repository (specs/ beside .specify/)", () => {
 describe("an ito repository (withakay/ito's own .ito/)", () => {
   const ito = () => copyOf("ito", "withakay+ito")
 
-  it("counts each change's tasks in either of ito's forms, and leaves out the one without a proposal", async () => {
+  it("counts each change's tasks in either of ito's forms, and lists the one without a proposal as not ready", async () => {
     const root = ito()
     const listed = await listJson(root)
     // The status lines and checkboxes each file holds, as ito writes them.
     expect(listed.map((change) => [change.id, change.state, change.tasks])).toEqual([
+      ["000-16_fix-opencode-agents-path", "not-ready", { done: 4, total: 4 }],
       ["016-18_add-archived-list-filter", "complete", { done: 5, total: 5 }],
       ["025-12_narrow-coordination-branch", "complete", { done: 1, total: 1 }],
       ["030-05_managed-file-ownership", "ready", { done: 0, total: 5 }],
       ["2026-04-25-016-17_add-list-archive", "archived", null]
     ])
+    expect(listed[0]).toMatchObject({ ready: false, why: "no proposal.md" })
   })
 
   it("takes ito's validation commands in .ito/config.json as --verify, keeps state in .ito/.state/ralph/ beside ito's own, and completes once a check passes", async () => {

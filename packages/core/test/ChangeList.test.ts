@@ -55,6 +55,7 @@ describe("a change as --list shows it", () => {
   it("is archived, or not ready without a proposal, and a task list with no task says nothing", () => {
     assert.deepInclude(listChange(input({ archived: true, tasks: null })), { ready: false, state: "archived", why: null, tasks: null })
     assert.deepInclude(listChange(input({ hasProposal: false })), { ready: false, state: "not-ready", why: "no proposal.md" })
+    assert.deepInclude(listChange(input({ hasProposal: false, proposal: "spec.md" })), { ready: false, state: "not-ready", why: "no spec.md" })
     assert.strictEqual(listChange(input({ tasks: { total: 0, open: 0 } })).tasks, null)
   })
 

@@ -37,6 +37,8 @@ describe("readiness", () => {
   it("archived changes and changes without a proposal are not ready", () => {
     assert.deepStrictEqual(readiness(change("a", { archived: true })), { _tag: "NotReady", why: "archived" })
     assert.deepStrictEqual(readiness(change("a", { hasProposal: false })), { _tag: "NotReady", why: "no proposal.md" })
+    assert.deepStrictEqual(readiness(change("a", { hasProposal: false, proposal: "spec.md" })), { _tag: "NotReady", why: "no spec.md" })
+    assert.deepStrictEqual(readiness(change("a", { proposal: "spec.md" })), { _tag: "Ready" })
   })
 })
 

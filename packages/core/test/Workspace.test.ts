@@ -119,6 +119,17 @@ describe("Workspace: finding .spool/ and resolving changes", () => {
       assert.deepStrictEqual<ReadonlyArray<string>>(active, ["002-01_add-ralph-loop", "002-02_add-status", "003-01_no-module"])
     }))
 
+  it.effect("lists every change directory sorted, without archive/ or dot-directories, saying which has a proposal", () =>
+    Effect.gen(function*() {
+      const dirs = yield* withWorkspace(standard(), (ws) => ws.changeDirectories)
+      assert.deepStrictEqual(dirs.map((dir) => [dir.id, dir.hasProposal]), [
+        ["002-01_add-ralph-loop", true],
+        ["002-02_add-status", true],
+        ["003-01_no-module", true],
+        ["004-01_draft", false]
+      ])
+    }))
+
   it.effect("creates the state directory with a .gitignore that keeps state out of commits", () =>
     Effect.gen(function*() {
       const root = standard()

@@ -19,24 +19,38 @@ import type { Palette } from "../Colour.js"
 import { Invocation } from "../Invocation.js"
 import { UsageError } from "../UsageError.js"
 
+/**
+ * Every change directory that is not archived, as the sweep and `--list` weigh it: whether it has
+ * its proposal, how its loop stands, its tasks; with its loop's state.
+ */
+export const changeCandidates = Effect.gen(function*() {
+  const workspace = yield* Workspace
+  return yield* Effect.forEach(yield* workspace.changeDirectories, ({ id, hasProposal }) =>
+    Effect.map(loadStatus(id), ({ state, tasks }) => ({
+      candidate: {
+        id,
+        archived: false,
+        hasProposal,
+        proposal: workspace.tree.proposal,
+        loopStatus: state?.status ?? null,
+        tasks: { total: tasks.tasks.length, open: tasks.tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length }
+      } satisfies ChangeCandidate,
+      state
+    })))
+})
+
 /** Every change of the workspace, and who holds each (by its id). */
 const gather = (holderOf: (changeId: string) => ChangeHolder | null) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    const active = yield* Effect.forEach(yield* workspace.activeChanges, (id) =>
-      Effect.map(loadStatus(id), ({ state, tasks }) => {
-        const candidate: ChangeCandidate = {
-          id,
-          archived: false,
-          hasProposal: true,
-          loopStatus: state?.status ?? null,
-          tasks: { total: tasks.tasks.length, open: tasks.tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length }
-        }
-        const lastRun = state === null
-          ? null
-          : { status: state.status, iteration: state.iteration, maxIterations: state.maxIterations, resumeAt: state.resumeAt }
-        return { candidate, lastRun, holder: holderOf(id) }
-      }))
+    const active = (yield* changeCandidates).map(({ candidate, state }) => ({
+      candidate,
+      lastRun: state === null
+        ? null
+        : { status: state.status, iteration: state.iteration, maxIterations: state.maxIterations, resumeAt: state.resumeAt },
+      holder: holderOf(candidate.id)
+    }))
+    // An archived change is not ready whatever it holds: its proposal is not looked for.
     const archived = (yield* workspace.archivedChanges).map((id) => ({
       candidate: { id, archived: true, hasProposal: true, loopStatus: null, tasks: null } satisfies ChangeCandidate,
       lastRun: null,

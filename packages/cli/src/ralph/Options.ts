@@ -230,7 +230,7 @@ export const ralphOptionSpecs = {
     name: "list",
     action: true,
     group: "across machines",
-    description: "print every change and its state (ready, running, complete, archived), then exit; --json for CI"
+    description: "print every change and its state (ready, running, complete, not ready, archived), then exit; --json for CI"
   }),
   failFast: switchOption({
     name: "fail-fast",

@@ -1,11 +1,9 @@
 import {
   branchOf,
-  type ChangeCandidate,
   CheckRunner,
   describeMerge,
   HarnessService,
   HistoryStore,
-  loadStatus,
   LockError,
   LoopEvents,
   LoopLock,
@@ -28,7 +26,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import { TerminalReporter } from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { wholeNumber } from "./GuardOptions.js"
-import { onRemote } from "./List.js"
+import { changeCandidates, onRemote } from "./List.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
 import { type Beside, withDashboard } from "../serve/Dashboard.js"
 import { withNotices } from "./Notify.js"
@@ -69,18 +67,8 @@ const selectionOf = (args: RalphArgs) =>
     return { _tag: "Named", ids: named.map((change) => change.id) } satisfies SweepSelection
   })
 
-/** What the sweep knows of each active change: its loop's state and its tasks, as `--status` reads them. */
-const candidates = Effect.gen(function*() {
-  const workspace = yield* Workspace
-  return yield* Effect.forEach(yield* workspace.activeChanges, (id) =>
-    Effect.map(loadStatus(id), ({ state, tasks }): ChangeCandidate => ({
-      id,
-      archived: false,
-      hasProposal: true,
-      loopStatus: state?.status ?? null,
-      tasks: { total: tasks.tasks.length, open: tasks.tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length }
-    })))
-})
+/** What the sweep knows of each change: its proposal, its loop's state and its tasks, as `--status` reads them. */
+const candidates = Effect.map(changeCandidates, (changes) => changes.map(({ candidate }) => candidate))
 
 /** What a change's last run left, from its state and its records. */
 const factsOf = (changeId: string) =>

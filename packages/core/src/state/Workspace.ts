@@ -61,6 +61,12 @@ export class ChangeError extends Schema.TaggedError<ChangeError>()("ChangeError"
   }
 }
 
+/** A change's directory, and whether it holds the tree's proposal (`proposal.md`, spec-kit's `spec.md`). */
+export interface ChangeDirectory {
+  readonly id: ChangeId
+  readonly hasProposal: boolean
+}
+
 /** A document of the change quoted whole after the proposal. */
 export interface QuotedDocument {
   readonly title: string
@@ -100,6 +106,8 @@ export class Workspace extends Context.Tag("@spool/core/Workspace")<Workspace, {
   readonly tree: TreeShape
   /** The change directories with a proposal, excluding the archive and dot-directories, sorted. */
   readonly activeChanges: Effect.Effect<ReadonlyArray<ChangeId>>
+  /** Every change directory, excluding the archive and dot-directories, sorted, and whether it has its proposal: those without are not active. */
+  readonly changeDirectories: Effect.Effect<ReadonlyArray<ChangeDirectory>>
   /** The archived changes' directories (often named `<date>-<change-id>`), sorted; none for a tree that archives none. */
   readonly archivedChanges: Effect.Effect<ReadonlyArray<string>>
   /** An exact change id or a unique prefix of one. */
@@ -168,11 +176,14 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot
   /** A change's directory name: not the archive, nor a dot-directory. */
   const isChangeDir = (name: string) => path.join(changesDir, name) !== archiveDir && !name.startsWith(".")
 
-  const activeChanges = listDirectories(fs, path, changesDir).pipe(
+  const changeDirectories = listDirectories(fs, path, changesDir).pipe(
     Effect.map((names) => names.filter((name) => isChangeDir(name) && isChangeId(name))),
-    Effect.flatMap((names) => Effect.filter(names, (name) => isFile(fs, path.join(changesDir, name, tree.proposal)))),
-    Effect.map((names) => names.map((name) => ChangeIdSchema.make(name)))
+    Effect.flatMap((names) =>
+      Effect.forEach(names, (name) =>
+        Effect.map(isFile(fs, path.join(changesDir, name, tree.proposal)), (hasProposal): ChangeDirectory => ({ id: ChangeIdSchema.make(name), hasProposal })))
+    )
   )
+  const activeChanges = Effect.map(changeDirectories, (dirs) => dirs.filter((dir) => dir.hasProposal).map((dir) => dir.id))
 
   const archivedChanges = archiveDir === null ? Effect.succeed([]) : listDirectories(fs, path, archiveDir).pipe(
     Effect.map((names) => names.filter((name) => !name.startsWith(".")).sort())
@@ -282,6 +293,7 @@ const make = (fs: FileSystem.FileSystem, path: Path.Path, root: string, realRoot
     spoolDir,
     tree,
     activeChanges,
+    changeDirectories,
     archivedChanges,
     resolveChange,
     stateDir,

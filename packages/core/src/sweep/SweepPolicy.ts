@@ -7,6 +7,8 @@ export interface ChangeCandidate {
   /** Under `changes/archive/`: done and put away. */
   readonly archived: boolean
   readonly hasProposal: boolean
+  /** The tree's proposal document, which a change without one is told to lack (`proposal.md` unless said; spec-kit's `spec.md`). */
+  readonly proposal?: string
   /** How its last loop ended or stands (null: no loop ran on it yet). */
   readonly loopStatus: LoopStatus | null
   /** Its `tasks.md`'s tasks (null: it has none, or none a task list counts). */
@@ -16,7 +18,7 @@ export interface ChangeCandidate {
 export type Readiness =
   | { readonly _tag: "Ready" }
   | { readonly _tag: "Complete"; readonly why: "its loop completed" | "every task is done" }
-  | { readonly _tag: "NotReady"; readonly why: "archived" | "no proposal.md" }
+  | { readonly _tag: "NotReady"; readonly why: "archived" | `no ${string}` }
 
 /**
  * A change is ready when it is active, has a proposal, its own loop has not completed, and its
@@ -27,7 +29,7 @@ export const readiness = (change: ChangeCandidate): Readiness =>
   change.archived
     ? { _tag: "NotReady", why: "archived" }
     : !change.hasProposal
-    ? { _tag: "NotReady", why: "no proposal.md" }
+    ? { _tag: "NotReady", why: `no ${change.proposal ?? "proposal.md"}` }
     : change.loopStatus === "complete"
     ? { _tag: "Complete", why: "its loop completed" }
     : change.tasks !== null && change.tasks.total > 0 && change.tasks.open === 0
