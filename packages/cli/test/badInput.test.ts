@@ -44,6 +44,8 @@ interface Case {
   readonly env?: Record<string, string>
   /** Run outside any spool workspace. */
   readonly outside?: boolean
+  /** Run in a spool workspace that is no git repository. */
+  readonly gitless?: boolean
   /** `args` is the whole command line, not the arguments of `spool ralph`. */
   readonly bare?: boolean
   readonly message: string | RegExp
@@ -125,6 +127,9 @@ const cases: ReadonlyArray<Case> = [
   { name: "--json without --status", args: () => ["--json", "--change", "001-01"], message: "--json goes with --status or --list: spool ralph --list --json", code: 2 },
   { name: "two modes at once", args: () => ["--status", "--clear-context", "--change", "001-01"], message: "use only one of --status, --list, --add-context, --clear-context and --remove at a time", code: 2 },
   { name: "--remove without --worktree", args: () => ["--remove", "--change", "001-01"], message: "--remove goes with --worktree: spool ralph --change <id> --worktree --remove", code: 2 },
+  { name: "--lease-ttl without --remote", args: () => ["go", "--change", "001-01", "--lease-ttl", "30m", ...run], message: "--lease-ttl goes with --remote: spool ralph --change <id> --remote origin --lease-ttl 30m", code: 2 },
+  { name: "--lease-ttl without --remote in a sweep", args: () => ["go", "--continue-ready", "--lease-ttl", "30m", ...run], message: "--lease-ttl goes with --remote: spool ralph --change <id> --remote origin --lease-ttl 30m", code: 2 },
+  { name: "--max-parallel 2 outside a git repository", gitless: true, args: () => ["go", "--continue-ready", "--max-parallel", "2", ...run], message: /^spool: --max-parallel 2 runs each loop in a git worktree of its own, and \S+ is not inside a git repository; run git init and commit, or sweep one change at a time \(--max-parallel 1\)$/, code: 2 },
   { name: "--remove with no worktree", args: () => ["--worktree", "--remove", "--change", "001-01"], message: /^spool: change 001-01_greeting-cli has no worktree at .*\.spool\/\.state\/worktrees\/001-01_greeting-cli; nothing to remove$/, code: 2 },
   { name: "--remove while a loop runs on the change", setup: (r) => writeFileSync(join(changeState(r), "lock"), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-11-22T01:00:00.000Z" })), args: () => ["--worktree", "--remove", "--change", "001-01"], message: `a loop is running on 001-01_greeting-cli (pid ${process.pid}); stop it before removing its worktree`, code: 2 },
   { name: "--worktree on an uncommitted change", setup: (r) => void addChange(r, "001-02_draft"), args: () => ["go", "--change", "001-02", "--worktree", ...run], message: ".spool/changes/001-02_draft/proposal.md is not committed in HEAD, and the worktree is a checkout of it; commit the change first", code: 2 },
@@ -172,9 +177,10 @@ const cases: ReadonlyArray<Case> = [
 
 describe("bad input: one clear line, a failing exit code, nothing written", () => {
   it.each(cases)("$name", async (testCase) => {
-    const root = testCase.outside ? mkdtempSync(join(tmpdir(), "spool-outside-")) : makeWorkspace()
+    const root = testCase.outside ? mkdtempSync(join(tmpdir(), "spool-outside-")) : makeWorkspace({ git: testCase.gitless !== true })
     testCase.setup?.(root)
-    const before = testCase.outside ? "" : git(root, "status", "--porcelain")
+    const withGit = !testCase.outside && !testCase.gitless
+    const before = withGit ? git(root, "status", "--porcelain") : ""
     const files = snapshot(root)
     const outsideBefore = snapshot(outsideDir)
     const result = await spool([...(testCase.bare ? [] : ["ralph"]), ...testCase.args(root)], { cwd: root, ...(testCase.env ? { env: testCase.env } : {}) })
@@ -189,6 +195,13 @@ describe("bad input: one clear line, a failing exit code, nothing written", () =
     expect(result.stdout).toBe("")
     expect(snapshot(root)).toEqual(files)
     expect(snapshot(outsideDir)).toEqual(outsideBefore)
-    if (!testCase.outside) expect(git(root, "status", "--porcelain")).toBe(before)
+    if (withGit) expect(git(root, "status", "--porcelain")).toBe(before)
+  })
+
+  it("takes the settings file's lease-ttl without --remote as the setting of runs with --remote, not as a mistake", async () => {
+    const root = makeWorkspace()
+    settingsFile(root, { ralph: { "lease-ttl": "30m" } })
+    const result = await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })
+    expect([result.code, result.stderr]).toEqual([0, ""])
   })
 })

@@ -5,7 +5,8 @@ import { Clock, Effect, Layer, Option } from "effect"
 import { Outcome } from "../ExitCode.js"
 import { Invocation } from "../Invocation.js"
 import { lockIdentity } from "../Process.js"
-import { type RalphArgs, ralphOptions } from "../ralph/Options.js"
+import { type RalphArgs, ralphOptions, ralphOptionSpecs } from "../ralph/Options.js"
+import { SettingsOrigin } from "../ralph/Settings.js"
 import { runChange } from "../ralph/Run.js"
 import { isSweep, sweep } from "../ralph/Sweep.js"
 import { layoutOf, statusTarget, targetChange } from "../ralph/Targeting.js"
@@ -36,6 +37,10 @@ const done = (answer?: string) =>
 const ralphIn = (input: RalphArgs, location: Location) =>
   Effect.gen(function*() {
     const args = inWorktree(input, location)
+    // As --remove goes with --worktree (below); the settings file's lease-ttl is for its runs with --remote.
+    if ((yield* SettingsOrigin).fromCommandLine.includes(ralphOptionSpecs.leaseTtl.name) && Option.isNone(args.remote)) {
+      return yield* usage("--lease-ttl goes with --remote: spool ralph --change <id> --remote origin --lease-ttl 30m")
+    }
     const dashboard = yield* dashboardPlan(args, isSweep(args))
     if (dashboard?.alone === true) return yield* serveAlone(dashboard)
     if (isSweep(args)) {

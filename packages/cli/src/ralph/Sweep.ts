@@ -2,6 +2,7 @@ import {
   branchOf,
   CheckRunner,
   describeMerge,
+  GitSummary,
   HarnessService,
   HistoryStore,
   LockError,
@@ -23,6 +24,7 @@ import {
 } from "@spool/core"
 import { Path } from "@effect/platform"
 import { Effect, Layer, Option, Ref } from "effect"
+import { gitLayer } from "../Git.js"
 import { TerminalReporter } from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 import { wholeNumber } from "./GuardOptions.js"
@@ -149,6 +151,12 @@ export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
     }
     const selection = yield* selectionOf(args)
     const maxParallel = yield* wholeNumber(specs.maxParallel, args.maxParallel, 1)
+    const root = (yield* Workspace).root
+    if (maxParallel > 1 && !(yield* Effect.map(GitSummary, (git) => git.repository).pipe(Effect.provide(gitLayer(root))))) {
+      return yield* usage(
+        `--max-parallel ${maxParallel} runs each loop in a git worktree of its own, and ${root} is not inside a git repository; run git init and commit, or sweep one change at a time (--max-parallel 1)`
+      )
+    }
     const prepared0 = yield* prepareLoop(args)
     // An agent that cannot start is the sweep's failure, said once, before any change is touched.
     yield* Effect.flatMap(HarnessService, (agent) => agent.preflight).pipe(Effect.provide(prepared0.harness))
