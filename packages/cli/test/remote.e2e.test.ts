@@ -195,6 +195,28 @@ describe("spool ralph --remote", () => {
     expect(remoteHistory(remote.bare)).toHaveLength(3)
   })
 
+  it("--status --remote shows a loop's worktree only in the clone it is in: another clone's is a path on that machine", async () => {
+    const remote = remoteRepo()
+    const first = remote.clone()
+    const ran = await spool(["ralph", "--change", "001-01", "--remote", "origin", "--max-iterations", "1", ...harness(working(0))], { cwd: first })
+    expect(ran.code, ran.stderr).toBe(3)
+    const worktree = join(first, ".spool", ".state", "worktrees", change)
+    expect(remoteState(remote.bare).worktree).toBe(worktree)
+
+    const second = remote.clone()
+    const text = await spool(["ralph", "--status", "--remote", "origin", "--change", "001-01"], { cwd: second })
+    expect([text.code, text.stderr]).toEqual([0, ""])
+    expect(text.stdout).toContain(`branch:    ${branch}`)
+    expect(text.stdout).not.toContain("worktree:")
+    expect(text.stdout).not.toContain(first)
+    const json = await spool(["ralph", "--status", "--json", "--remote", "origin", "--change", "001-01"], { cwd: second })
+    expect(JSON.parse(json.stdout)).toMatchObject({ changeId: change, branch, worktree: null, iteration: 1 })
+
+    // In the clone that ran it, the worktree is its own.
+    const own = await spool(["ralph", "--status", "--json", "--remote", "origin", "--change", "001-01"], { cwd: first })
+    expect(JSON.parse(own.stdout)).toMatchObject({ changeId: change, branch, worktree })
+  })
+
   it("exits 73 and writes nothing while another machine's lease is live", async () => {
     const remote = remoteRepo()
     const lease = pushLease(remote.clone(), change, Date.now() + 3_600_000)

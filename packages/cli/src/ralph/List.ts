@@ -13,8 +13,10 @@ import {
   type TreeShape,
   Workspace
 } from "@spool/core"
-import { GitRemoteHome, GitRemoteSnapshot } from "@spool/git"
-import { Clock, Effect, Layer } from "effect"
+import { GitRemoteHome, GitRemoteSnapshot, GitWorktree } from "@spool/git"
+import { Clock, Effect, Layer, Option } from "effect"
+import { realpathSync } from "node:fs"
+import { sep } from "node:path"
 import type { Palette } from "../Colour.js"
 import { Invocation } from "../Invocation.js"
 import { UsageError } from "../UsageError.js"
@@ -83,9 +85,43 @@ export const requireRemote = (remote: string) =>
     Effect.asVoid
   )
 
-/** The stores of a workspace at `root` laid out as `tree`, for reading a snapshot of the remote as if it were a repository. */
-const storesAt = (root: string, tree: TreeShape) =>
-  Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer).pipe(Layer.provideMerge(Workspace.layer(root, tree.layout)))
+/** Whether `worktree` is the change's worktree in the clone at `root` (or a directory in it), as this clone's loops make it. */
+const isOwnWorktree = (root: string, changeId: string, worktree: string) =>
+  [root, realPathOf(root)].some((base) => {
+    const own = GitWorktree.directoryOf(base, changeId)
+    return worktree === own || worktree.startsWith(own + sep)
+  })
+
+const realPathOf = (path: string) => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+/**
+ * The remote's loop states as this clone at `here` sees them: a worktree another clone recorded is
+ * a path on that clone's machine, not here, and is left out (the work is on the change's branch).
+ */
+const statesSeenFrom = (here: string) =>
+  Layer.effect(
+    HistoryStore,
+    Effect.map(HistoryStore, (store): HistoryStore["Type"] => ({
+      ...store,
+      readState: (changeId) =>
+        Effect.map(store.readState(changeId), (found) =>
+          Option.map(found, ({ worktree, ...state }) =>
+            worktree === undefined || !isOwnWorktree(here, changeId, worktree) ? state : { ...state, worktree }))
+    }))
+  ).pipe(Layer.provide(HistoryStore.layer))
+
+/**
+ * The stores of a workspace at `root` laid out as `tree`, for reading a snapshot of the remote as if
+ * it were a repository, from the clone at `here`.
+ */
+const storesAt = (root: string, tree: TreeShape, here: string) =>
+  Layer.mergeAll(ContextStore.layer, statesSeenFrom(here), ErrorJournal.layer).pipe(Layer.provideMerge(Workspace.layer(root, tree.layout)))
 
 /**
  * Runs `read` against what `remote` holds: every change's branch, state and lease, fetched at once
@@ -98,7 +134,7 @@ export const onRemote = <A, E, R>(remote: string, read: (leases: ReadonlyMap<str
     yield* requireRemote(remote)
     return yield* Effect.acquireUseRelease(
       GitRemoteSnapshot.snapshot({ root: workspace.root, remote, env, tree: workspace.tree }),
-      (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root, workspace.tree))),
+      (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root, workspace.tree, workspace.root))),
       GitRemoteSnapshot.remove
     )
   })
