@@ -4,6 +4,7 @@
 // document there instead of BENCHMARKS.md.
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { dashboardCost } from "./figures/dashboard.mjs"
 import { gitSummary } from "./figures/gitSummary.mjs"
 import { loopOverhead } from "./figures/loop.mjs"
 import { modelRequests } from "./figures/modelRequests.mjs"
@@ -143,6 +144,12 @@ results.remote = await figure(`--remote: per iteration (${settings.remoteIterati
   say(`    ${b.byCommand.map((c) => `${c.label} ${fmtMs(c.median)}`).join("; ")}`)
   say(`    a plain git push of one commit: ${fmtMs(b.plainPushInside)} inside git`)
   say(`    after each commit, to the next iteration's first git command: ${fmtMs(b.window.remote)} with --remote, ${fmtMs(b.window.local)} without; of the difference, the push's commands ${fmtMs(b.span)}, spool's own work around them ${fmtMs(b.around)}`)
+  return r
+})
+
+results.dashboard = template === null ? null : await figure("the dashboard: --serve over 50 loops, pages open", async () => {
+  const r = await dashboardCost({ workspace: smallWorkspace(), template, seconds: quick ? 3 : 10 })
+  for (const x of r.rounds) say(`  ${String(x.pages).padStart(2)} pages open: the server's CPU ${(x.cpuShare * 100).toFixed(1)}% of a core${x.pages === 0 ? "" : `, ${x.eventsPerPagePerSecond.toFixed(1)} events a second to each page`}`)
   return r
 })
 

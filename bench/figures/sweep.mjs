@@ -1,28 +1,15 @@
 // Sweeps: a sweep of ten changes whose agent claims completion at once, per change, next to a lone
 // loop on one change with the same agent, measured in the same rounds; and the peak memory of a
 // sweep of four changes side by side (`--max-parallel 4`) whose agents each print 128 MiB.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { median, program, runWithPeakMemory, timeOnce } from "../lib/measure.mjs"
 import { rootDir } from "../lib/paths.mjs"
-import { clearLoopState, git } from "../lib/repo.mjs"
+import { addChanges, clearLoopState, git } from "../lib/repo.mjs"
 import { harnessCommand, spoolEnv, spoolProgram } from "../lib/spool.mjs"
 
-const IDENTITY = ["-c", "user.name=Bench", "-c", "user.email=bench@example.invalid"]
 const flood = join(rootDir, "bench", "harness", "flood.mjs")
 const echo = ["/bin/echo", "/usr/bin/echo"].find((path) => existsSync(path)) ?? "echo"
-
-/** Adds `count` changes (`009-01_bench-1` ...) with a proposal each, committed. */
-const addChanges = (dir, count, module = "009") => {
-  const ids = Array.from({ length: count }, (_, i) => `${module}-${String(i + 1).padStart(2, "0")}_bench-${i + 1}`)
-  for (const id of ids) {
-    mkdirSync(join(dir, ".spool", "changes", id), { recursive: true })
-    writeFileSync(join(dir, ".spool", "changes", id, "proposal.md"), `# ${id}\n`)
-  }
-  git(dir, ...IDENTITY, "add", "-A")
-  git(dir, ...IDENTITY, "commit", "-qm", `${count} changes to sweep`)
-  return ids
-}
 
 /** Every worktree and branch a sweep left, gone: the next sweep makes them anew. */
 const clearWorktrees = (dir, ids) => {

@@ -1,5 +1,6 @@
 // BENCHMARKS.md from a run's results: the figures with their references and goals, what each
 // measures, by how much a missed goal is missed and what it would take, the machine, how to reproduce.
+import { dashboardRow, dashboardSection } from "./dashboardSection.mjs"
 import { fmtMiB, fmtMs, fmtRate, fmtRatio } from "./measure.mjs"
 
 const GIB = 1024 ** 3
@@ -62,6 +63,8 @@ const figuresTable = (results) => {
   if (r) {
     lines.push(row([`${code("--remote origin")}: what it adds per iteration (its push of the branch, the loop's state and the lease's renewal), ${r.iterations} iterations, remote over git:// on 127.0.0.1`, fmtMs(r.perIteration), `${code("git push")} of one new commit to the same remote`, fmtMs(r.push.median), fmtRatio(r.perIteration / r.push.median), "at most 1.5x", atMost(r.perIteration, r.push.median, 1.5)]))
   } else lines.push(notMeasured("`--remote`: per iteration", failureOf(results, "--remote")))
+  if (results.dashboard) lines.push(dashboardRow(results.dashboard))
+  else lines.push(notMeasured("the dashboard: the server's CPU", failureOf(results, "the dashboard")))
   if (m) {
     const met = m.title === 0 && m.total === m.agent && m.agent === 1 && m.completionDetected
     lines.push(row(["model requests per opencode iteration (a fake model server counts them)", `${m.total} (${m.title} for a title)`, "one agent turn", "1", `${m.total}/1`, "no title request; exactly the agent's own requests", met ? "met" : "missed"]))
@@ -370,6 +373,7 @@ export const renderDocument = (results) => {
     streamingSection(results),
     historySection(results),
     remoteSection(results),
+    dashboardSection(results),
     modelSection(results),
     "## Reproducing",
     "",

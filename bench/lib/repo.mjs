@@ -135,3 +135,16 @@ export const largeRepository = ({ files = 20_000, commits = 2_000 } = {}) => {
   writeFileSync(ready, `${new Date().toISOString()}\n`)
   return { dir, generated: true }
 }
+
+/** Adds `count` changes (`009-01_bench-1` ...) with a proposal each, committed. */
+export const addChanges = (dir, count, module = "009") => {
+  const ids = Array.from({ length: count }, (_, i) => `${module}-${String(i + 1).padStart(2, "0")}_bench-${i + 1}`)
+  for (const id of ids) {
+    mkdirSync(join(dir, ".spool", "changes", id), { recursive: true })
+    writeFileSync(join(dir, ".spool", "changes", id, "proposal.md"), `# ${id}\n`)
+  }
+  git(dir, ...IDENTITY, "add", "-A")
+  git(dir, ...IDENTITY, "commit", "-qm", `${count} changes to sweep`)
+  return ids
+}
+
