@@ -1,6 +1,6 @@
 import { Clock, Effect, Either, Layer, Option, Ref, type Scope } from "effect"
 import type { ChangeId } from "../domain/Domain.js"
-import { withinGrace } from "../loop/Grace.js"
+import { withinGrace } from "../harness/Grace.js"
 import { LockError, LockLostError, type LockOwner, LoopLock } from "../state/LoopLock.js"
 import { Checkpoint } from "./Checkpoint.js"
 import { decideTake, type Lease, type LeaseIdentity, newLease, renewalIntervalMs, renewLease } from "./Lease.js"

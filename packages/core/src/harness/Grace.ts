@@ -1,5 +1,5 @@
 import { Effect, FiberRef, Option } from "effect"
-import { currentGracePeriod } from "../harness/HarnessProcess.js"
+import { currentGracePeriod } from "./HarnessProcess.js"
 
 /**
  * Runs `effect` for at most the grace period a stopping loop has (`currentGracePeriod`: a few
