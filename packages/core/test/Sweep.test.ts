@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Ref, TestClock } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Ref, TestClock } from "effect"
 import type { LoopResult } from "../src/loop/LoopResult.js"
 import { LockError } from "../src/state/LoopLock.js"
 import { type RunFacts, runSweep, type SweepReport, type SweepRunner } from "../src/sweep/Sweep.js"
@@ -60,6 +60,63 @@ describe("runSweep", () => {
       assert.strictEqual(result.rows[2]!.costUsd, 0.5)
       assert.strictEqual(result.ending, "failed")
       assert.deepStrictEqual(reports, [result])
+    }))
+
+  it.effect("records a change whose loop dies with a defect as failed, with its message, and lets the loops beside it complete", () =>
+    Effect.gen(function*() {
+      // b goes on only once the sweep has read a's records after its death: a defect that ended the sweep would interrupt b first.
+      const aRecorded = yield* Deferred.make<void>()
+      const { reports, report } = capture()
+      const result = yield* runSweep(plan(["a", "b", "c"], 2), {
+        runChange: (id) =>
+          id === "a"
+            ? Effect.die(new Error("the agent's output could not be read\nat line 3"))
+            : id === "b"
+            ? Effect.as(Deferred.await(aRecorded), ended("complete"))
+            : Effect.die("not an error"),
+        facts: (id) => Effect.as(id === "a" ? Deferred.succeed(aRecorded, undefined) : Effect.void, facts(id)),
+        merge: null
+      }, report)
+      assert.deepStrictEqual(result.rows.map((row) => [row.changeId, row.outcome, row.message]), [
+        ["a", "failed", "unexpected failure: the agent's output could not be read"],
+        ["b", "complete", "complete: ended"],
+        ["c", "failed", "unexpected failure: not an error"]
+      ])
+      // Its own records count, as a failed change's do.
+      assert.strictEqual(result.rows[0]!.lastCommit, "commit-of-a")
+      assert.strictEqual(result.ending, "failed")
+      assert.deepStrictEqual(reports, [result])
+    }))
+
+  it.effect("a defect is the change's failure even when it looks like another loop's lock", () =>
+    Effect.gen(function*() {
+      const { report } = capture()
+      const result = yield* runSweep(
+        plan(["a", "b"]),
+        runner((id) => Effect.die(id === "a" ? tagged("LockError", "a loop is already running on a") : null)),
+        report
+      )
+      assert.deepStrictEqual(result.rows.map((row) => [row.outcome, row.message, row.lastCommit]), [
+        ["failed", "unexpected failure: a loop is already running on a", "commit-of-a"],
+        ["failed", "unexpected failure: null", "commit-of-b"]
+      ])
+    }))
+
+  it.effect("an interruption inside one change's loop interrupts the whole sweep, as Ctrl-C does", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const ran: Array<string> = []
+      const { reports, report } = capture()
+      const exit = yield* Effect.exit(runSweep(plan(["a", "b", "c"], 2), runner((id) => {
+        ran.push(id)
+        return id === "a"
+          ? Effect.zipRight(Deferred.await(started), Effect.interrupt)
+          : Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)
+      }), report))
+      assert.isTrue(Exit.isInterrupted(exit))
+      assert.deepStrictEqual(ran, ["a", "b"])
+      assert.deepStrictEqual(reports[0]!.rows.map((row) => row.outcome), ["interrupted", "interrupted", "not-started"])
+      assert.strictEqual(reports[0]!.ending, "interrupted")
     }))
 
   it.effect("skips a change another loop holds as busy, and one already complete without running it", () =>
@@ -207,6 +264,24 @@ describe("runSweep", () => {
       )
       assert.deepStrictEqual(result.rows.map((row) => row.merge?.text), ["merged a", "merged b"])
       assert.strictEqual(result.ending, "complete")
+    }))
+
+  it.effect("leaves a change whose merge dies with a defect unmerged, and merges the next", () =>
+    Effect.gen(function*() {
+      const { report } = capture()
+      const result = yield* runSweep(
+        plan(["a", "b"]),
+        runner(
+          () => Effect.succeed(ended("complete")),
+          (id) => (id === "a" ? Effect.die(new Error("git vanished\nmid-merge")) : Effect.succeed({ merged: true, text: `merged ${id}` }))
+        ),
+        report
+      )
+      assert.deepStrictEqual(result.rows.map((row) => row.merge), [
+        { merged: false, text: "not merged: unexpected failure: git vanished" },
+        { merged: true, text: "merged b" }
+      ])
+      assert.strictEqual(result.ending, "not-merged")
     }))
 
   it.effect("says a merge the interruption cut short was not made", () =>

@@ -1,4 +1,4 @@
-import { Clock, Effect, Fiber, Option, Queue, Ref } from "effect"
+import { Cause, Clock, Effect, Either, Exit, Fiber, Option, Queue, Ref } from "effect"
 import type { LoopResult } from "../loop/LoopResult.js"
 import { LockError } from "../state/LoopLock.js"
 import { type Readiness, type SweepEnding, sweepEnding, type SweepOutcome } from "./SweepPolicy.js"
@@ -61,15 +61,25 @@ const merging: MergeNote = { merged: false, text: "merging" }
 
 const noFacts: RunFacts = { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null }
 
-/** A failure of one change's loop, as the sweep records it: busy when another loop holds it. */
-const outcomeOfFailure = (error: LoopFailure | LockError): { readonly outcome: SweepOutcome; readonly message: string } => {
-  const message = error.message !== "" ? error.message.split("\n")[0]! : String(error)
-  return { outcome: error instanceof LockError ? "busy" : "failed", message }
+/** The first line of an error's message, or what it is when it has none. */
+const firstLine = (error: unknown) => {
+  const message = (error as { readonly message?: unknown } | null | undefined)?.message
+  return typeof message === "string" && message !== "" ? message.split("\n")[0]! : String(error)
 }
 
 /**
- * Runs the ready changes of `plan`, up to `concurrency` at once, fail-soft: a change that fails or
- * stops is recorded and the sweep goes on. Completed changes are merged one at a time, in the order
+ * How one change's loop ended other than with a result, as the sweep records it: a failure (busy
+ * when another loop holds the change), or a defect, which is the change's failure too.
+ */
+const outcomeOfCause = <E extends LoopFailure>(cause: Cause.Cause<E | LockError>): { readonly outcome: SweepOutcome; readonly message: string } =>
+  Either.match(Cause.failureOrCause(cause), {
+    onLeft: (error) => ({ outcome: error instanceof LockError ? "busy" : "failed", message: firstLine(error) }),
+    onRight: (defect) => ({ outcome: "failed", message: `unexpected failure: ${firstLine(Cause.squash(defect))}` })
+  })
+
+/**
+ * Runs the ready changes of `plan`, up to `concurrency` at once, fail-soft: a change that fails,
+ * dies with a defect or stops is recorded and the sweep goes on (an interruption ends it all). Completed changes are merged one at a time, in the order
  * they complete, each on top of the ones before. A usage limit a loop gave up on is the account's:
  * no change starts after it. `report` gets the summary when the sweep ends, however it ends
  * (interrupted too: the changes running then are `interrupted`, those not reached `not-started`).
@@ -96,15 +106,17 @@ export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: Swee
         if (yield* Ref.get(limited)) return yield* skipped(changeId, "not-started", "not started: the usage limit met by an earlier change")
         const start = yield* Clock.currentTimeMillis
         yield* Ref.update(startedAt, (all) => new Map([...all, [changeId, start]]))
-        const ended = yield* Effect.either(runner.runChange(changeId))
+        const ended = yield* Effect.exit(runner.runChange(changeId))
+        // Fail-soft for defects too; an interruption (Ctrl-C) is the whole sweep's.
+        if (Exit.isFailure(ended) && Cause.isInterruptedOnly(ended.cause)) return yield* Effect.failCause(Cause.stripFailures(ended.cause))
         const durationMs = (yield* Clock.currentTimeMillis) - start
         const facts = yield* runner.facts(changeId)
-        if (ended._tag === "Left") {
-          const failure = outcomeOfFailure(ended.left)
+        if (Exit.isFailure(ended)) {
+          const failure = outcomeOfCause(ended.cause)
           // A busy change's records are another loop's: its row says only that it was skipped.
           return yield* setRow({ changeId, ...failure, durationMs, merge: null, ...(failure.outcome === "busy" ? noFacts : facts) })
         }
-        const result = ended.right
+        const result = ended.value
         if (result.status === "usage-limit") yield* Ref.set(limited, true)
         yield* setRow({ changeId, outcome: result.status, message: result.message, durationMs, merge: null, ...facts })
         // Without a merger nobody takes from the queue: what waits there is dropped with it.
@@ -117,7 +129,10 @@ export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: Swee
           const next = yield* Queue.take(merges)
           if (Option.isNone(next)) return
           yield* patchRow(next.value, { merge: merging })
-          yield* patchRow(next.value, { merge: yield* merge(next.value) })
+          // A merge that dies leaves its change unmerged, and the merges after it go on.
+          const note = yield* Effect.catchAllDefect(merge(next.value), (defect) =>
+            Effect.succeed<MergeNote>({ merged: false, text: `not merged: unexpected failure: ${firstLine(defect)}` }))
+          yield* patchRow(next.value, { merge: note })
         }
       })
 
