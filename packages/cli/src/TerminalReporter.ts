@@ -42,7 +42,8 @@ export interface Attachment {
  * The one writer of stdout and stderr: live output and summaries on stdout, warnings and errors on
  * stderr. On a terminal, a dim status line (where the loops stand) sits below the agents' output
  * while it is at the start of a line, redrawn in place; piped, the output is the plain lines alone.
- * Each loop attached gets its own reporter; with more than one, their lines begin `[<change>] `.
+ * Each loop attached gets its own reporter; while a sweep runs its loops side by side, their lines
+ * begin `[<change>] `.
  */
 export const makeTerminal = (stdout: Output, stderr: Output, env: Env) => {
   const out = palette(colourEnabled(stdout, env))
@@ -55,16 +56,20 @@ export const makeTerminal = (stdout: Output, stderr: Output, env: Env) => {
   // The width of the status line on screen (0: none). It is erased with spaces, not an escape
   // sequence, so that without colour the output has no escape sequences at all.
   let shown = 0
+  // The changes of the sweep whose loops run side by side, for as long as it runs: a property of
+  // the sweep, not of how many loops run at the moment (null: one loop at a time).
+  let sideBySide: ReadonlyArray<string> | null = null
 
+  /** The short id (`002-01`), or the whole one where another change of the sweep has the same short id. */
   const label = (loop: Attached) =>
-    loops.some((other) => other !== loop && shortId(other.changeId) === shortId(loop.changeId)) ? loop.changeId : shortId(loop.changeId)
-  /** Nothing with one loop, as spool has always written; `[002-01] ` with several. */
-  const prefix = (loop: Attached) => loops.length < 2 ? "" : `[${label(loop)}] `
+    (sideBySide ?? []).some((other) => other !== loop.changeId && shortId(other) === shortId(loop.changeId)) ? loop.changeId : shortId(loop.changeId)
+  /** Nothing for a loop on its own, as spool has always written; `[002-01] ` for every loop of a sweep side by side. */
+  const prefix = (loop: Attached) => sideBySide === null ? "" : `[${label(loop)}] `
 
   const status = (now: number): string | null => {
     const running = loops.filter((loop) => loop.progress !== null)
     if (running.length === 0) return null
-    if (loops.length === 1) return statusLine(running[0]!.progress!, now - running[0]!.startedAt)
+    if (sideBySide === null) return statusLine(running[0]!.progress!, now - running[0]!.startedAt)
     const text = statusLines(running.map((loop) => ({ label: label(loop), progress: loop.progress!, elapsedMs: now - loop.startedAt })))
     return stdout.columns !== undefined && text.length >= stdout.columns ? text.slice(0, Math.max(stdout.columns - 1, 0)) : text
   }
@@ -79,9 +84,9 @@ export const makeTerminal = (stdout: Output, stderr: Output, env: Env) => {
     stdout.write(out.dim(text))
     shown = text.length
   }
-  /** With several loops, a loop's output starts on a line of its own. */
+  /** Side by side, a loop's output starts on a line of its own. */
   const takeLine = (loop: Attached) => {
-    if (loops.length < 2 || atLineStart || lineOwner === loop) return
+    if (sideBySide === null || atLineStart || lineOwner === loop) return
     stdout.write("\n")
     atLineStart = true
   }
@@ -166,6 +171,12 @@ export const makeTerminal = (stdout: Output, stderr: Output, env: Env) => {
     stdoutPalette: out,
     stderrPalette: err,
     attach,
+    /**
+     * For as long as the scope lasts, the loops of `changeIds` run side by side: each loop's lines
+     * begin with its change and the status line names each loop, however many run at the moment.
+     */
+    sideBySide: (changeIds: ReadonlyArray<string>): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(Effect.sync(() => void (sideBySide = changeIds)), () => Effect.sync(() => void (sideBySide = null))),
     /** A loop's reporter for as long as the scope lasts. */
     reporterFor: (changeId: string): Effect.Effect<LoopReporter["Type"], never, Scope.Scope> =>
       Effect.map(

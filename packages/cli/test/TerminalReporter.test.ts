@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { lend } from "@spool/core"
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { colourEnabled } from "../src/Colour.js"
 import { makeTerminal, type Output, statusLine } from "../src/TerminalReporter.js"
 
@@ -103,11 +103,19 @@ describe("the terminal reporter", () => {
 const onScreen = (text: string) => text.replace(/\[spool\][^\r\n]*\r {2,}\r/g, "")
 const utf8 = (text: string) => new TextEncoder().encode(text)
 
-describe("the terminal with several loops", () => {
-  it("tells their lines apart by change, shows them in one status line, and goes on with one when the other closes", () => {
+/** A terminal whose loops of `changeIds` run side by side, as a sweep with `--max-parallel` over 1 has it, until `done`. */
+const sideBySide = (terminal: ReturnType<typeof makeTerminal>, changeIds: ReadonlyArray<string>) => {
+  const scope = Effect.runSync(Scope.make())
+  Effect.runSync(Scope.extend(terminal.sideBySide(changeIds), scope))
+  return { done: () => Effect.runSync(Scope.close(scope, Exit.void)) }
+}
+
+describe("the terminal with loops side by side", () => {
+  it("tells their lines apart by change, shows them in one status line, and goes on so with the one left when the other closes", () => {
     const out = stream(true)
     const err = stream(true)
     const terminal = makeTerminal(out, err, { NO_COLOR: "1" })
+    const sweep = sideBySide(terminal, ["002-01_alpha", "003-01_beta"])
     const alpha = terminal.attach("002-01_alpha")
     const beta = terminal.attach("003-01_beta")
     Effect.runSync(Effect.all([
@@ -123,31 +131,69 @@ describe("the terminal with several loops", () => {
     Effect.runSync(Effect.all([
       beta.service.progress!({ iteration: 3, maxIterations: 5, usage: null }),
       beta.service.line("--- iteration 3"),
-      beta.service.write(lend(utf8("beta alone\n")))
+      beta.service.write(lend(utf8("beta alone\n"))),
+      beta.service.write("and its last words\n"),
+      beta.service.warn("one more thing")
     ]))
     beta.close()
+    sweep.done()
 
     expect(onScreen(out.text())).toBe(
       "[002-01] === spool ralph: iteration 1/20 ===\n[002-01] alpha says\n[002-01] half a line\n" +
-        "[003-01] beta says\n[003-01] and more\n[002-01] , the rest\n--- iteration 3\nbeta alone\n"
+        "[003-01] beta says\n[003-01] and more\n[002-01] , the rest\n" +
+        "[003-01] --- iteration 3\n[003-01] beta alone\n[003-01] and its last words\n"
     )
-    expect(err.text()).toBe("[003-01] warning: something to know\n")
+    expect(err.text()).toBe("[003-01] warning: something to know\n[003-01] warning: one more thing\n")
     // One status line at a time, each erased before anything else is written.
     const statuses = out.text().match(/\[spool\][^\r\n]*/g) ?? []
     expect(statuses.length).toBe((out.text().match(/\[spool\][^\r\n]*\r {2,}\r/g) ?? []).length)
     expect(statuses).toContainEqual(expect.stringMatching(/^\[spool\] 002-01 iteration 1\/20 · \d+ms \| 003-01 iteration 2\/5 · \d+ms · \$0\.42 · 15\.2k tokens$/))
-    // Alone again: the status line of one loop, as ever.
-    expect(statuses).toContainEqual(expect.stringMatching(/^\[spool\] iteration 3\/5 · \d+ms$/))
+    // The one left is still named, as the sweep's loops are.
+    expect(statuses).toContainEqual(expect.stringMatching(/^\[spool\] 003-01 iteration 3\/5 · \d+ms$/))
   })
 
-  it("names loops by their whole change id when the short ids are alike", () => {
+  it("prefixes the first loop's lines before the next one starts, and a later loop's after the others ended", () => {
     const out = stream(false)
     const terminal = makeTerminal(out, stream(false), {})
+    const sweep = sideBySide(terminal, ["001-01_alpha", "001-02_beta", "001-03_gamma"])
+    const alpha = terminal.attach("001-01_alpha")
+    Effect.runSync(alpha.service.line("alpha first"))
+    const beta = terminal.attach("001-02_beta")
+    Effect.runSync(Effect.all([alpha.service.line("alpha beside beta"), beta.service.line("beta beside alpha")]))
+    alpha.close()
+    beta.close()
+    const gamma = terminal.attach("001-03_gamma")
+    Effect.runSync(gamma.service.write("gamma last\n"))
+    gamma.close()
+    sweep.done()
+    expect(out.text()).toBe("[001-01] alpha first\n[001-01] alpha beside beta\n[001-02] beta beside alpha\n[001-03] gamma last\n")
+  })
+
+  it("names loops by their whole change id when the sweep has changes of the same short id, whichever run at the moment", () => {
+    const out = stream(false)
+    const terminal = makeTerminal(out, stream(false), {})
+    const sweep = sideBySide(terminal, ["002-01_alpha", "002-01_beta", "004-02_gamma"])
     const first = terminal.attach("002-01_alpha")
-    const second = terminal.attach("002-01_beta")
     const third = terminal.attach("004-02_gamma")
-    Effect.runSync(Effect.all([first.service.line("one"), second.service.line("two"), third.service.line("three")]))
-    expect(out.text()).toBe("[002-01_alpha] one\n[002-01_beta] two\n[004-02] three\n")
+    Effect.runSync(Effect.all([first.service.line("one"), third.service.line("three")]))
+    first.close()
+    const second = terminal.attach("002-01_beta")
+    Effect.runSync(second.service.line("two"))
+    sweep.done()
+    expect(out.text()).toBe("[002-01_alpha] one\n[004-02] three\n[002-01_beta] two\n")
+  })
+
+  it("prefixes nothing once the sweep is over, nor for loops run one at a time", () => {
+    const out = stream(false)
+    const terminal = makeTerminal(out, stream(false), {})
+    const sweep = sideBySide(terminal, ["001-01_alpha"])
+    sweep.done()
+    const alpha = terminal.attach("001-01_alpha")
+    Effect.runSync(alpha.service.write("alpha\n"))
+    alpha.close()
+    const beta = terminal.attach("001-02_beta")
+    Effect.runSync(beta.service.line("beta"))
+    expect(out.text()).toBe("alpha\nbeta\n")
   })
 })
 

@@ -108,6 +108,39 @@ console.log("met the other loop in " + process.cwd() + "\\n<promise>COMPLETE</pr
     expect(locks(root)).toEqual([])
   })
 
+  it("prefixes every line of a --max-parallel sweep's loops with the change, the last loop's too once the other has ended; exit 0", async () => {
+    const root = repositoryOf({ "001-01_alpha": {}, "001-02_beta": {} })
+    // alpha completes at once; beta goes on only once alpha's work is merged, after alpha's loop has ended.
+    const agent = agentScript(`
+import { existsSync, writeFileSync } from "node:fs"
+const id = process.env.SPOOL_CHANGE
+if (id === "001-02_beta") {
+  console.log("beta waits for alpha")
+  for (let i = 0; !existsSync(${JSON.stringify(root)} + "/001-01_alpha.txt"); i++) {
+    if (i > 6000) { console.error("alpha was never merged"); process.exit(1) }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  console.log("beta goes on alone")
+}
+writeFileSync(id + ".txt", "done\\n")
+console.log(id + " is done\\n<promise>COMPLETE</promise>")
+`)
+    const result = await spool(["ralph", "--continue-ready", "--max-parallel", "2", "--merge", ...harness(agent)], { cwd: root })
+    expect(result.code, result.stdout + result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/^001-01_alpha: merged into main \([0-9a-f]{8}\)$/m)
+    expect(result.stdout).toContain("[001-02] beta goes on alone\n")
+    expect(result.stdout).toContain("[001-02] 001-02_beta is done\n")
+    // The loops' lines, from the first to the last: every one carries its change.
+    const lines = result.stdout.split("\n")
+    const first = lines.findIndex((line) => line.startsWith("=== sweep: 001-01_alpha"))
+    const last = lines.findIndex((line) => line.startsWith("=== sweep: 2 changes"))
+    const loops = lines.slice(first, last).filter((line) =>
+      line !== "" && !/^=== sweep: \S+ \(\d of 2\) ===$/.test(line) && !/^merging spool\//.test(line) && !/^001-0\d_\w+: merged into main/.test(line)
+    )
+    expect(loops.filter((line) => !/^\[001-0[12]\] /.test(line))).toEqual([])
+    expect(loops.filter((line) => line.startsWith("[001-01] ")).length).toBeGreaterThan(0)
+  })
+
   it("skips a change another loop holds as busy, and runs the rest; exit 0", async () => {
     const root = repositoryOf({ "001-01_alpha": {}, "001-02_beta": {} })
     const release = join(mkdtempSync(join(tmpdir(), "spool-release-")), "go")

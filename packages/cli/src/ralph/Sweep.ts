@@ -195,7 +195,10 @@ export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
     const ended = yield* Ref.make<SweepReport | null>(null)
     const printReport = (report: SweepReport) =>
       Effect.zipRight(Ref.set(ended, report), terminal.print(sweepSummary(report, { merge: base }).join("\n")))
-    const swept = runSweep({ changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }, runner, printReport)
+    const plan = { changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }
+    // Loops side by side: every line of theirs carries its change, from the sweep's start to its end.
+    const sideBySide = maxParallel > 1 ? terminal.sideBySide(ready) : Effect.void
+    const swept = Effect.scoped(Effect.zipRight(sideBySide, runSweep(plan, runner, printReport)))
     return yield* beside(withNotices(prepared.notify, swept, Effect.map(Ref.get(ended), (report) => (report === null ? [] : [sweepNotice(report)]))))
   }).pipe(
     // One account: a usage limit one loop meets holds every loop of the sweep.
