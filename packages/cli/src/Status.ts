@@ -7,6 +7,7 @@ import {
   loadAllStatus,
   loadStatus,
   type LoopState,
+  type MergeNote,
   promiseFate,
   type SettingsSource,
   statusJson,
@@ -65,6 +66,14 @@ const statusColour = (p: Palette, status: string) =>
     ? p.yellow(status)
     : p.red(status)
 
+/** A completed loop whose merge was not made says so beside its status: `complete, not merged: conflict in src/app.ts`. */
+const notMerged = (merge: MergeNote | null) => (merge !== null && !merge.merged ? merge.text : null)
+
+const statusWords = (p: Palette, status: string, merge: MergeNote | null) => {
+  const unmerged = notMerged(merge)
+  return unmerged === null ? statusColour(p, status) : p.yellow(`${status}, ${unmerged}`)
+}
+
 export const statusText = (report: StatusReport, p: Palette = palette(false)): string => {
   const lines: Array<string> = [`change:    ${report.changeId}`]
   const { state } = report
@@ -75,7 +84,7 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
       report.abandoned === true
         ? `status:    ${statusColour(p, "abandoned")} (its state says ${state.status}, but no process runs it: pid ${state.pid} was killed, ` +
           `or its machine stopped); go on with spool ralph --change ${report.changeId} --resume, or start it afresh`
-        : `status:    ${statusColour(p, state.status)}`,
+        : `status:    ${statusWords(p, state.status, state.merge ?? null)}`,
       `iteration: ${state.iteration} of at most ${state.maxIterations} (at least ${state.minIterations})`,
       `run:       ${state.run}, started ${state.startedAt}, updated ${state.updatedAt}`
     )
@@ -133,7 +142,7 @@ const spendWords = (spend: StatusRow["spend"]) =>
 export const statusListText = (rows: ReadonlyArray<StatusRow>, p: Palette = palette(false)): string => {
   const cells = rows.map((row) => [
     row.changeId,
-    row.status,
+    notMerged(row.merge) === null ? row.status : `${row.status}, ${notMerged(row.merge)}`,
     row.maxIterations === null ? "-" : `${row.iteration} of ${row.maxIterations}`,
     spendWords(row.spend),
     row.lastOutcome ?? "-",
@@ -146,7 +155,7 @@ export const statusListText = (rows: ReadonlyArray<StatusRow>, p: Palette = pale
     values.map((value, i) => `${colour(i, value)}${i === values.length - 1 ? "" : " ".repeat(widths[i]! - value.length)}`).join("").trimEnd()
   return [
     p.dim(line(header, (_, text) => text)),
-    ...cells.map((values) => line(values, (column, text) => (column === 1 ? statusColour(p, text) : text))),
+    ...cells.map((values, i) => line(values, (column, text) => (column === 1 ? statusWords(p, rows[i]!.status, rows[i]!.merge) : text))),
     p.dim("one change in full: spool ralph --status --change <id>")
   ].join("\n")
 }

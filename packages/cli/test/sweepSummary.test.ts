@@ -47,6 +47,26 @@ describe("the sweep's summary", () => {
     ])
   })
 
+  it("counts a completed change left unmerged as not merged in the headline, and says why, a change merged again too", () => {
+    const lines = sweepSummary({
+      ending: "not-merged",
+      rows: [
+        row("001-01_alpha", { merge: { merged: true, text: "merged into main (01234567)" } }),
+        row("001-02_beta", { merge: { merged: false, text: "not merged: conflict in shared.txt" }, message: "complete: the promise was accepted at iteration 3" }),
+        row("001-03_gamma", { outcome: "already-complete", iterations: 0, message: "already complete: its loop completed", merge: { merged: false, text: "not merged: pnpm test failed on the merged tree" } }),
+        row("001-04_delta", { outcome: "already-complete", iterations: 0, message: "already complete: its loop completed", merge: { merged: true, text: "already in main" } })
+      ]
+    }, { merge: "main" })
+    expect(lines[1]).toBe("=== sweep: 4 changes: 1 complete, 2 not merged, 1 already complete ===")
+    expect(lines.slice(-5)).toEqual([
+      "total: 6 iterations, 2 merged into main",
+      "why:",
+      "  001-02_beta: not merged: conflict in shared.txt",
+      "  001-03_gamma: not merged: pnpm test failed on the merged tree",
+      "  001-04_delta: already complete: its loop completed"
+    ])
+  })
+
   it("leaves the merge column out when the sweep merges nothing", () => {
     const lines = sweepSummary({ ending: "complete", rows: [row("001-01_alpha")] }, { merge: null })
     expect(lines[2]).toBe("change        outcome   iterations  duration  spend  branch  last commit")

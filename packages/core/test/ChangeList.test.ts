@@ -8,6 +8,7 @@ const candidate = (overrides: Partial<ChangeCandidate> = {}): ChangeCandidate =>
   hasProposal: true,
   loopStatus: null,
   tasks: { total: 4, open: 3 },
+  merge: null,
   ...overrides
 })
 const input = (overrides: Partial<ChangeCandidate> = {}, extra: Partial<ListInput> = {}): ListInput => ({
@@ -24,6 +25,7 @@ describe("a change as --list shows it", () => {
       ready: true,
       state: "ready",
       why: null,
+      merge: null,
       lastStatus: null,
       iteration: 0,
       maxIterations: null,
@@ -45,6 +47,13 @@ describe("a change as --list shows it", () => {
   it("is complete when its loop completed or every task is done, saying which", () => {
     assert.deepInclude(listChange(input({ loopStatus: "complete" })), { ready: false, state: "complete", why: "its loop completed" })
     assert.deepInclude(listChange(input({ tasks: { total: 2, open: 0 } })), { ready: false, state: "complete", why: "every task is done" })
+  })
+
+  it("is complete and not ready when its loop completed but its merge was not made, saying why, with the merge as it was", () => {
+    const merge = { merged: false, text: "not merged: conflict in shared.txt" }
+    assert.deepInclude(listChange(input({ loopStatus: "complete", merge })), { ready: false, state: "complete", why: "not merged: conflict in shared.txt", merge })
+    const merged = { merged: true, text: "merged into main (0123abcd)" }
+    assert.deepInclude(listChange(input({ loopStatus: "complete", merge: merged })), { ready: false, state: "complete", why: "its loop completed", merge: merged })
   })
 
   it("goes on being ready after a run that stopped short, with when to run it again after a usage limit", () => {

@@ -107,6 +107,26 @@ describe("HistoryStore and ContextStore on disk", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("keeps what became of a merge in the state file, and reads a state file written before it was kept", () => {
+    const { dir, layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      const merge = { merged: false, text: "not merged: conflict in shared.txt" }
+      yield* store.writeState(changeId, { ...state, status: "complete", merge })
+      assert.deepStrictEqual(JSON.parse(fs.readFileSync(path.join(dir, "state.json"), "utf8")).merge, merge)
+      assert.deepStrictEqual(Option.getOrNull(yield* store.readState(changeId))?.merge, merge)
+      // A state file of an earlier spool: no merge field, and none read.
+      const { merge: _merge, ...older } = JSON.parse(fs.readFileSync(path.join(dir, "state.json"), "utf8"))
+      fs.writeFileSync(path.join(dir, "state.json"), JSON.stringify(older))
+      const read = Option.getOrThrow(yield* store.readState(changeId))
+      assert.strictEqual(read.status, "complete")
+      assert.isFalse("merge" in read)
+      // A merge field that is not one is the state file's damage, named as such.
+      fs.writeFileSync(path.join(dir, "state.json"), JSON.stringify({ ...older, merge: { merged: "no" } }))
+      assert.strictEqual((yield* Effect.flip(store.readState(changeId))).reason, "Decode")
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("names the file when the state file is damaged", () => {
     const { dir, layer } = setup()
     return Effect.gen(function*() {

@@ -81,6 +81,7 @@ describe("a change's status", () => {
         resumeAt: null,
         guards: null,
         settings: null,
+        merge: null,
         usage: null,
         tasks: { total: 3, complete: 1, shelved: 1 },
         notifyFailures: [],
@@ -105,6 +106,17 @@ describe("a change's status", () => {
       assert.deepStrictEqual(json.history[0]!.verify, [])
       assert.deepStrictEqual(Object.keys(json.history[0]!), [...Object.keys(record(1)), "verify"])
       // The object is what the schema says it is.
+      assert.deepStrictEqual(Schema.decodeUnknownSync(StatusJson)(JSON.parse(JSON.stringify(json))), json)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("says what became of a run's merge, when a --merge sweep completed it", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, { ...state, status: "complete", merge: { merged: false, text: "not merged: conflict in shared.txt" } })
+      const json = statusJson(yield* loadStatus(changeId))
+      assert.deepInclude(json, { status: "complete", merge: { merged: false, text: "not merged: conflict in shared.txt" } })
       assert.deepStrictEqual(Schema.decodeUnknownSync(StatusJson)(JSON.parse(JSON.stringify(json))), json)
     }).pipe(Effect.provide(layer))
   })
@@ -160,7 +172,7 @@ describe("a change's status", () => {
   it("gives each change's row its status, iteration, the run's spend, its last outcome and its branch", () => {
     const report = { changeId, state, history: [], skipped: 0, tasks: parseTasks(null) }
     assert.deepStrictEqual(statusRow(report), {
-      changeId, status: "running", iteration: 12, maxIterations: 20, spend: null, lastOutcome: null, branch: null
+      changeId, status: "running", iteration: 12, maxIterations: 20, spend: null, lastOutcome: null, branch: null, merge: null
     })
     const guards = {
       maxCostUsd: null, maxTokens: null, maxDurationMs: null, stallIterations: 5, maxConsecutiveFailures: 5, maxLimitWaitMs: 0,
@@ -174,6 +186,9 @@ describe("a change's status", () => {
     assert.deepInclude(statusRow({ ...running, history: history.slice(2) }), { lastOutcome: null })
     assert.deepInclude(statusRow({ ...running, state: { ...running.state, guards: { ...guards, tokens: 7 } } }), { spend: { costUsd: null, tokens: 7 } })
     assert.deepInclude(statusRow({ ...running, state: { ...running.state, guards: { ...guards, costUsd: 0 } } }), { spend: { costUsd: 0, tokens: 0 } })
+    // A run completed in a --merge sweep: what became of its merge.
+    const merge = { merged: false, text: "not merged: conflict in shared.txt" }
+    assert.deepInclude(statusRow({ ...running, state: { ...running.state, status: "complete", merge } }), { status: "complete", merge })
     // Without a state, a history alone: no status, no iteration.
     assert.deepInclude(statusRow({ ...report, state: null, history }), { status: "none", iteration: 0, maxIterations: null, lastOutcome: "complete" })
   })

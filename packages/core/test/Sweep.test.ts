@@ -189,6 +189,66 @@ describe("runSweep", () => {
       assert.strictEqual(result.ending, "not-merged")
     }))
 
+  it.effect("merges again a change completed earlier whose merge was not made, without running its loop", () =>
+    Effect.gen(function*() {
+      const ran: Array<string> = []
+      const merged: Array<string> = []
+      const { report } = capture()
+      const result = yield* runSweep(
+        plan(["a", "b", "c"], 1, { b: { _tag: "Unmerged", why: "not merged: conflict in b.txt" }, c: { _tag: "Unmerged", why: "not merged: conflict in c.txt" } }),
+        runner(
+          (id) => Effect.sync(() => void ran.push(id)).pipe(Effect.as(ended("complete"))),
+          (id) => Effect.sync(() => {
+            merged.push(id)
+            return id === "c" ? { merged: false, text: "not merged: conflict in c.txt" } : { merged: true, text: `merged ${id}` }
+          })
+        ),
+        report
+      )
+      assert.deepStrictEqual(ran, ["a"])
+      assert.deepStrictEqual(merged, ["a", "b", "c"])
+      assert.deepStrictEqual(result.rows[1], {
+        changeId: "b",
+        outcome: "already-complete",
+        message: "already complete: its loop completed",
+        durationMs: 0,
+        merge: { merged: true, text: "merged b" },
+        iterations: 0,
+        costUsd: null,
+        tokens: null,
+        branch: "spool/b",
+        lastCommit: "commit-of-b"
+      })
+      assert.deepStrictEqual(result.rows.map((row) => row.merge?.merged), [true, true, false])
+      // Its merge failing again is what the sweep ends on.
+      assert.strictEqual(result.ending, "not-merged")
+    }))
+
+  it.effect("without merging, lists a change completed earlier whose merge was not made as already complete, saying why", () =>
+    Effect.gen(function*() {
+      const ran: Array<string> = []
+      const { report } = capture()
+      const result = yield* runSweep(
+        plan(["a", "b"], 1, { b: { _tag: "Unmerged", why: "not merged: conflict in b.txt" } }),
+        runner((id) => Effect.sync(() => void ran.push(id)).pipe(Effect.as(ended("complete")))),
+        report
+      )
+      assert.deepStrictEqual(ran, ["a"])
+      assert.deepStrictEqual(result.rows[1], {
+        changeId: "b",
+        outcome: "already-complete",
+        message: "already complete: its loop completed; not merged: conflict in b.txt",
+        durationMs: 0,
+        merge: null,
+        iterations: 0,
+        costUsd: null,
+        tokens: null,
+        branch: null,
+        lastCommit: null
+      })
+      assert.strictEqual(result.ending, "complete")
+    }))
+
   it.effect("starts no change after one gave up on a usage limit", () =>
     Effect.gen(function*() {
       const ran: Array<string> = []

@@ -7,6 +7,7 @@ const change = (id: string, patch: Partial<ChangeCandidate> = {}): ChangeCandida
   hasProposal: true,
   loopStatus: null,
   tasks: null,
+  merge: null,
   ...patch
 })
 
@@ -21,6 +22,20 @@ describe("readiness", () => {
       _tag: "Complete",
       why: "its loop completed"
     })
+  })
+
+  it("a change whose loop completed in a --merge sweep is unmerged until its merge is made, whatever its tasks say", () => {
+    const unmerged = { merged: false, text: "not merged: conflict in shared.txt" }
+    assert.deepStrictEqual(readiness(change("a", { loopStatus: "complete", merge: unmerged, tasks: { total: 2, open: 0 } })), {
+      _tag: "Unmerged",
+      why: "not merged: conflict in shared.txt"
+    })
+    assert.deepStrictEqual(readiness(change("a", { loopStatus: "complete", merge: { merged: true, text: "merged into main (0123abcd)" } })), {
+      _tag: "Complete",
+      why: "its loop completed"
+    })
+    // A merge note of an earlier run says nothing of a loop that has not completed.
+    assert.deepStrictEqual(readiness(change("a", { loopStatus: "failed", merge: unmerged })), { _tag: "Ready" })
   })
 
   it("a change every task of which is done is complete; a tasks.md with no task says nothing", () => {

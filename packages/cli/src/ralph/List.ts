@@ -35,7 +35,8 @@ export const changeCandidates = Effect.gen(function*() {
         hasProposal,
         proposal: workspace.tree.proposal,
         loopStatus: state?.status ?? null,
-        tasks: { total: tasks.tasks.length, open: tasks.tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length }
+        tasks: { total: tasks.tasks.length, open: tasks.tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length },
+        merge: state?.merge ?? null
       } satisfies ChangeCandidate,
       state
     })))
@@ -54,7 +55,7 @@ const gather = (holderOf: (changeId: string) => ChangeHolder | null) =>
     }))
     // An archived change is not ready whatever it holds: its proposal is not looked for.
     const archived = (yield* workspace.archivedChanges).map((id) => ({
-      candidate: { id, archived: true, hasProposal: true, loopStatus: null, tasks: null } satisfies ChangeCandidate,
+      candidate: { id, archived: true, hasProposal: true, loopStatus: null, tasks: null, merge: null } satisfies ChangeCandidate,
       lastRun: null,
       holder: null
     }))
@@ -162,13 +163,16 @@ export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette, chang
   const colour = (state: ListedChange["state"]) =>
     state === "ready" ? p.cyan(state) : state === "complete" ? p.green(state) : state === "running" ? p.yellow(state) : p.dim(state)
   return changes.map((c) => {
+    // A completed change whose merge was not made: `complete, not merged: conflict in src/app.ts`.
+    const unmerged = c.state === "complete" && c.merge !== null && !c.merge.merged ? `complete, ${c.merge.text}` : null
     const details = [
       ...(c.holder === null ? [] : [c.leaseExpiresAt === null ? c.holder : `${c.holder}, lease until ${c.leaseExpiresAt}`]),
-      ...(c.why === null ? [] : [c.why]),
+      ...(c.why === null || unmerged !== null ? [] : [c.why]),
       ...(c.lastStatus === null || c.state === "complete" ? [] : [`last run: ${lastRun(c)} at iteration ${c.iteration}${c.maxIterations === null ? "" : `/${c.maxIterations}`}`]),
       ...(c.tasks === null ? [] : [`tasks ${c.tasks.done}/${c.tasks.total}`]),
       ...(c.resumeAt === null ? [] : [`again after ${c.resumeAt}`])
     ]
-    return `${c.id.padEnd(width)}  ${colour(c.state)}${" ".repeat(9 - c.state.length)}  ${details.join("; ")}`.trimEnd()
+    const state = unmerged === null ? colour(c.state) : p.yellow(unmerged)
+    return `${c.id.padEnd(width)}  ${state}${" ".repeat(Math.max(0, 9 - (unmerged ?? c.state).length))}  ${details.join("; ")}`.trimEnd()
   }).join("\n")
 }

@@ -1,7 +1,5 @@
 import {
-  branchOf,
   CheckRunner,
-  describeMerge,
   GitSummary,
   HarnessService,
   HistoryStore,
@@ -9,7 +7,6 @@ import {
   LoopEvents,
   LoopLock,
   Merges,
-  oneLine,
   type RunFacts,
   runSweep,
   type SweepReport,
@@ -19,8 +16,7 @@ import {
   type SweepSelection,
   UsageLimitGate,
   usageTotals,
-  Workspace,
-  Worktrees
+  Workspace
 } from "@spool/core"
 import { Path } from "@effect/platform"
 import { Effect, Layer, Option, Ref } from "effect"
@@ -34,6 +30,7 @@ import { type Beside, withDashboard } from "../serve/Dashboard.js"
 import { withNotices } from "./Notify.js"
 import { type PreparedLoop, prepareLoop, runPrepared } from "./Run.js"
 import { refuseModuleWithout } from "./Targeting.js"
+import { awaitingMerge, mergeChange, rememberMerge } from "./SweepMerge.js"
 import { sweepSummary } from "./SweepSummary.js"
 
 const usage = (message: string) => new UsageError({ message })
@@ -91,37 +88,6 @@ const factsOf = (changeId: string) =>
     } satisfies RunFacts
   }).pipe(Effect.orElseSucceed((): RunFacts => ({ iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null })))
 
-/** The project's checks on a merged tree, in order: null when they all pass, else the one that failed. */
-const checksPass = (checks: CheckRunner["Type"], prepared: PreparedLoop, changeId: string) => (cwd: string) =>
-  Effect.gen(function*() {
-    for (const command of prepared.options.verify) {
-      const result = yield* checks.run({
-        command,
-        cwd,
-        timeoutMs: prepared.options.verifyTimeoutMs,
-        env: { SPOOL_CHANGE: changeId, SPOOL_MERGE: "1" }
-      })
-      if (!result.passed) return oneLine(command, 80)
-    }
-    return null
-  })
-
-/** Brings a completed change home; its worktree goes once merged (its branch stays). */
-const mergeChange = (prepared: PreparedLoop, base: string) => (changeId: string) =>
-  Effect.gen(function*() {
-    const workspace = yield* Workspace
-    const terminal = yield* TerminalReporter
-    const branch = branchOf(changeId)
-    yield* terminal.print(`merging ${branch} into ${base}${prepared.options.verify.length > 0 ? " and checking the merged tree" : ""}`)
-    const result = yield* (yield* Merges).merge({ root: workspace.root, branch, base, check: checksPass(yield* CheckRunner, prepared, changeId) })
-    if (result._tag === "Merged" || result._tag === "AlreadyMerged") {
-      yield* (yield* Worktrees).remove({ root: workspace.root, changeId }).pipe(Effect.ignore)
-    }
-    const note = { merged: result._tag === "Merged" || result._tag === "AlreadyMerged", text: describeMerge(result, base) }
-    yield* terminal.print(`${changeId}: ${note.text}`)
-    return note
-  }).pipe(Effect.catchAll((error) => Effect.succeed({ merged: false, text: `not merged: ${oneLine(error.message, 160)}` })))
-
 /** Fails as a lock would when another loop already runs on the change, before anything of it is touched. */
 const notBusy = (changeId: string) =>
   Effect.gen(function*() {
@@ -172,11 +138,14 @@ export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
     const changes = sweepChanges(known, selection)
     const terminal = yield* TerminalReporter
     const ready = changes.filter((c) => c.readiness._tag === "Ready").map((c) => c.change.id)
+    const unmerged = args.merge ? changes.filter((c) => c.readiness._tag === "Unmerged").map((c) => c.change.id) : []
     yield* terminal.print(
       changes.length === 0
         ? "no change to sweep: no active change matches"
         : `sweeping ${ready.length} ready change${ready.length === 1 ? "" : "s"}${maxParallel > 1 ? `, ${maxParallel} at a time` : ""}` +
-          `${ready.length === 0 ? "" : `: ${ready.join(", ")}`}${args.merge ? `; each merged into ${base} once complete` : ""}`
+          `${ready.length === 0 ? "" : `: ${ready.join(", ")}`}` +
+          `${unmerged.length === 0 ? "" : `; merging again, complete but not merged: ${unmerged.join(", ")}`}` +
+          `${args.merge ? `; each merged into ${base} once complete` : ""}`
     )
     const started = yield* Ref.make(0)
     const runChange = (changeId: string) =>
@@ -184,7 +153,10 @@ export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
         yield* notBusy(changeId)
         const n = yield* Ref.updateAndGet(started, (k) => k + 1)
         yield* terminal.print(`=== sweep: ${changeId} (${n} of ${ready.length}) ===`)
-        return yield* runPrepared({ ...prepared, merged: args.merge }, yield* workspace.resolveChange(changeId))
+        const result = yield* runPrepared({ ...prepared, merged: args.merge }, yield* workspace.resolveChange(changeId))
+        // Not merged until its merge is made: a sweep that ends first leaves that said, for the next to merge it.
+        if (base !== null && result.status === "complete") yield* rememberMerge(changeId, awaitingMerge)
+        return result
       })
     const runner: SweepRunner<Effect.Effect.Error<ReturnType<typeof runChange>>, SweepNeeds> = {
       runChange,

@@ -20,6 +20,9 @@ const outcomeWords: Record<SweepRow["outcome"], string> = {
   "not-started": "not started"
 }
 
+/** A change whose merge was asked for and not made: the headline counts it so, whatever its loop's outcome. */
+const notMerged = (row: SweepRow) => row.merge !== null && !row.merge.merged
+
 const ran = (row: SweepRow) => row.outcome !== "busy" && row.outcome !== "already-complete" && row.outcome !== "not-started"
 
 /** Columns padded to their widest cell; the last one is not padded. */
@@ -30,7 +33,7 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
 
 /**
  * The sweep's summary: a line a change (outcome, iterations, duration, spend, branch, last commit,
- * merge), the totals, and why each change that did not complete ended so.
+ * merge), the totals, and why each change that did not complete (or was not merged) ended so.
  */
 export const sweepSummary = (report: SweepReport, options: { readonly merge: string | null }): Array<string> => {
   const header = ["change", "outcome", "iterations", "duration", "spend", "branch", "last commit", ...(options.merge === null ? [] : ["merge"])]
@@ -45,14 +48,17 @@ export const sweepSummary = (report: SweepReport, options: { readonly merge: str
     ...(options.merge === null ? [] : [row.merge?.text ?? "-"])
   ])
   const counts = new Map<string, number>()
-  for (const row of report.rows) counts.set(outcomeWords[row.outcome], (counts.get(outcomeWords[row.outcome]) ?? 0) + 1)
+  for (const row of report.rows) {
+    const words = notMerged(row) ? "not merged" : outcomeWords[row.outcome]
+    counts.set(words, (counts.get(words) ?? 0) + 1)
+  }
   const costs = report.rows.map((row) => row.costUsd).filter((cost): cost is number => cost !== null)
   const tokenCounts = report.rows.map((row) => row.tokens).filter((n): n is number => n !== null)
   const spend = describeSpend(costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0), tokenCounts.length === 0 ? null : tokenCounts.reduce((a, b) => a + b, 0))
   const iterations = report.rows.reduce((n, row) => n + row.iterations, 0)
-  const reasons = report.rows
-    .filter((row) => row.outcome !== "complete" && row.message !== null)
-    .map((row) => `  ${row.changeId}: ${row.message}`)
+  const reasons = report.rows.flatMap((row) =>
+    notMerged(row) ? [`  ${row.changeId}: ${row.merge!.text}`] : row.outcome !== "complete" && row.message !== null ? [`  ${row.changeId}: ${row.message}`] : []
+  )
   const merged = report.rows.filter((row) => row.merge?.merged === true).length
   return [
     "",

@@ -145,6 +145,16 @@ export const SettingsSource = Schema.Struct({
 })
 export type SettingsSource = typeof SettingsSource.Type
 
+/**
+ * What became of bringing a completed change home (`--merge`), in words (`merged into main
+ * (1a2b3c4d)`, `not merged: conflict in src/app.ts`), and whether the work is home.
+ */
+export const MergeNote = Schema.Struct({
+  merged: Schema.Boolean,
+  text: Schema.String
+})
+export type MergeNote = typeof MergeNote.Type
+
 /** The small state file of the current (or last) run of a change. */
 export const LoopState = Schema.Struct({
   changeId: Schema.String,
@@ -173,7 +183,9 @@ export const LoopState = Schema.Struct({
   /** The fingerprint of each failure of the current streak, newest last, so that a resumed run goes on counting it. */
   failureStreak: Schema.optionalWith(Schema.Array(Schema.NullOr(Schema.String)), { exact: true }),
   /** Where the run's settings came from (the settings file, the command line). */
-  settings: Schema.optionalWith(SettingsSource, { exact: true })
+  settings: Schema.optionalWith(SettingsSource, { exact: true }),
+  /** A run completed in a `--merge` sweep: what became of its merge (not merged until it is made); absent otherwise. */
+  merge: Schema.optionalWith(MergeNote, { exact: true })
 })
 export type LoopState = typeof LoopState.Type
 

@@ -9,6 +9,7 @@ import {
   IterationRecord,
   type LoopState,
   LoopStatus,
+  MergeNote,
   SettingsSource,
   StopReason
 } from "../domain/Domain.js"
@@ -103,6 +104,8 @@ export interface StatusRow {
   readonly lastOutcome: IterationOutcome | null
   /** With `--worktree`, the branch the run commits to. */
   readonly branch: string | null
+  /** A run completed in a `--merge` sweep: what became of its merge; null otherwise. */
+  readonly merge: MergeNote | null
 }
 
 export const statusRow = (report: StatusReport): StatusRow => {
@@ -118,7 +121,8 @@ export const statusRow = (report: StatusReport): StatusRow => {
     maxIterations: state?.maxIterations ?? null,
     spend: reported ? { costUsd: guards.costUsd, tokens: guards.tokens } : null,
     lastOutcome: last?.outcome ?? null,
-    branch: state?.branch ?? null
+    branch: state?.branch ?? null,
+    merge: state?.merge ?? null
   }
 }
 
@@ -162,6 +166,8 @@ export const StatusJson = Schema.Struct({
   resumeAt: Schema.NullOr(Schema.String),
   guards: Schema.NullOr(GuardReport),
   settings: Schema.NullOr(SettingsSource),
+  /** A run completed in a `--merge` sweep: what became of its merge (`merged` false until it is made); null otherwise. */
+  merge: Schema.NullOr(MergeNote),
   usage: Schema.NullOr(UsageTotals),
   tasks: Schema.Struct({ total: Schema.Int, complete: Schema.Int, shelved: Schema.Int }),
   /** The notices of the current run that could not be told, one line each, oldest first. */
@@ -187,6 +193,7 @@ export const statusJson = (report: StatusReport): StatusJson => ({
   resumeAt: report.state?.resumeAt ?? null,
   guards: report.state?.guards ?? null,
   settings: report.state?.settings ?? null,
+  merge: report.state?.merge ?? null,
   usage: usageTotals(report.history),
   tasks: {
     total: report.tasks.tasks.length,

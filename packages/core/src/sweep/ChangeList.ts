@@ -1,4 +1,4 @@
-import type { LoopStatus } from "../domain/Domain.js"
+import type { LoopStatus, MergeNote } from "../domain/Domain.js"
 import { type ChangeCandidate, readiness } from "./SweepPolicy.js"
 
 /** Who works on a change now: a live loop's lock on this machine, or a live lease on the remote. */
@@ -25,8 +25,10 @@ export interface ListedChange {
   readonly id: string
   readonly ready: boolean
   readonly state: "ready" | "running" | "complete" | "archived" | "not-ready"
-  /** Why it is complete or not ready; null otherwise. */
+  /** Why it is complete (`not merged: ...` when its work is not home) or not ready; null otherwise. */
   readonly why: string | null
+  /** What became of its last run's merge in a `--merge` sweep; null when none was asked for. */
+  readonly merge: MergeNote | null
   /** How its last run ended or stands; null when none ran. */
   readonly lastStatus: LoopStatus | null
   readonly iteration: number
@@ -45,7 +47,7 @@ export const listChange = ({ candidate, holder, lastRun }: ListInput): ListedCha
     ? "archived"
     : holder !== null
     ? "running"
-    : ready._tag === "Complete"
+    : ready._tag === "Complete" || ready._tag === "Unmerged"
     ? "complete"
     : ready._tag === "NotReady"
     ? "not-ready"
@@ -55,6 +57,7 @@ export const listChange = ({ candidate, holder, lastRun }: ListInput): ListedCha
     ready: state === "ready",
     state,
     why: state === "complete" || state === "not-ready" ? (ready._tag === "Ready" ? null : ready.why) : null,
+    merge: candidate.merge,
     lastStatus: lastRun?.status ?? null,
     iteration: lastRun?.iteration ?? 0,
     maxIterations: lastRun?.maxIterations ?? null,

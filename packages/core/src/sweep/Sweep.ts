@@ -1,4 +1,5 @@
 import { Cause, Clock, Effect, Either, Exit, Fiber, Option, Queue, Ref } from "effect"
+import type { MergeNote } from "../domain/Domain.js"
 import type { LoopResult } from "../loop/LoopResult.js"
 import { LockError } from "../state/LoopLock.js"
 import { type Readiness, type SweepEnding, sweepEnding, type SweepOutcome } from "./SweepPolicy.js"
@@ -23,11 +24,6 @@ export interface SweepRow extends RunFacts {
   readonly merge: MergeNote | null
 }
 
-/** What became of a completed change's merge, in words, and whether the work is home. */
-export interface MergeNote {
-  readonly merged: boolean
-  readonly text: string
-}
 
 export interface SweepReport {
   readonly rows: ReadonlyArray<SweepRow>
@@ -79,10 +75,12 @@ const outcomeOfCause = <E extends LoopFailure>(cause: Cause.Cause<E | LockError>
 
 /**
  * Runs the ready changes of `plan`, up to `concurrency` at once, fail-soft: a change that fails,
- * dies with a defect or stops is recorded and the sweep goes on (an interruption ends it all). Completed changes are merged one at a time, in the order
- * they complete, each on top of the ones before. A usage limit a loop gave up on is the account's:
- * no change starts after it. `report` gets the summary when the sweep ends, however it ends
- * (interrupted too: the changes running then are `interrupted`, those not reached `not-started`).
+ * dies with a defect or stops is recorded and the sweep goes on (an interruption ends it all).
+ * Completed changes are merged one at a time, in the order they complete, each on top of the ones
+ * before; a change completed earlier whose merge was not made is merged again among them (its loop
+ * is not run again). A usage limit a loop gave up on is the account's: no change starts after it.
+ * `report` gets the summary when the sweep ends, however it ends (interrupted too: the changes
+ * running then are `interrupted`, those not reached `not-started`).
  */
 export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: SweepRunner<E, R>, report: (report: SweepReport) => Effect.Effect<void, never, R>) =>
   Effect.gen(function*() {
@@ -123,6 +121,16 @@ export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: Swee
         if (result.status === "complete") yield* Queue.offer(merges, Option.some(changeId))
       })
 
+    /** A change completed earlier whose merge was not made: merged again beside the others, or (no merging) listed as it stands. */
+    const mergeAgain = (changeId: string, why: string) =>
+      runner.merge === null
+        ? skipped(changeId, "already-complete", `already complete: its loop completed; ${why}`)
+        : Effect.gen(function*() {
+          const { branch, lastCommit } = yield* runner.facts(changeId)
+          yield* setRow({ changeId, outcome: "already-complete", message: "already complete: its loop completed", durationMs: 0, merge: null, ...noFacts, branch, lastCommit })
+          yield* Queue.offer(merges, Option.some(changeId))
+        })
+
     const mergeAll = (merge: (changeId: string) => Effect.Effect<MergeNote, never, R>) =>
       Effect.gen(function*() {
         for (;;) {
@@ -159,6 +167,8 @@ export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: Swee
           ? runOne(id)
           : readiness._tag === "Complete"
           ? skipped(id, "already-complete", `already complete: ${readiness.why}`)
+          : readiness._tag === "Unmerged"
+          ? mergeAgain(id, readiness.why)
           : skipped(id, "not-started", `not ready: ${readiness.why}`), { concurrency: Math.max(1, plan.concurrency) })
       yield* Queue.offer(merges, Option.none())
       if (merger !== null) yield* Fiber.join(merger)

@@ -1,4 +1,4 @@
-import type { LoopStatus } from "../domain/Domain.js"
+import type { LoopStatus, MergeNote } from "../domain/Domain.js"
 import { moduleIdOf } from "../domain/Domain.js"
 
 /** What a sweep knows of a change before it runs: enough to tell whether it is ready. */
@@ -13,17 +13,22 @@ export interface ChangeCandidate {
   readonly loopStatus: LoopStatus | null
   /** Its `tasks.md`'s tasks (null: it has none, or none a task list counts). */
   readonly tasks: { readonly total: number; readonly open: number } | null
+  /** What became of its last run's merge, when a `--merge` sweep completed it (null: none was asked for). */
+  readonly merge: MergeNote | null
 }
 
 export type Readiness =
   | { readonly _tag: "Ready" }
   | { readonly _tag: "Complete"; readonly why: "its loop completed" | "every task is done" }
+  /** Its loop completed in a `--merge` sweep, and the work is not home: a `--merge` sweep tries the merge again. */
+  | { readonly _tag: "Unmerged"; readonly why: string }
   | { readonly _tag: "NotReady"; readonly why: "archived" | `no ${string}` }
 
 /**
  * A change is ready when it is active, has a proposal, its own loop has not completed, and its
  * task list, when it has tasks, still has open ones. A tasks.md with no task in it (a template) says
- * nothing either way.
+ * nothing either way. A completed loop whose merge was not made leaves the change unmerged (why: the
+ * merge's words).
  */
 export const readiness = (change: ChangeCandidate): Readiness =>
   change.archived
@@ -31,7 +36,7 @@ export const readiness = (change: ChangeCandidate): Readiness =>
     : !change.hasProposal
     ? { _tag: "NotReady", why: `no ${change.proposal ?? "proposal.md"}` }
     : change.loopStatus === "complete"
-    ? { _tag: "Complete", why: "its loop completed" }
+    ? change.merge !== null && !change.merge.merged ? { _tag: "Unmerged", why: change.merge.text } : { _tag: "Complete", why: "its loop completed" }
     : change.tasks !== null && change.tasks.total > 0 && change.tasks.open === 0
     ? { _tag: "Complete", why: "every task is done" }
     : { _tag: "Ready" }

@@ -1,0 +1,88 @@
+import {
+  branchOf,
+  CheckRunner,
+  type CheckRun,
+  describeCheck,
+  describeMerge,
+  HistoryStore,
+  makeRedactor,
+  type MergeNote,
+  Merges,
+  oneLine,
+  Workspace,
+  Worktrees
+} from "@spool/core"
+import { Effect, Option, Ref } from "effect"
+import { Invocation } from "../Invocation.js"
+import { TerminalReporter } from "../TerminalReporter.js"
+import { secretEnv } from "./Notify.js"
+import type { PreparedLoop } from "./Run.js"
+
+/** What a change completed in a `--merge` sweep is until its merge is made: a sweep that ends first leaves it so. */
+export const awaitingMerge: MergeNote = { merged: false, text: "not merged: the sweep ended before its merge" }
+
+/**
+ * Keeps what became of a change's merge in its loop's state, so that `--status`, `--list` and the
+ * next `--merge` sweep know it; a state that cannot be written is warned of, the merge stands.
+ */
+export const rememberMerge = (changeId: string, merge: MergeNote) =>
+  Effect.gen(function*() {
+    const history = yield* HistoryStore
+    const id = (yield* (yield* Workspace).resolveChange(changeId)).id
+    const state = Option.getOrNull(yield* history.readState(id))
+    if (state !== null) yield* history.writeState(id, { ...state, merge })
+  }).pipe(
+    Effect.catchAll((error) =>
+      Effect.flatMap(TerminalReporter, (terminal) => Effect.sync(() => terminal.warn(`${changeId}: its state does not say what became of its merge: ${oneLine(error.message, 160)}`)))
+    )
+  )
+
+/** The project's checks on a merged tree, in order: null when they all pass, else the one that failed, kept in `failed`. */
+const checksPass = (checks: CheckRunner["Type"], prepared: PreparedLoop, changeId: string, failed: Ref.Ref<CheckRun | null>) => (cwd: string) =>
+  Effect.gen(function*() {
+    for (const command of prepared.options.verify) {
+      const result = yield* checks.run({
+        command,
+        cwd,
+        timeoutMs: prepared.options.verifyTimeoutMs,
+        env: { SPOOL_CHANGE: changeId, SPOOL_MERGE: "1" }
+      })
+      if (!result.passed) return yield* Ref.set(failed, result).pipe(Effect.as(oneLine(command, 80)))
+    }
+    return null
+  })
+
+/** A check that failed on the merged tree, and what it printed (its head and tail, as the runner keeps them), secrets hidden. */
+const checkOutput = (changeId: string, run: CheckRun, redact: (text: string) => string) => {
+  const output = redact(run.output).trimEnd()
+  const head = `${changeId}: ${oneLine(run.command, 80)} on the merged tree: ${describeCheck(run)}`
+  return output === "" ? `${head}, with no output` : `${head}; its output:\n${output}`
+}
+
+/**
+ * Brings a completed change home; its worktree goes once merged (its branch stays). What became of
+ * it is kept in the change's state; a check that failed on the merged tree shows its output.
+ */
+export const mergeChange = (prepared: PreparedLoop, base: string) => (changeId: string) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const terminal = yield* TerminalReporter
+    const failed = yield* Ref.make<CheckRun | null>(null)
+    const branch = branchOf(changeId)
+    yield* terminal.print(`merging ${branch} into ${base}${prepared.options.verify.length > 0 ? " and checking the merged tree" : ""}`)
+    const result = yield* (yield* Merges).merge({ root: workspace.root, branch, base, check: checksPass(yield* CheckRunner, prepared, changeId, failed) })
+    if (result._tag === "Merged" || result._tag === "AlreadyMerged") {
+      yield* (yield* Worktrees).remove({ root: workspace.root, changeId }).pipe(Effect.ignore)
+    }
+    const note: MergeNote = { merged: result._tag === "Merged" || result._tag === "AlreadyMerged", text: describeMerge(result, base) }
+    yield* terminal.print(`${changeId}: ${note.text}`)
+    const check = yield* Ref.get(failed)
+    if (result._tag === "ChecksFailed" && check !== null) {
+      const invocation = yield* Invocation
+      yield* terminal.print(checkOutput(changeId, check, makeRedactor(secretEnv(invocation.env, prepared.secrets))))
+    }
+    return note
+  }).pipe(
+    Effect.catchAll((error) => Effect.succeed<MergeNote>({ merged: false, text: `not merged: ${oneLine(error.message, 160)}` })),
+    Effect.tap((note) => rememberMerge(changeId, note))
+  )
