@@ -208,16 +208,8 @@ describe("runSweep", () => {
       assert.deepStrictEqual(ran, ["a"])
       assert.deepStrictEqual(merged, ["a", "b", "c"])
       assert.deepStrictEqual(result.rows[1], {
-        changeId: "b",
-        outcome: "already-complete",
-        message: "already complete: its loop completed",
-        durationMs: 0,
-        merge: { merged: true, text: "merged b" },
-        iterations: 0,
-        costUsd: null,
-        tokens: null,
-        branch: "spool/b",
-        lastCommit: "commit-of-b"
+        changeId: "b", outcome: "already-complete", message: "already complete: its loop completed", durationMs: 0,
+        merge: { merged: true, text: "merged b" }, iterations: 0, costUsd: null, tokens: null, branch: "spool/b", lastCommit: "commit-of-b"
       })
       assert.deepStrictEqual(result.rows.map((row) => row.merge?.merged), [true, true, false])
       // Its merge failing again is what the sweep ends on.
@@ -235,16 +227,8 @@ describe("runSweep", () => {
       )
       assert.deepStrictEqual(ran, ["a"])
       assert.deepStrictEqual(result.rows[1], {
-        changeId: "b",
-        outcome: "already-complete",
-        message: "already complete: its loop completed; not merged: conflict in b.txt",
-        durationMs: 0,
-        merge: null,
-        iterations: 0,
-        costUsd: null,
-        tokens: null,
-        branch: null,
-        lastCommit: null
+        changeId: "b", outcome: "already-complete", message: "already complete: its loop completed; not merged: conflict in b.txt", durationMs: 0,
+        merge: null, iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null
       })
       assert.strictEqual(result.ending, "complete")
     }))
