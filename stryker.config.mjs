@@ -14,7 +14,20 @@ const coreTests = (...names) => names.map((name) => `packages/core/test/${name}.
  * The groups whose modules change least, and the small ones, come first, so a run cut short keeps the most.
  */
 export const groups = [
-  { name: "completion", mutate: [core("completion/CompletionJudge"), core("completion/CompletionRule")], tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")] },
+  {
+    name: "completion",
+    mutate: [
+      core("completion/CompletionJudge"),
+      core("completion/LineText"),
+      core("completion/JudgeState"),
+      core("completion/JudgeVerdicts"),
+      core("completion/JudgeLine"),
+      core("completion/JudgeChunk"),
+      core("completion/JudgeBytes"),
+      core("completion/CompletionRule")
+    ],
+    tests: ["packages/core/test/Completion*.test.ts", ...coreTests("fuzz")]
+  },
   // Loops that move between machines: the lease's decisions and its holding, resume and the deadline.
   { name: "lease", mutate: [core("remote/Lease"), core("remote/RemoteLease")], tests: coreTests("Lease") },
   { name: "resume", mutate: [core("loop/Resume"), core("loop/Deadline")], tests: coreTests("Resume", "Deadline") },
