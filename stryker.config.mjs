@@ -76,6 +76,11 @@ export const groups = [
       core("loop/IterationCommit"),
       core("loop/IterationSteps"),
       core("loop/Loop"),
+      core("loop/LoopStart"),
+      core("loop/LoopRun"),
+      core("loop/LoopAttempt"),
+      core("loop/LoopStep"),
+      core("loop/LoopEnding"),
       core("guards/LimitWait"),
       core("prompt/PromptBuilder"),
       core("verify/Verification")

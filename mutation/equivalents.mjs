@@ -184,12 +184,12 @@ export const equivalents = [
     reason: "with no owner's path committed there is no path to name, and the owner's paths kept are all of them" },
   { file: "packages/core/src/loop/Claim.ts", mutator: "StringLiteral", replacement: "\"Stryker was here!\"", line: "${first === null ? \"\" :",
     reason: "tasks.md has open tasks here, so its current (first open) task is never null" },
-  // Loop
-  { file: "packages/core/src/loop/Loop.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "const compactStamp = (ms: number) =>",
+  // The loop (Loop), its run (LoopRun) and its steps (LoopStep)
+  { file: "packages/core/src/loop/LoopRun.ts", mutator: "Regex", replacement: "/\\.\\d+Z/", line: "const compactStamp = (ms: number) =>",
     reason: "an ISO time holds one fraction of a second, just before its final Z, so the first match is the one at the end" },
-  { file: "packages/core/src/loop/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "oneLine(attempt.limit ?? \"usage limit\")",
+  { file: "packages/core/src/loop/LoopStep.ts", mutator: "StringLiteral", replacement: "\"\"", line: "oneLine(attempt.limit ?? \"usage limit\")",
     reason: "a loop gives up on a limit it met, whose record always holds the limit's message as its error, or on another loop's, which it names: the fallback is never taken" },
-  { file: "packages/core/src/loop/Loop.ts", mutator: "ConditionalExpression", replacement: "false", line: "resumed === null || until === null",
+  { file: "packages/core/src/loop/LoopRun.ts", mutator: "ConditionalExpression", replacement: "false", line: "resumed === null || deadlineAt === null",
     reason: "the durations are read only to decide whether an iteration fits before --deadline: without one, a resumed run reads its history once more and never looks at what it read" },
   { file: "packages/core/src/loop/Loop.ts", mutator: "StringLiteral", replacement: "\"\"", line: "Effect.dieMessage(\"the loop ended without a result\")",
     reason: "Effect.iterate only returns once the state is no longer Next, so the check only narrows the type and never dies" },

@@ -1,0 +1,105 @@
+import { Clock, Deferred, Effect, Option, Ref } from "effect"
+import type { HarnessUsage } from "../domain/Domain.js"
+import { addSpend, type GuardStop, spendStop } from "../guards/Guards.js"
+import { type LimitPlan, sleepLong } from "../guards/LimitWait.js"
+import { addUsage } from "../domain/Usage.js"
+import { LoopEvent, LoopEvents } from "../live/LoopEvents.js"
+import { LoopReporter } from "../output/LoopReporter.js"
+import { HistoryStore } from "../state/HistoryStore.js"
+import { LoopLock } from "../state/LoopLock.js"
+import { type IterationResult, type IterationStop, type IterationWatch, runIteration } from "./Iteration.js"
+import { iterationWaits } from "./LimitWaiting.js"
+import type { LoopRun } from "./LoopRun.js"
+
+/** What came of trying to run one iteration. */
+export type Attempt =
+  | { readonly _tag: "Ran"; readonly result: IterationResult }
+  | {
+    readonly _tag: "GaveUp"
+    /** The iterations run: the limit was met by this one, or by another loop before it ran. */
+    readonly iterations: number
+    readonly limit: string | null
+    readonly plan: Extract<LimitPlan, { _tag: "GiveUp" }>
+  }
+  | { readonly _tag: "Capped"; readonly stop: GuardStop }
+
+/** The guards watching one iteration: a spend cap reached by what the agent reports, or the end of --max-duration, stops it. */
+const watchIteration = (run: LoopRun, iteration: number) => Effect.gen(function*() {
+  const reporter = yield* LoopReporter
+  const { options } = run.input
+  const { deadlineAt, maxDurationEnd } = run
+  const reportProgress = (usage: HarnessUsage | null) =>
+    reporter.progress === undefined ? Effect.void : reporter.progress({ iteration, maxIterations: options.maxIterations, usage })
+  const reached = yield* Deferred.make<IterationStop>()
+  const { spend } = yield* Ref.get(run.counters)
+  const usedBefore = yield* Ref.get(run.runUsage)
+  const outOfTime = maxDurationEnd === null
+    ? Effect.never
+    : Effect.flatMap(Clock.currentTimeMillis, (now) => sleepLong(maxDurationEnd - now)).pipe(Effect.as<IterationStop>("max-duration"))
+  const pastDeadline = deadlineAt === null
+    ? Effect.never
+    : Effect.flatMap(Clock.currentTimeMillis, (now) => sleepLong(deadlineAt - now)).pipe(Effect.as<IterationStop>("deadline"))
+  return {
+    onStart: reportProgress(usedBefore),
+    onUsage: (usage) =>
+      Effect.flatMap(run.elapsed, (ms) => {
+        const stop = spendStop(options, addSpend(spend, usage), ms)
+        return Effect.zipRight(
+          reportProgress(addUsage(usedBefore, usage)),
+          stop === null ? Effect.void : Deferred.succeed(reached, stop.reason)
+        )
+      }),
+    stopWhen: Effect.raceAll([Deferred.await(reached), outOfTime, pastDeadline])
+  } satisfies IterationWatch
+})
+
+/** The history the iterations write to: each record appended is published too. */
+const publishingHistory = Effect.gen(function*() {
+  const history = yield* HistoryStore
+  const events = yield* LoopEvents
+  return HistoryStore.of({
+    ...history,
+    append: (changeId, record) =>
+      Effect.zipRight(history.append(changeId, record), events.publish(LoopEvent.IterationRecorded({ changeId, record })))
+  })
+})
+
+/**
+ * Runs iteration `iteration`, waiting out usage limits (its own, and those other loops met) and
+ * running it again as the limit schedule allows. The lock is checked before each run of the agent.
+ */
+export const attemptIteration = (run: LoopRun, iteration: number, notes: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const reporter = yield* LoopReporter
+    const lock = yield* LoopLock
+    const history = yield* publishingHistory
+    const { change, options } = run.input
+    const { deadlineAt, gate, maxDurationEnd, saveState } = run
+    const waitUntil = maxDurationEnd === null ? deadlineAt : deadlineAt === null ? maxDurationEnd : Math.min(maxDurationEnd, deadlineAt)
+    const { waitFor } = yield* iterationWaits({ settings: { maxLimitWaitMs: options.maxLimitWaitMs, deadline: waitUntil }, gate, reporter, saveState })
+    for (;;) {
+      yield* lock.check(change.id)
+      const capped = spendStop(options, (yield* Ref.get(run.counters)).spend, yield* run.elapsed)
+      if (capped !== null) return { _tag: "Capped", stop: capped } satisfies Attempt
+      const held = yield* gate.heldByOthers
+      if (Option.isSome(held)) {
+        const plan = yield* waitFor({ heldUntil: held.value.until })
+        if (plan._tag === "GiveUp") {
+          const limit = `the usage limit the loop on ${held.value.changeId} met`
+          return { _tag: "GaveUp", iterations: iteration - 1, limit, plan } satisfies Attempt
+        }
+        yield* saveState({ status: "running", resumeAt: null })
+        continue
+      }
+      const result = yield* runIteration(run.iterations, iteration, notes, yield* watchIteration(run, iteration)).pipe(
+        Effect.provideService(HistoryStore, history)
+      )
+      const { usage } = result.record
+      yield* Ref.update(run.counters, (c) => ({ ...c, spend: addSpend(c.spend, usage) }))
+      if (usage !== null) yield* Ref.update(run.runUsage, (total) => addUsage(total, usage))
+      if (result.limit === null) return { _tag: "Ran", result } satisfies Attempt
+      const plan = yield* waitFor(result.limit)
+      if (plan._tag === "GiveUp") return { _tag: "GaveUp", iterations: iteration, limit: result.record.error, plan } satisfies Attempt
+      yield* saveState({ status: "running", resumeAt: null })
+    }
+  })

@@ -1,0 +1,157 @@
+import { Clock, Effect, Option, Random, Ref } from "effect"
+import type { HarnessUsage, LoopState } from "../domain/Domain.js"
+import type { GitSnapshot } from "../git/GitSummary.js"
+import { type GuardCounters, guardReport, initialCounters } from "../guards/Guards.js"
+import type { LimitGate } from "../guards/UsageLimitGate.js"
+import { HarnessService } from "../harness/HarnessService.js"
+import { LoopEvent, LoopEvents } from "../live/LoopEvents.js"
+import { LoopReporter } from "../output/LoopReporter.js"
+import { Checkpoint } from "../remote/Checkpoint.js"
+import type { RemoteError } from "../remote/RemoteHome.js"
+import { ErrorJournal } from "../state/ErrorJournal.js"
+import { HistoryStore } from "../state/HistoryStore.js"
+import type { JournalEntry } from "../state/JournalEntry.js"
+import type { LockLostError } from "../state/LoopLock.js"
+import type { StateError } from "../state/StateError.js"
+import type { IterationContext } from "./Iteration.js"
+import type { LoopInputs } from "./LoopInputs.js"
+import type { LoopRequest } from "./LoopRequest.js"
+import type { ResumePlan } from "./Resume.js"
+
+/** What the steps of one run share: its name, its clocks and counters, and how it saves its state. */
+export interface LoopRun {
+  readonly input: LoopRequest
+  readonly runId: string
+  /** The first iteration of this sitting: 1, or one after the last a resumed run recorded. */
+  readonly firstIteration: number
+  /** When the run would have started had it never paused: its time so far counts toward --max-duration. */
+  readonly loopStartedAt: number
+  /** With --max-duration: when the run's time is up (epoch ms); null without one. */
+  readonly maxDurationEnd: number | null
+  /** With --deadline: when the run must have ended (epoch ms); null without one. */
+  readonly deadlineAt: number | null
+  /** The run's time so far, its earlier sittings included. */
+  readonly elapsed: Effect.Effect<number>
+  readonly counters: Ref.Ref<GuardCounters>
+  /** How long the run's iterations took, which say whether another fits before --deadline. */
+  readonly durations: Ref.Ref<ReadonlyArray<number>>
+  /** Everything the harness reported this run, for reporters with a live status line. */
+  readonly runUsage: Ref.Ref<HarnessUsage | null>
+  readonly saveState: (patch: Partial<LoopState>) => Effect.Effect<void, StateError>
+  readonly iterations: IterationContext
+  readonly gate: LimitGate
+  readonly inputs: LoopInputs
+  /** Keeps the work and state beyond this machine (with --remote, a push), where a checkpoint is given. */
+  readonly checkpoint: Effect.Effect<void, LockLostError | RemoteError>
+}
+
+export const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
+
+/** A run's name: its start time and a short tag from `Random`, `20261101T100000Z-k3f9`. */
+const makeRunId = (startedAt: number) =>
+  Effect.map(Random.nextIntBetween(0, 36 ** 4), (tag) => `${compactStamp(startedAt)}-${tag.toString(36).padStart(4, "0")}`)
+
+/** The checkpoint of the change, where one is given. */
+export const checkpointOf = (input: LoopRequest) =>
+  Effect.map(Effect.serviceOption(Checkpoint), (kept) =>
+    Option.match(kept, {
+      onNone: (): Effect.Effect<void, LockLostError | RemoteError> => Effect.void,
+      onSome: (checkpoint) => checkpoint.save(input.change.id)
+    }))
+
+/**
+ * The run this sitting starts or goes on with (`resumed`): its name, its clocks and counters,
+ * its state as first written, and what its iterations share.
+ */
+export const makeLoopRun = (
+  input: LoopRequest,
+  resumed: Extract<ResumePlan, { _tag: "Continue" }> | null,
+  parts: { readonly gate: LimitGate; readonly inputs: LoopInputs; readonly checkpoint: LoopRun["checkpoint"] }
+) =>
+  Effect.gen(function*() {
+    const history = yield* HistoryStore
+    const journal = yield* ErrorJournal
+    const harness = yield* HarnessService
+    const reporter = yield* LoopReporter
+    const events = yield* LoopEvents
+    const { change, options } = input
+    const sittingStartedAt = yield* Clock.currentTimeMillis
+    const runId = resumed?.run ?? (yield* makeRunId(sittingStartedAt))
+    const firstIteration = resumed?.iteration ?? 1
+    const loopStartedAt = sittingStartedAt - (resumed?.elapsedMs ?? 0)
+    const maxDurationEnd = options.maxDurationMs === null ? null : loopStartedAt + options.maxDurationMs
+    const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - loopStartedAt)
+    const counters = yield* Ref.make(resumed?.counters ?? initialCounters)
+    const deadlineAt = input.deadline ?? null
+    const durations = yield* Ref.make<ReadonlyArray<number>>(
+      resumed === null || deadlineAt === null
+        ? []
+        : (yield* history.recent(change.id, 50)).records.filter((r) => r.run === resumed.run).map((r) => r.durationMs)
+    )
+    const runUsage = yield* Ref.make<HarnessUsage | null>(null)
+    const state = yield* Ref.make<LoopState>({
+      changeId: change.id,
+      ...(input.worktree == null ? {} : { branch: input.worktree.branch, worktree: input.worktree.root }),
+      run: runId,
+      status: "running",
+      iteration: firstIteration - 1,
+      minIterations: options.minIterations,
+      maxIterations: options.maxIterations,
+      startedAt: resumed?.startedAt ?? new Date(sittingStartedAt).toISOString(),
+      updatedAt: new Date(sittingStartedAt).toISOString(),
+      pid: input.pid,
+      harness: harness.name,
+      stopReason: null,
+      stopMessage: null,
+      resumeAt: null,
+      guards: guardReport(options, resumed?.counters ?? initialCounters),
+      ...(input.settings === undefined ? {} : { settings: input.settings })
+    })
+    const saveState = (patch: Partial<LoopState>) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const counted = yield* Ref.get(counters)
+        const next = yield* Ref.updateAndGet(state, (s) => ({
+          ...s,
+          ...patch,
+          guards: guardReport(options, counted),
+          elapsedMs: now - loopStartedAt,
+          failureStreak: counted.failureFingerprints,
+          updatedAt: new Date(now).toISOString()
+        }))
+        // Published before it is written: those who follow the loop learn of its end even when the file cannot say it.
+        yield* events.publish(LoopEvent.StateChanged({ changeId: change.id, state: next }))
+        yield* history.writeState(change.id, next)
+      })
+
+    // Earlier runs' failures are read once; this run's are added as they are journaled.
+    const earlierErrors: ReadonlyArray<JournalEntry> = options.errorHistory === 0 ? [] : (yield* journal.read(change.id).pipe(
+      Effect.catchAll((error) => Effect.as(reporter.warn(`${error.message}; earlier errors are left out of the prompt`), []))
+    )).slice(-options.errorHistory)
+    const iterations: IterationContext = {
+      input,
+      runId,
+      loopStartedAt,
+      inputs: parts.inputs,
+      lastSnapshot: yield* Ref.make<GitSnapshot | null>(null),
+      journaled: yield* Ref.make(earlierErrors),
+      ownerWork: yield* Ref.make<ReadonlySet<string>>(new Set()),
+      uncommitted: yield* Ref.make<ReadonlyArray<string>>([]),
+      setIteration: (iteration) => saveState({ iteration })
+    }
+    return {
+      input,
+      runId,
+      firstIteration,
+      loopStartedAt,
+      maxDurationEnd,
+      deadlineAt,
+      elapsed,
+      counters,
+      durations,
+      runUsage,
+      saveState,
+      iterations,
+      ...parts
+    } satisfies LoopRun
+  })
