@@ -32,7 +32,7 @@ export const exitCodeTable: ReadonlyArray<{ readonly code: number; readonly mean
   .sort((a, b) => a.code - b.code)
 
 /** Why spool was stopped from outside: a signal, or its output pipe closing. */
-export type StopReason = "SIGINT" | "SIGTERM" | "SIGHUP" | "EPIPE"
+export type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP" | "EPIPE"
 
 /** How a run of spool ended, as far as its exit code goes. */
 export type Outcome = Data.TaggedEnum<{
@@ -47,7 +47,7 @@ export type Outcome = Data.TaggedEnum<{
   /** Another loop has the change (its lock, or its lease), or took it: told in one line. */
   Busy: {}
   /** A signal, or the output closing, stopped it. */
-  Stopped: { readonly reason: StopReason }
+  Stopped: { readonly reason: StopSignal }
   /** Interrupted from within: Ctrl-C at a question, which arrives as a key. */
   Interrupted: {}
   /** A defect: something spool did not expect. */

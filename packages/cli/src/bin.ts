@@ -3,7 +3,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { currentGracePeriod } from "@spool/core"
 import { Cause, Deferred, Duration, Effect, Exit, FiberId, Layer } from "effect"
 import { main } from "./Cli.js"
-import { exitCodeOf, Outcome, type StopReason } from "./ExitCode.js"
+import { exitCodeOf, Outcome, type StopSignal } from "./ExitCode.js"
 import * as Invocation from "./Invocation.js"
 import * as ProcessExecutor from "./ProcessExecutor.js"
 import * as TerminalReporter from "./TerminalReporter.js"
@@ -20,7 +20,7 @@ const invocation: Invocation.InvocationShape = {
 const terminal = TerminalReporter.makeTerminal(process.stdout, process.stderr, invocation.env)
 
 /** Why the loop is being stopped from outside, once it is. */
-let signalled: StopReason | null = null
+let signalled: StopSignal | null = null
 
 // The first Ctrl-C (or SIGTERM) stops the loop gracefully: the agent gets SIGTERM and a grace
 // period. A second one ends the grace period at once, and the process soon after.
@@ -65,13 +65,13 @@ NodeRuntime.runMain(program, {
 
 /** The runtime interrupts the program on SIGTERM; other reasons to stop are forwarded to it. */
 let forwarding = false
-const stop = (reason: StopReason) => {
+const stop = (signal: StopSignal) => {
   if (forwarding) return
   if (signalled === null) {
-    signalled = reason
+    signalled = signal
     terminal.erase()
-    if (reason !== "EPIPE") terminal.error(`stopping (${reason}); again to stop at once`, { afterBreak: true })
-    if (reason !== "SIGINT" && reason !== "SIGTERM") {
+    if (signal !== "EPIPE") terminal.error(`stopping (${signal}); again to stop at once`, { afterBreak: true })
+    if (signal !== "SIGINT" && signal !== "SIGTERM") {
       forwarding = true
       process.emit("SIGTERM", "SIGTERM")
       forwarding = false
@@ -79,7 +79,7 @@ const stop = (reason: StopReason) => {
     return
   }
   Deferred.unsafeDone(stopNow, Exit.void)
-  setTimeout(() => process.exit(exitCodeOf(Outcome.Stopped({ reason: signalled ?? reason }))), 2000).unref()
+  setTimeout(() => process.exit(exitCodeOf(Outcome.Stopped({ reason: signalled ?? signal }))), 2000).unref()
 }
 
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.prependListener(signal, () => stop(signal))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { parseDeadline } from "../src/Deadline.js"
+import { parseDeadline } from "../src/DeadlineOption.js"
 
 const NOW = new Date(2026, 10, 27, 10, 0, 0).getTime()
 const parse = (text: string) => Effect.runSync(Effect.either(parseDeadline(text, NOW)))
