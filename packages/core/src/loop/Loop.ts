@@ -15,9 +15,10 @@ export const runLoop = (input: LoopRequest) =>
     const start = yield* startRun(input)
     if (start._tag === "Done") return start.result
     const { run } = start
-    const ending: Next | End = yield* Effect.iterate(firstStep(run), { while: (s): s is Next => s._tag === "Next", body: (next) => step(run, next) }).pipe(
-      recordingStop(run)
-    )
+    const ending: Next | End = yield* Effect.iterate(firstStep(run), {
+      while: (s): s is Next => s._tag === "Next",
+      body: (next) => step(run, next)
+    }).pipe(recordingStop(run))
     if (ending._tag !== "End") return yield* Effect.dieMessage("the loop ended without a result")
     return yield* finishRun(run, ending.result)
   }).pipe(Effect.scoped)
