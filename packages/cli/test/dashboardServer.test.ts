@@ -1,6 +1,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { HistoryStore, type IterationRecord, LoopLock, type LoopState, makeRedactor, Workspace } from "@spool/core"
+import { HistoryStore, LoopLock, type LoopState, makeRedactor, Workspace } from "@spool/core"
 import { afterEach, describe, expect, it } from "@effect/vitest"
+import { iterationRecord } from "@spool/testkit/iterationRecord"
 import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { createHash } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs"
@@ -32,22 +33,8 @@ const state = (iteration: number): LoopState => ({
   guards: null
 })
 
-const record = (iteration: number): IterationRecord => ({
-  run: "r1",
-  iteration,
-  startedAt: "2026-11-22T00:00:00.000Z",
-  durationMs: 1500,
-  exitCode: 0,
-  signal: null,
-  completionDetected: false,
-  promises: [],
-  outcome: "continue",
-  git: { changedFiles: 2, files: ["a", "b"], insertions: 3, deletions: 0 },
-  commit: null,
-  usage: null,
-  error: null,
-  warnings: []
-})
+const record = (iteration: number) =>
+  iterationRecord({ iteration, durationMs: 1500, git: { changedFiles: 2, files: ["a", "b"], insertions: 3, deletions: 0 } })
 
 /** A repository on `main` with two changes; `001-01_alpha` has a loop at its iteration 3, with a log; `001-02_beta` only context. */
 const repository = () => {

@@ -19,26 +19,11 @@ import {
   unreadableLoop
 } from "../src/status/Dashboard.js"
 import { loadDashboardDetail, loadDashboardLoops } from "../src/status/DashboardSource.js"
+import { iterationRecord } from "./fixtures/iterationRecord.js"
 
 const changeId = ChangeId.make("001-01_x")
 
-const record = (iteration: number, patch: Partial<IterationRecord> = {}): IterationRecord => ({
-  run: "r1",
-  iteration,
-  startedAt: "2026-11-22T00:00:00.000Z",
-  durationMs: 1000 * iteration,
-  exitCode: 0,
-  signal: null,
-  completionDetected: false,
-  promises: [],
-  outcome: "continue",
-  git: null,
-  commit: null,
-  usage: null,
-  error: null,
-  warnings: [],
-  ...patch
-})
+const record = (iteration: number, patch: Partial<IterationRecord> = {}) => iterationRecord({ iteration, durationMs: 1000 * iteration, ...patch })
 
 const state: LoopState = {
   changeId: "001-01_x",

@@ -5,9 +5,10 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ContextStore } from "../src/state/ContextStore.js"
-import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { ChangeId, type LoopState } from "../src/domain/Domain.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import { Workspace } from "../src/state/Workspace.js"
+import { iterationRecord } from "./fixtures/iterationRecord.js"
 
 const changeId = ChangeId.make("001-01_x")
 
@@ -21,22 +22,7 @@ const setup = () => {
   return { root, dir: path.join(root, ".spool/.state/ralph/001-01_x"), layer }
 }
 
-const record = (iteration: number): IterationRecord => ({
-  run: "r1",
-  iteration,
-  startedAt: "2026-11-22T00:00:00.000Z",
-  durationMs: 10,
-  exitCode: 0,
-  signal: null,
-  completionDetected: false,
-  promises: [],
-  outcome: "continue",
-  git: null,
-  commit: null,
-  usage: null,
-  error: null,
-  warnings: []
-})
+const record = (iteration: number) => iterationRecord({ iteration })
 
 const state: LoopState = {
   changeId: "001-01_x",

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Fiber, Option, Queue, Stream } from "effect"
-import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { ChangeId, type LoopState } from "../src/domain/Domain.js"
 import { scriptedRun } from "../src/harness/HarnessService.js"
 import { LoopEvent, LoopEvents } from "../src/live/LoopEvents.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
+import { iterationRecord } from "./fixtures/iterationRecord.js"
 import { done } from "./loopFixture.js"
 import { loopOn, processLayer, workspaceWith } from "./manyLoopsFixture.js"
 
@@ -55,10 +56,7 @@ describe("LoopEvents", () => {
       const following = yield* Deferred.make<void>()
       const changes = yield* Effect.fork(Stream.runCollect(events.loopChanges.pipe(Stream.tap(() => Deferred.succeed(following, undefined)), Stream.take(3))))
       yield* Deferred.await(following)
-      const record: IterationRecord = {
-        run: "r1", iteration: 1, startedAt: "t", durationMs: 1, exitCode: 0, signal: null, completionDetected: false,
-        promises: [], outcome: "continue", git: null, commit: null, usage: null, error: null, warnings: []
-      }
+      const record = iterationRecord({ startedAt: "t", durationMs: 1 })
       yield* events.publish(LoopEvent.IterationRecorded({ changeId: a, record }))
       yield* events.publish(LoopEvent.StateChanged({ changeId: a, state: state(a, "running", 1) }))
       yield* events.publish(LoopEvent.StateChanged({ changeId: a, state: state(a, "complete", 1) }))

@@ -3,11 +3,12 @@ import { Cause, Effect, Exit, Layer, Option, Random, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { ChangeId, type LoopState } from "../src/domain/Domain.js"
 import { GitSummary } from "../src/git/GitSummary.js"
 import { HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
-import { changeId, done, runWith } from "./loopFixture.js"
+import { iterationRecord } from "./fixtures/iterationRecord.js"
+import { changeId, done, runWith, sharedHistory } from "./loopFixture.js"
 import { lockFileOf, loopOn, processLayer, workspaceWith } from "./manyLoopsFixture.js"
 
 const id = "001-01_alpha"
@@ -93,7 +94,7 @@ describe("a run's state", () => {
 describe("a resumed run", () => {
   it.effect("that used every iteration --max-iterations allows says so, and how to go on", () =>
     Effect.gen(function*() {
-      const history = Layer.succeed(HistoryStore, yield* Effect.provide(HistoryStore, HistoryStore.layerMemory))
+      const { history } = yield* sharedHistory
       yield* runWith(() => scriptedRun("working\n"), { maxIterations: 2 }, undefined, { history })
       const { exit, output } = yield* runWith(() => scriptedRun(done), { maxIterations: 2 }, undefined, { history, resume: true })
       const message = "stopped: --max-iterations (2) reached before this sitting; raise it to go on"
@@ -107,12 +108,8 @@ describe("a run's time", () => {
 
   it.effect("goes by the resumed run's own iterations for --deadline, not those of earlier runs", () =>
     Effect.gen(function*() {
-      const store = yield* Effect.provide(HistoryStore, HistoryStore.layerMemory)
-      const history = Layer.succeed(HistoryStore, store)
-      const earlier: IterationRecord = {
-        run: "20261126T100000Z-old0", iteration: 1, startedAt: "2026-11-26T10:00:00.000Z", durationMs: 40 * 60_000, exitCode: 0, signal: null,
-        completionDetected: false, promises: [], outcome: "continue", git: null, commit: null, usage: null, error: null, warnings: []
-      }
+      const { store, history } = yield* sharedHistory
+      const earlier = iterationRecord({ run: "20261126T100000Z-old0", startedAt: "2026-11-26T10:00:00.000Z", durationMs: 40 * 60_000 })
       yield* Effect.orDie(store.append(changeId, earlier))
       yield* TestClock.setTime(T0)
       const first = yield* runWith(() => scriptedRun("working\n"), { maxIterations: 1 }, undefined, { history })
@@ -125,8 +122,7 @@ describe("a run's time", () => {
 
   it.effect("starts no iteration of a resumed run that its own longest would not end before --deadline", () =>
     Effect.gen(function*() {
-      const store = yield* Effect.provide(HistoryStore, HistoryStore.layerMemory)
-      const history = Layer.succeed(HistoryStore, store)
+      const { store, history } = yield* sharedHistory
       yield* TestClock.setTime(T0)
       const first = yield* runWith(() => scriptedRun("working\n"), { maxIterations: 1 }, undefined, { history })
       const own = first.records[0]!
@@ -139,11 +135,11 @@ describe("a run's time", () => {
 
   it.effect("starts a new run with --deadline whatever an earlier run's iterations took", () =>
     Effect.gen(function*() {
-      const store = yield* Effect.provide(HistoryStore, HistoryStore.layerMemory)
+      const { store, history } = yield* sharedHistory
       yield* TestClock.setTime(T0)
-      const earlier = yield* runWith(() => scriptedRun("working\n"), { maxIterations: 1 }, undefined, { history: Layer.succeed(HistoryStore, store) })
+      const earlier = yield* runWith(() => scriptedRun("working\n"), { maxIterations: 1 }, undefined, { history })
       yield* Effect.orDie(store.append(changeId, { ...earlier.records[0]!, iteration: 2, durationMs: 40 * 60_000 }))
-      const fresh = yield* runWith(() => scriptedRun(done), {}, undefined, { history: Layer.succeed(HistoryStore, store), deadline: T0 + 10 * 60_000 })
+      const fresh = yield* runWith(() => scriptedRun(done), {}, undefined, { history, deadline: T0 + 10 * 60_000 })
       assert.deepStrictEqual(Exit.map(fresh.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 1] as const))
       assert.notStrictEqual(fresh.records.at(-1)!.run, earlier.records[0]!.run)
     }))

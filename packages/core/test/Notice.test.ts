@@ -12,6 +12,7 @@ import {
   sweepNotice,
   unfollowed
 } from "../src/notify/Notice.js"
+import { iterationRecord } from "./fixtures/iterationRecord.js"
 
 const changeId = ChangeId.make("002-01_add-ralph-loop")
 
@@ -45,24 +46,6 @@ const running: LoopState = {
   guards
 }
 
-const record = (patch: Partial<IterationRecord> = {}): IterationRecord => ({
-  run: "r1",
-  iteration: 3,
-  startedAt: "2026-11-27T10:04:00.000Z",
-  durationMs: 60_000,
-  exitCode: 0,
-  signal: null,
-  completionDetected: false,
-  promises: [],
-  outcome: "continue",
-  git: null,
-  commit: null,
-  usage: null,
-  error: null,
-  warnings: [],
-  ...patch
-})
-
 /** Follows `states` in order from nothing, and gives every notice they made. */
 const follow = (events: ReadonlyArray<LoopEvent>, from: Followed = unfollowed) => {
   let followed = from
@@ -76,7 +59,8 @@ const follow = (events: ReadonlyArray<LoopEvent>, from: Followed = unfollowed) =
 }
 
 const stateChanged = (patch: Partial<LoopState>) => LoopEvent.StateChanged({ changeId, state: { ...running, ...patch } })
-const recorded = (patch: Partial<IterationRecord>) => LoopEvent.IterationRecorded({ changeId, record: record(patch) })
+const recorded = (patch: Partial<IterationRecord>) =>
+  LoopEvent.IterationRecorded({ changeId, record: iterationRecord({ iteration: 3, startedAt: "2026-11-27T10:04:00.000Z", durationMs: 60_000, ...patch }) })
 
 describe("what a loop's events tell", () => {
   it("a run that starts and runs tells nothing", () => {

@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Ref } from "effect"
-import type { IterationRecord, LoopState } from "../src/domain/Domain.js"
+import type { LoopState } from "../src/domain/Domain.js"
 import { initialCounters } from "../src/guards/Guards.js"
 import { HarnessEvent, outputOf, scriptedRun } from "../src/harness/HarnessService.js"
 import { planResume } from "../src/loop/Resume.js"
 import { Checkpoint } from "../src/remote/Checkpoint.js"
 import { LockLostError } from "../src/state/LoopLock.js"
-import { HistoryStore } from "../src/state/HistoryStore.js"
-import { changeId, done, runWith } from "./loopFixture.js"
+import { iterationRecord } from "./fixtures/iterationRecord.js"
+import { changeId, done, runWith, sharedHistory } from "./loopFixture.js"
 
 const state = (overrides: Partial<LoopState> = {}): LoopState => ({
   changeId,
@@ -39,22 +39,7 @@ const state = (overrides: Partial<LoopState> = {}): LoopState => ({
   ...overrides
 })
 
-const record = (run: string, iteration: number): IterationRecord => ({
-  run,
-  iteration,
-  startedAt: "2026-11-27T10:20:00.000Z",
-  durationMs: 1000,
-  exitCode: 0,
-  signal: null,
-  completionDetected: false,
-  promises: [],
-  outcome: "continue",
-  git: null,
-  commit: null,
-  usage: null,
-  error: null,
-  warnings: []
-})
+const record = (run: string, iteration: number) => iterationRecord({ run, iteration, startedAt: "2026-11-27T10:20:00.000Z", durationMs: 1000 })
 
 describe("the resume plan", () => {
   it("starts a new run when the change has none", () => {
@@ -102,13 +87,10 @@ describe("the resume plan", () => {
 const costs = (cost: number) =>
   HarnessEvent.Usage({ usage: { inputTokens: 100, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost } })
 
-/** One history both runs share, as one state directory (or one remote) does. */
-const sharedHistory = Effect.map(Effect.provide(HistoryStore, HistoryStore.layerMemory), (store) => Layer.succeed(HistoryStore, store))
-
 describe("a resumed loop", () => {
   it.effect("goes on numbering the same run's iterations, counting --max-iterations over the whole run", () =>
     Effect.gen(function*() {
-      const history = yield* sharedHistory
+      const { history } = yield* sharedHistory
       const first = yield* runWith(() => scriptedRun("working\n"), { maxIterations: 2 }, undefined, { history })
       assert.deepStrictEqual(Exit.map(first.exit, (r) => r.status), Exit.succeed("max-iterations" as const))
       const second = yield* runWith((r) => scriptedRun(r.iteration === 3 ? done : "working\n"), { maxIterations: 6 }, undefined, { history, resume: true })
@@ -122,7 +104,7 @@ describe("a resumed loop", () => {
 
   it.effect("counts the spend of the earlier sittings toward --max-cost", () =>
     Effect.gen(function*() {
-      const history = yield* sharedHistory
+      const { history } = yield* sharedHistory
       const agent = () => [costs(0.4), ...scriptedRun("working\n")]
       yield* runWith(agent, { maxIterations: 2, maxCostUsd: 1 }, undefined, { history })
       const second = yield* runWith(agent, { maxIterations: 10, maxCostUsd: 1 }, undefined, { history, resume: true })
@@ -133,7 +115,7 @@ describe("a resumed loop", () => {
 
   it.effect("trips the failure breaker on a streak begun before the restart", () =>
     Effect.gen(function*() {
-      const history = yield* sharedHistory
+      const { history } = yield* sharedHistory
       const failing = () => [outputOf("stderr", "Error: the API key is invalid\n", true), HarnessEvent.Exited({ exitCode: 1, signal: null })]
       yield* runWith(failing, { maxIterations: 2, maxConsecutiveFailures: 3 }, undefined, { history })
       const second = yield* runWith(failing, { maxIterations: 10, maxConsecutiveFailures: 3 }, undefined, { history, resume: true })
@@ -144,9 +126,8 @@ describe("a resumed loop", () => {
 
   it.effect("counts the earlier sittings' time toward --max-duration, and runs nothing once it is spent", () =>
     Effect.gen(function*() {
-      const history = yield* sharedHistory
+      const { history, store } = yield* sharedHistory
       yield* runWith(() => scriptedRun("working\n"), { maxIterations: 1 }, undefined, { history })
-      const store = yield* Effect.provide(HistoryStore, history)
       const earlier = yield* store.readState(changeId)
       if (earlier._tag === "None") return assert.fail("the first run wrote no state")
       yield* store.writeState(changeId, { ...earlier.value, elapsedMs: 2 * 3_600_000 })
@@ -157,7 +138,7 @@ describe("a resumed loop", () => {
 
   it.effect("runs nothing and writes nothing when the last run completed", () =>
     Effect.gen(function*() {
-      const history = yield* sharedHistory
+      const { history } = yield* sharedHistory
       const first = yield* runWith(() => scriptedRun(done), {}, undefined, { history })
       const second = yield* runWith(() => scriptedRun(done), {}, undefined, { history, resume: true })
       assert.deepStrictEqual(Exit.map(second.exit, (r) => [r.status, r.iterations, r.run] as const), Exit.succeed(["complete", 1, first.state!.run] as const))
@@ -168,7 +149,7 @@ describe("a resumed loop", () => {
 
   it.effect("ends at once when the earlier sittings used every iteration --max-iterations allows", () =>
     Effect.gen(function*() {
-      const history = yield* sharedHistory
+      const { history } = yield* sharedHistory
       yield* runWith(() => scriptedRun("working\n"), { maxIterations: 2 }, undefined, { history })
       const second = yield* runWith(() => scriptedRun(done), { maxIterations: 2 }, undefined, { history, resume: true })
       assert.deepStrictEqual(Exit.map(second.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["max-iterations", 2] as const))
@@ -177,7 +158,7 @@ describe("a resumed loop", () => {
 
   it.effect("starts a new run when there is none to resume, and without --resume starts a new one anyway", () =>
     Effect.gen(function*() {
-      const history = yield* sharedHistory
+      const { history } = yield* sharedHistory
       const first = yield* runWith((r) => scriptedRun(r.iteration === 2 ? done : "x\n"), {}, undefined, { history, resume: true })
       assert.deepStrictEqual(first.records.map((r) => r.iteration), [1, 2])
       const second = yield* runWith(() => scriptedRun(done), {}, undefined, { history })

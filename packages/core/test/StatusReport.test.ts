@@ -10,6 +10,7 @@ import { parseTasks } from "../src/prompt/Tasks.js"
 import { liveChanges, loadAllStatus, loadStatus, StatusJson, statusJson, statusRow, usageTotals, withLiveness } from "../src/status/StatusReport.js"
 import { LoopLock } from "../src/state/LoopLock.js"
 import { Workspace } from "../src/state/Workspace.js"
+import { iterationRecord } from "./fixtures/iterationRecord.js"
 
 const changeId = ChangeId.make("001-01_x")
 
@@ -20,22 +21,7 @@ const setup = () => {
   return { root, layer }
 }
 
-const record = (iteration: number, usage: IterationRecord["usage"] = null): IterationRecord => ({
-  run: "r1",
-  iteration,
-  startedAt: "2026-11-22T00:00:00.000Z",
-  durationMs: 10,
-  exitCode: 0,
-  signal: null,
-  completionDetected: false,
-  promises: [],
-  outcome: "continue",
-  git: null,
-  commit: null,
-  usage,
-  error: null,
-  warnings: []
-})
+const record = (iteration: number, usage: IterationRecord["usage"] = null) => iterationRecord({ iteration, usage })
 
 const usage = (inputTokens: number, cost: number | null) =>
   ({ inputTokens, outputTokens: 5, reasoningTokens: 1, cacheReadTokens: 100, cacheWriteTokens: 100, cost })

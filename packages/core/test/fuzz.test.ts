@@ -11,6 +11,7 @@ import { ENTRY_DELIMITER, formatEntry, type JournalEntry, parseEntries } from ".
 import type { StateError } from "../src/state/StateError.js"
 import { currentTask, formatProgress, openTaskCount, parseTasks, type TaskList, type TaskStatus, taskSection } from "../src/prompt/Tasks.js"
 import { Workspace } from "../src/state/Workspace.js"
+import { iterationRecord } from "./fixtures/iterationRecord.js"
 
 // Pure properties run thousands of times; the ones on disk a few hundred. Lengths use `size: "max"`:
 // fast-check's default size keeps strings and arrays to about ten items whatever `maxLength` says.
@@ -383,23 +384,6 @@ const jsonFaithful = (value: unknown): boolean =>
     ? Object.values(value).every(jsonFaithful)
     : true
 
-const iterationRecord: IterationRecord = {
-  run: "r1",
-  iteration: 1,
-  startedAt: "2026-11-22T00:00:00.000Z",
-  durationMs: 10,
-  exitCode: 0,
-  signal: null,
-  completionDetected: false,
-  promises: [],
-  outcome: "continue",
-  git: null,
-  commit: null,
-  usage: null,
-  error: null,
-  warnings: []
-}
-
 const validState = Arbitrary.make(LoopState).filter(jsonFaithful)
 const validRecord = Arbitrary.make(IterationRecord).filter(jsonFaithful)
 
@@ -570,7 +554,7 @@ layer(HistoryStore.layer.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.p
     // Found by this file: the tail reader used to count blank lines towards the limit.
     it.effect("recent returns the last records of a long history whose end is blank lines", () =>
       Effect.gen(function*() {
-        const lines = Array.from({ length: 3 }, (_, i) => JSON.stringify(encodeRecord({ ...iterationRecord, iteration: i + 1 })))
+        const lines = Array.from({ length: 3 }, (_, i) => JSON.stringify(encodeRecord(iterationRecord({ iteration: i + 1 }))))
         fs.writeFileSync(historyFile, lines.join("\n") + "\n".repeat(70_000))
         const tail = yield* (yield* HistoryStore).recent(changeId, 10)
         assert.deepStrictEqual(tail.records.map((r) => r.iteration), [1, 2, 3])

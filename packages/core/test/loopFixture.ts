@@ -23,6 +23,9 @@ import type { Change } from "../src/state/Workspace.js"
 
 export const changeId = ChangeId.make("002-01_add-ralph-loop")
 
+/** One history in memory for several runs of a test (a later run resumes an earlier one), and its store for what the test reads or writes beside them. */
+export const sharedHistory = Effect.map(Effect.provide(HistoryStore, HistoryStore.layerMemory), (store) => ({ store, history: Layer.succeed(HistoryStore, store) }))
+
 const makeChange = (tasks?: string, documents: Record<string, string> = {}): Change => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "spool-loop-"))
   fs.writeFileSync(path.join(dir, "proposal.md"), "# Proposal\nAdd the loop.\n")
