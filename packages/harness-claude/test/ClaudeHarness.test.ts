@@ -11,6 +11,7 @@ import {
   type Script,
   tempDirectory
 } from "@spool/testkit/fakeAnthropicServer"
+import { preflightConformance } from "@spool/testkit/harnessConformance"
 import { Chunk, Effect, Exit, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -177,31 +178,13 @@ describe("claude harness, without running claude", () => {
       Effect.provide(NodeContext.layer)
     )
 
-  it.scopedLive("preflight fails with NotFound and how to install claude when it is not on PATH", () =>
-    Effect.gen(function*() {
-      const emptyDir = yield* tempDirectory()
-      const failure = yield* Effect.flip(preflight({ binary: null, pathEnv: emptyDir }))
-      assert.strictEqual(failure.reason, "NotFound")
-      assert.include(failure.message, "'claude' was not found on PATH")
-      assert.include(failure.message, "npm install -g @anthropic-ai/claude-code")
-      assert.include(failure.message, "SPOOL_CLAUDE_BIN")
-    }))
-
-  it.scopedLive("preflight fails with NotFound naming a SPOOL_CLAUDE_BIN that does not exist", () =>
-    Effect.gen(function*() {
-      const root = yield* tempDirectory()
-      const missing = path.join(root, "no-such-claude")
-      const failure = yield* Effect.flip(preflight({ binary: missing }))
-      assert.strictEqual(failure.reason, "NotFound")
-      assert.include(failure.message, missing)
-      assert.include(failure.message, "npm install -g @anthropic-ai/claude-code")
-    }))
-
-  it.scopedLive("preflight passes with the installed binary, on PATH or given explicitly", () =>
-    Effect.gen(function*() {
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(preflight({}))))
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(preflight({ binary: null, pathEnv: path.dirname(CLAUDE_BIN) }))))
-    }))
+  preflightConformance({
+    program: "claude",
+    envVar: "SPOOL_CLAUDE_BIN",
+    install: "npm install -g @anthropic-ai/claude-code",
+    installed: CLAUDE_BIN,
+    layer: (binary, pathEnv) => ClaudeHarness.layer({ ...options, binary, pathEnv })
+  })
 
   it.scopedLive("preflight refuses --allow-all as root unless IS_SANDBOX=1, saying what to do", () =>
     Effect.gen(function*() {

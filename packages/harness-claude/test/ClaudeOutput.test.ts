@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
+import { outputConformance } from "@spool/testkit/harnessConformance"
 import { ClaudeOutput } from "../src/index.js"
 
 // Lines shaped like those claude 2.1 prints (trimmed of fields spool does not read).
@@ -54,6 +55,12 @@ const run = (stdout: string, options: { stderr?: string; exitCode?: number; chun
     limited: of("Limited")
   }
 }
+
+outputConformance({
+  agent: "claude",
+  makeOutput: () => ClaudeOutput.makeClaudeOutput({ cwd: CWD, now: () => NOW }),
+  chunks: [outputOf("stdout", init + assistant([text("hi")])), outputOf("stderr", "a warning\n"), outputOf("stdout", result())]
+})
 
 describe("ClaudeOutput: the agent's text", () => {
   it("each top-level assistant message is AgentText ending with a newline, so a promise opens its own line", () => {

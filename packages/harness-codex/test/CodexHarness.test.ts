@@ -10,8 +10,9 @@ import {
   type Turn,
   Turn as T
 } from "@spool/testkit/fakeResponsesServer"
+import { preflightConformance } from "@spool/testkit/harnessConformance"
 import { processesMentioning } from "@spool/testkit/processes"
-import { Chunk, Effect, Exit, Stream } from "effect"
+import { Chunk, Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { CodexHarness } from "../src/index.js"
@@ -147,38 +148,13 @@ describe("codex harness, real binary against a fake Responses server", () => {
 })
 
 describe("codex harness, without running codex", () => {
-  const preflight = (binary: string | null, pathEnv: string | undefined) =>
-    HarnessService.pipe(
-      Effect.flatMap((harness) => harness.preflight),
-      Effect.provide(CodexHarness.layer({ model: null, allowAll: false, binary, pathEnv })),
-      Effect.provide(NodeContext.layer)
-    )
-
-  it.scopedLive("preflight fails with NotFound and how to install codex when it is not on PATH", () =>
-    Effect.gen(function*() {
-      const emptyDir = yield* tempDirectory()
-      const failure = yield* Effect.flip(preflight(null, emptyDir))
-      assert.strictEqual(failure.reason, "NotFound")
-      assert.include(failure.message, "not found on PATH")
-      assert.include(failure.message, "npm install -g @openai/codex")
-      assert.include(failure.message, "SPOOL_CODEX_BIN")
-    }))
-
-  it.scopedLive("preflight fails with NotFound naming a SPOOL_CODEX_BIN that does not exist", () =>
-    Effect.gen(function*() {
-      const root = yield* tempDirectory()
-      const missing = path.join(root, "no-such-codex")
-      const failure = yield* Effect.flip(preflight(missing, process.env.PATH))
-      assert.strictEqual(failure.reason, "NotFound")
-      assert.include(failure.message, missing)
-      assert.include(failure.message, "npm install -g @openai/codex")
-    }))
-
-  it.scopedLive("preflight passes with the installed binary, on PATH or given explicitly", () =>
-    Effect.gen(function*() {
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(preflight(CODEX_BIN, undefined))))
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(preflight(null, path.dirname(CODEX_BIN)))))
-    }))
+  preflightConformance({
+    program: "codex",
+    envVar: "SPOOL_CODEX_BIN",
+    install: "npm install -g @openai/codex",
+    installed: CODEX_BIN,
+    layer: (binary, pathEnv) => CodexHarness.layer({ model: null, allowAll: false, binary, pathEnv })
+  })
 
   it("builds the command line: prompt on stdin, the workspace-write sandbox unless everything is allowed", () => {
     assert.deepStrictEqual(CodexHarness.commandArgs({ model: null, allowAll: false }, { cwd: "/repo" }), [

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
+import { outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { decodeLine, errorMessage } from "../src/CodexEvent.js"
 import { incompleteTurn, makeCodexOutput, shownCommand } from "../src/CodexOutput.js"
@@ -27,14 +28,13 @@ const translate = (chunks: ReadonlyArray<HarnessEvent>, end: HarnessEvent = exit
   return sortEvents([...chunks, end].flatMap(output.feed))
 }
 
-describe("codex JSON output", () => {
-  it("passes every raw chunk on as Output, in order, and ends with Exited", () => {
-    const chunks = [stdout(message("hi")), stderr("WARNING: proceeding\n"), stdout(turnCompleted)]
-    const result = translate(chunks)
-    assert.deepStrictEqual(result.outputs, chunks)
-    assert.deepStrictEqual(result.events.at(-1), exited())
-  })
+outputConformance({
+  agent: "codex",
+  makeOutput: () => makeCodexOutput({ cwd, now: () => 0 }),
+  chunks: [stdout(message("hi")), stderr("WARNING: proceeding\n"), stdout(turnCompleted)]
+})
 
+describe("codex JSON output", () => {
   it("reports each agent message whole, on a line of its own, so a promise opening the second one is found once", () => {
     const whole = message("Writing the file.") + message("<promise>COMPLETE</promise>") + turnCompleted
     const result = translate([stdout(whole.slice(0, 17)), stdout(whole.slice(17, 90)), stdout(whole.slice(90))])

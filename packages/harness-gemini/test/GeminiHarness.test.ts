@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ChangeId } from "@spool/core"
 import { fakeGeminiServer, GEMINI_BIN, geminiEnv, TEST_MODEL, Turn as T } from "@spool/testkit/fakeGeminiServer"
 import { tempDirectory } from "@spool/testkit/fakeHttpServer"
+import { preflightConformance } from "@spool/testkit/harnessConformance"
 import { runHarnessOnce } from "@spool/testkit/harnessEvents"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -9,6 +10,14 @@ import * as path from "node:path"
 import { GeminiHarness } from "../src/index.js"
 
 const changeId = ChangeId.make("001-01_try-gemini")
+
+preflightConformance({
+  program: "gemini",
+  envVar: "SPOOL_GEMINI_BIN",
+  install: "npm install -g @google/gemini-cli",
+  installed: GEMINI_BIN,
+  layer: (binary, pathEnv) => GeminiHarness.layer({ model: null, allowAll: false, binary, pathEnv })
+})
 
 describe("GeminiHarness", () => {
   it("passes the model as -m and --allow-all as --yolo, the prompt never on the command line", () => {

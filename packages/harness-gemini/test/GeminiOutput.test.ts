@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, outputOf } from "@spool/core"
+import { outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { readFileSync } from "node:fs"
 import { apiErrorOf } from "../src/GeminiEvent.js"
@@ -24,14 +25,13 @@ const translate = (chunks: ReadonlyArray<HarnessEvent>, end: HarnessEvent = exit
 const recorded = (name: string, exitCode: number, size = 97) =>
   translate([...inBatches(fixture(`${name}.stdout.jsonl`), size), stderr(fixture(`${name}.stderr.txt`))], exited(exitCode))
 
-describe("gemini JSON output", () => {
-  it("passes every raw chunk on as Output, in order, and ends with Exited", () => {
-    const chunks = [stdout(fixture("write-yolo.stdout.jsonl")), stderr(fixture("write-yolo.stderr.txt"))]
-    const result = translate(chunks)
-    assert.deepStrictEqual(result.outputs, chunks)
-    assert.deepStrictEqual(result.events.at(-1), exited())
-  })
+outputConformance({
+  agent: "gemini",
+  makeOutput: () => makeGeminiOutput({ cwd }),
+  chunks: [stdout(fixture("write-yolo.stdout.jsonl")), stderr(fixture("write-yolo.stderr.txt"))]
+})
 
+describe("gemini JSON output", () => {
   it("takes the model's streamed text as agent text, a turn after a tool call on a new line, never the prompt or a tool's input", () => {
     const result = recorded("write-yolo", 0)
     assert.strictEqual(result.agentText, "Writing.\nHello <promise>COMPLETE</promise>\n")

@@ -10,7 +10,8 @@ import {
   type Turn,
   Turn as T
 } from "@spool/testkit/fakeModelServer"
-import { Chunk, Effect, Exit, Stream } from "effect"
+import { preflightConformance } from "@spool/testkit/harnessConformance"
+import { Chunk, Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { OpencodeHarness } from "../src/index.js"
@@ -153,40 +154,13 @@ describe("opencode harness, real binary against a fake model", () => {
 })
 
 describe("opencode harness, without running opencode", () => {
-  const layerWith = (binary: string | null, pathEnv: string | undefined) =>
-    OpencodeHarness.layer({ model: null, allowAll: false, binary, pathEnv })
-  const preflight = (binary: string | null, pathEnv: string | undefined) =>
-    HarnessService.pipe(
-      Effect.flatMap((harness) => harness.preflight),
-      Effect.provide(layerWith(binary, pathEnv)),
-      Effect.provide(NodeContext.layer)
-    )
-
-  it.scopedLive("preflight fails with NotFound and how to install opencode when it is not on PATH", () =>
-    Effect.gen(function*() {
-      const emptyDir = yield* tempDirectory()
-      const failure = yield* Effect.flip(preflight(null, emptyDir))
-      assert.strictEqual(failure.reason, "NotFound")
-      assert.include(failure.message, "not found on PATH")
-      assert.include(failure.message, "npm install -g opencode-ai")
-      assert.include(failure.message, "SPOOL_OPENCODE_BIN")
-    }))
-
-  it.scopedLive("preflight fails with NotFound naming a SPOOL_OPENCODE_BIN that does not exist", () =>
-    Effect.gen(function*() {
-      const root = yield* tempDirectory()
-      const missing = path.join(root, "no-such-opencode")
-      const failure = yield* Effect.flip(preflight(missing, process.env.PATH))
-      assert.strictEqual(failure.reason, "NotFound")
-      assert.include(failure.message, missing)
-      assert.include(failure.message, "npm install -g opencode-ai")
-    }))
-
-  it.scopedLive("preflight passes with the installed binary, on PATH or given explicitly", () =>
-    Effect.gen(function*() {
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(preflight(OPENCODE_BIN, undefined))))
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(preflight(null, path.dirname(OPENCODE_BIN)))))
-    }))
+  preflightConformance({
+    program: "opencode",
+    envVar: "SPOOL_OPENCODE_BIN",
+    install: "npm install -g opencode-ai",
+    installed: OPENCODE_BIN,
+    layer: (binary, pathEnv) => OpencodeHarness.layer({ model: null, allowAll: false, binary, pathEnv })
+  })
 
   it("builds the command line without the prompt, with a title, and --auto only when allowed", () => {
     const request = { changeId, iteration: 2 }

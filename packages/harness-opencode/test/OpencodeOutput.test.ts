@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { compactJsonLine, makeLineBuffer } from "@spool/core"
+import { outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { decodeLine } from "../src/OpencodeEvent.js"
 
@@ -28,14 +29,9 @@ const translate = (chunks: ReadonlyArray<HarnessEvent>) => {
   return { ...sorted, limits: sorted.limited.map(({ _tag, ...limit }) => limit) }
 }
 
-describe("opencode JSON output", () => {
-  it("passes every raw chunk on as Output, in order, and ends with Exited", () => {
-    const chunks = [stdout(text("p1", "hi")), stderr("some log\n")]
-    const result = translate(chunks)
-    assert.deepStrictEqual(result.outputs, chunks)
-    assert.deepStrictEqual(result.events.at(-1), exited)
-  })
+outputConformance({ agent: "opencode", makeOutput: () => makeOpencodeOutput({ cwd }), chunks: [stdout(text("p1", "hi")), stderr("some log\n")] })
 
+describe("opencode JSON output", () => {
   it("reassembles an event line split across chunks", () => {
     const whole = text("p1", "Done.\n<promise>COMPLETE</promise>")
     const result = translate([stdout(whole.slice(0, 10)), stdout(whole.slice(10, 40)), stdout(whole.slice(40))])

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ChangeId } from "@spool/core"
 import { tempDirectory } from "@spool/testkit/fakeHttpServer"
 import { fakeModelServer, Turn as T } from "@spool/testkit/fakeModelServer"
+import { preflightConformance } from "@spool/testkit/harnessConformance"
 import { runHarnessOnce } from "@spool/testkit/harnessEvents"
 import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "@spool/testkit/piEnv"
 import { Effect } from "effect"
@@ -10,6 +11,14 @@ import * as path from "node:path"
 import { PiHarness } from "../src/index.js"
 
 const changeId = ChangeId.make("001-01_try-pi")
+
+preflightConformance({
+  program: "pi",
+  envVar: "SPOOL_PI_BIN",
+  install: "npm install -g @mariozechner/pi-coding-agent",
+  installed: PI_BIN,
+  layer: (binary, pathEnv) => PiHarness.layer({ model: null, allowAll: false, binary, pathEnv })
+})
 
 describe("PiHarness", () => {
   it("runs pi headless with JSON events and no session file, the model as --model, the prompt never on the command line", () => {

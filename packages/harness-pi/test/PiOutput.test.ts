@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
+import { outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { readFileSync } from "node:fs"
 import { decodeLine } from "../src/PiEvent.js"
@@ -26,14 +27,9 @@ const recorded = (name: string, size = 89) => translate(inBatches(fixture(`${nam
 const assistant = (text: string, extra: object = {}) =>
   line({ type: "message_end", message: { role: "assistant", content: [{ type: "thinking", thinking: "<promise>COMPLETE</promise>" }, { type: "text", text }], stopReason: "stop", ...extra } })
 
-describe("pi JSON output", () => {
-  it("passes every raw chunk on as Output, in order, and ends with Exited", () => {
-    const chunks = [stdout(fixture("write.stdout.jsonl")), stderr("a warning\n")]
-    const result = translate(chunks)
-    assert.deepStrictEqual(result.outputs, chunks)
-    assert.deepStrictEqual(result.events.at(-1), exited())
-  })
+outputConformance({ agent: "pi", makeOutput: () => makePiOutput({ cwd }), chunks: [stdout(fixture("write.stdout.jsonl")), stderr("a warning\n")] })
 
+describe("pi JSON output", () => {
   it("takes each finished model message's text as agent text on lines of its own, never the prompt, thinking or a tool's input", () => {
     const result = recorded("write")
     assert.strictEqual(result.agentText, "Writing.\nHello there.\n<promise>COMPLETE</promise>\n")
