@@ -6,6 +6,7 @@ import { chmodSync, cpSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { build } from "esbuild"
+import { pageDefine } from "./page.mjs"
 
 const common = {
   bundle: true,
@@ -13,7 +14,9 @@ const common = {
   target: "node20",
   minify: true,
   legalComments: "none",
-  logLevel: "warning"
+  logLevel: "warning",
+  // The dashboard's script, bundled for the browser, served from the bundle as a string.
+  define: await pageDefine()
 }
 rmSync("dist", { recursive: true, force: true })
 await Promise.all([

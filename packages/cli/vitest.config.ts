@@ -1,6 +1,9 @@
 import { defineProject } from "vitest/config"
+import { pageDefine } from "./page.mjs"
 
 export default defineProject({
+  // The dashboard's script, bundled as the build bundles it, for the tests that run the server from source.
+  define: await pageDefine(),
   test: {
     name: "cli",
     include: ["test/**/*.test.ts"],

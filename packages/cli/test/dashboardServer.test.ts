@@ -217,10 +217,8 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     expect(detail.loop).toMatchObject({ status: "abandoned" })
   })
 
-  it("serves a page that makes no markup of what it reads and loads nothing from elsewhere", () => {
-    // Text goes in with textContent; these would turn it into markup.
-    expect(pageScript).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function|setAttribute\("style"/)
-    expect(pageScript).toContain("textContent")
+  it("serves a page that loads nothing from elsewhere", () => {
+    // What the script makes of what it reads (text, never markup) is tested on a DOM: test/page/.
     for (const asset of [pageScript, pageCss, pageHtml("t")]) expect(asset).not.toMatch(/https?:\/\/(?!www\.w3\.org\/2000\/svg)|@import|url\(/)
     // No inline script or style: the Content-Security-Policy allows neither.
     expect(pageHtml(null)).not.toMatch(/<script>|<style|\sstyle="|\son\w+="/)

@@ -1,0 +1,112 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it } from "vitest"
+import { detailView } from "../../src/serve/page/detail.js"
+import { detailOf, iterationOf, loopOf, shell } from "./views.js"
+
+const text = (app: HTMLElement, selector: string) => app.querySelector(selector)!.textContent
+const all = (app: HTMLElement, selector: string) => Array.from(app.querySelectorAll(selector), (node) => node.textContent)
+
+describe("a change's page", () => {
+  let app: HTMLElement
+  beforeEach(() => {
+    app = shell()
+  })
+
+  it("shows the change: its heading, stats, charts, output, journal and iterations", () => {
+    detailView(app).update(detailOf("001-a", {
+      iterations: [iterationOf(1), iterationOf(2, { outcome: "failed", checks: [{ command: "pnpm test", exitCode: 1, signal: null, timedOut: false, durationMs: 2000, passed: false }] })],
+      journal: { text: "iteration 2 failed\n", truncated: false }
+    }))
+    expect(text(app, "a.back")).toBe("← All loops")
+    expect(text(app, "h1.change-title")).toBe("001-a")
+    expect(text(app, ".heading .badge")).toBe("running")
+    expect(all(app, ".meta span").slice(0, 2)).toEqual(["run r1", "spool/001-a"])
+    expect(all(app, ".stat .label")).toEqual(["Iteration", "Elapsed", "Spend", "Tasks", "Last outcome"])
+    expect(text(app, "[data-field=iteration]")).toBe("2 of 12")
+    expect(all(app, ".stat .sub")).toEqual(["5,000 tokens", "complete"])
+    expect(all(app, ".chart h2")).toEqual(["Duration per iteration", "Cost per iteration", "Files changed per iteration"])
+    expect(app.querySelectorAll("[data-chart=duration] rect.bar")).toHaveLength(2)
+    expect(app.querySelectorAll("[data-chart=duration] rect.bar.failed")).toHaveLength(1)
+    expect(text(app, "[data-chart=duration] rect.bar.failed title")).toBe("#2 · 2.0s · failed")
+    expect(text(app, "[data-chart=cost] .card-note")).toBe("last $0.0200 · max $0.0200")
+    expect(text(app, "[data-pane=output]")).toBe("line one\n")
+    expect(text(app, "[data-pane=journal]")).toBe("iteration 2 failed\n")
+    expect(all(app, "table.iterations tbody tr td:first-child")).toEqual(["2", "1"])
+    expect(all(app, "table.iterations .check.failed")).toEqual(["✗ pnpm test · exit 1, 2.0s"])
+    expect(all(app, "table.iterations th")[4]).toBe("Cost")
+  })
+
+  it("says what there is not yet: no output, no journal, no iteration", () => {
+    detailView(app).update(detailOf("001-a", { iterations: [], output: null }))
+    expect(text(app, "[data-pane=output]")).toBe("No output yet.")
+    expect(text(app, "[data-pane=journal]")).toBe("No failed iteration journaled.")
+    expect(text(app, "[data-chart=duration] .chart-empty")).toBe("No iteration has ended yet.")
+    expect(text(app, ".section .empty")).toBe("No iteration has ended yet.")
+  })
+
+  it("keeps its nodes from one event to the next: the heading, the output's text node, the chart's bars, the table's rows", () => {
+    const view = detailView(app)
+    view.update(detailOf("001-a", { iterations: [iterationOf(1)] }))
+    const [heading, output, bar, row] = [app.querySelector("h1"), app.querySelector("[data-pane=output]")!.firstChild, app.querySelector("rect.bar"), app.querySelector("table.iterations tbody tr")]
+    const tip = bar!.querySelector("title")!.firstChild
+    view.update(detailOf("001-a", {
+      loop: loopOf("001-a", { iteration: 3 }),
+      iterations: [iterationOf(1), iterationOf(2)],
+      output: { run: "r1", iteration: 3, text: "line one\n", truncated: false }
+    }))
+    expect(app.querySelector("h1")).toBe(heading)
+    expect(app.querySelector("[data-pane=output]")!.firstChild).toBe(output)
+    expect(app.querySelector("[data-chart=duration] rect.bar")).toBe(bar)
+    // The first bar's tooltip stays the same node: one being read stays up.
+    expect(bar!.querySelector("title")!.firstChild).toBe(tip)
+    expect(app.querySelectorAll("[data-chart=duration] rect.bar")).toHaveLength(2)
+    expect(app.querySelectorAll("table.iterations tbody tr")[1]).toBe(row)
+    expect(text(app, "[data-field=iteration]")).toBe("3 of 12")
+    expect(text(app, ".grid2 .card-note")).toBe("iteration 3 · live")
+  })
+
+  it("appends new output to the text there, so a selection in it survives the next event", () => {
+    const view = detailView(app)
+    view.update(detailOf("001-a"))
+    const pane = app.querySelector("[data-pane=output]")!
+    const range = document.createRange()
+    range.setStart(pane.firstChild!, 0)
+    range.setEnd(pane.firstChild!, 4)
+    document.getSelection()!.addRange(range)
+    view.update(detailOf("001-a", { output: { run: "r1", iteration: 2, text: "line one\nline two\n", truncated: false } }))
+    expect(pane.textContent).toBe("line one\nline two\n")
+    expect(pane.childNodes).toHaveLength(1)
+    expect(document.getSelection()!.toString()).toBe("line")
+    // The next iteration's output replaces it.
+    view.update(detailOf("001-a", { output: { run: "r1", iteration: 3, text: "fresh\n", truncated: false } }))
+    expect(pane.textContent).toBe("fresh\n")
+  })
+
+  it("shows what the agent prints as text, never as markup", () => {
+    const printed = "<script>window.__pwned=1</script><b>bold?</b><img src=x onerror=alert(1)>\n"
+    const view = detailView(app)
+    view.update(detailOf("001-a", { output: { run: "r1", iteration: 2, text: printed, truncated: false }, journal: { text: printed, truncated: false } }))
+    view.update(detailOf("001-a", { output: { run: "r1", iteration: 2, text: printed + printed, truncated: false }, journal: { text: printed, truncated: false } }))
+    expect(text(app, "[data-pane=output]")).toBe(printed + printed)
+    expect(text(app, "[data-pane=journal]")).toBe(printed)
+    expect(app.querySelectorAll("script, b, img")).toHaveLength(0)
+  })
+
+  it("says how a loop ended, and how to go on with an abandoned one", () => {
+    const view = detailView(app)
+    view.update(detailOf("001-a", { loop: loopOf("001-a", { status: "complete" }), stopMessage: "every task is done" }))
+    expect(all(app, ".callout")).toEqual(["every task is done"])
+    expect(app.querySelector(".callout")!.className).toBe("callout complete")
+    view.update(detailOf("001-a", { loop: loopOf("001-a", { status: "abandoned" }) }))
+    expect(all(app, ".callout")).toEqual(["no process runs this loop: it was killed, or its machine stopped; go on with spool ralph --change 001-a --resume"])
+  })
+
+  it("charts tokens when the agent reports no cost, and says so when it reports neither", () => {
+    const view = detailView(app)
+    view.update(detailOf("001-a", { iterations: [iterationOf(1, { costUsd: null })] }))
+    expect(all(app, ".chart h2")[1]).toBe("Tokens per iteration")
+    expect(app.querySelector("[data-chart=tokens]")).not.toBeNull()
+    view.update(detailOf("001-a", { iterations: [iterationOf(1, { costUsd: null, tokens: null })] }))
+    expect(text(app, "[data-chart=tokens] .chart-empty")).toBe("This agent reports no cost or tokens.")
+  })
+})
