@@ -114,6 +114,9 @@ describe("the dashboard in a real browser (headless chromium, the built spool, a
       await expect.poll(() => iteration.textContent(), { timeout: 60_000 }).toBe(`${n} of 12`)
       await expect.poll(() => bars.count(), { timeout: 60_000 }).toBe(n - 1)
       await expect.poll(() => output.textContent(), { timeout: 60_000 }).toMatch(new RegExp(`\\[agent\\] ${alpha} iteration ${n}: 1\\.\\d ready for review\\n$`))
+      // The page is made once: its heading, and the first iteration's bar once drawn, stay the same nodes.
+      if (n === 1) await page.evaluate("window.__heading = document.querySelector('h1.change-title')")
+      if (n === 2) await page.evaluate("window.__firstBar = document.querySelector('[data-chart=duration] rect.bar')")
       if (n < LOOK_AT) open(alpha, n)
       // Beta moves on too, a little behind.
       if (n < LOOK_AT - 2) open(beta, n)
@@ -123,6 +126,9 @@ describe("the dashboard in a real browser (headless chromium, the built spool, a
     expect(await page.locator("[data-chart=files] rect.bar").count()).toBe(LOOK_AT - 1)
     await expect.poll(() => page.locator("[data-pane=journal]").textContent()).toContain("expected 'Hello, Ada!' but got 'Hello, undefined!'")
     expect(await page.locator("table.iterations tbody tr").count()).toBe(LOOK_AT - 1)
+    // Updated in place, never rebuilt: the nodes marked above are still the page's.
+    expect(await page.evaluate("window.__heading === document.querySelector('h1.change-title')")).toBe(true)
+    expect(await page.evaluate("window.__firstBar === document.querySelector('[data-chart=duration] rect.bar')")).toBe(true)
     // One document all along: nothing reloaded the page.
     expect(await page.evaluate("window.__sameDocument")).toBe(true)
     expect(await page.evaluate("performance.getEntriesByType('navigation').length")).toBe(1)

@@ -1,7 +1,7 @@
 /**
- * The dashboard's page: one HTML document, its stylesheet and its script (`PageScript.ts`), all
- * served by spool from its bundle. The document is a shell: the script builds everything in it,
- * as text, from the JSON it reads.
+ * The dashboard's page: one HTML document, its stylesheet and its script (`PageScript.ts`, bundled
+ * from `page/`), all served by spool from its bundle. The document is a shell: the script builds
+ * everything in it, as text, from the JSON it reads, and updates it in place as events come.
  */
 
 /** The page, its assets asked for with the token it was opened with (the token only as a URL-safe escape). */
