@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { HistoryStore, loadDashboardDetail, loadDashboardLoops, Workspace } from "@spool/core"
-import { Deferred, Duration, Effect, FiberSet, Option, Schedule, Schema, Stream } from "effect"
+import { Deferred, Duration, Effect, FiberSet, Option, Schema, Stream } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { logView } from "../Harnesses.js"
@@ -8,6 +8,7 @@ import type { DashboardPlan } from "./DashboardOptions.js"
 import { pageCss, pageHtml } from "./Page.js"
 import { pageScript } from "./PageScript.js"
 import { type Access, decide, type Route } from "./Routes.js"
+import { makeSharedViews, type SharedViews } from "./SharedViews.js"
 
 /** The dashboard cannot listen: the port is taken, the address is not this machine's, ... */
 export class DashboardError extends Schema.TaggedError<DashboardError>()("DashboardError", {
@@ -88,16 +89,16 @@ interface Ending {
 }
 
 /**
- * Server-sent events of `read`: the snapshot at once, then each one that differs from the last, and
- * a keep-alive comment now and then. Once spool stops serving, the snapshot read then (a loop that
- * has just ended wrote its ending last), and an `end` event: the page stops reconnecting.
+ * Server-sent events of a view: its snapshot at once, then each one that differs from the last (from
+ * the view's one reader, `SharedViews`), and a keep-alive comment now and then. Once spool stops
+ * serving, the snapshot read then (a loop that has just ended wrote its ending last), and an `end`
+ * event: the page stops reconnecting.
  */
-const events = <A>(read: Effect.Effect<A, never, ReadNeeds>, ending: Ending) =>
+const events = (snapshots: Stream.Stream<string>, last: Effect.Effect<string, never, ReadNeeds>, ending: Ending) =>
   Stream.merge(
-    Stream.repeatEffectWithSchedule(read, Schedule.spaced(POLL)).pipe(
+    snapshots.pipe(
       Stream.interruptWhen(Deferred.await(ending.stopping)),
-      Stream.concat(Stream.fromEffect(read)),
-      Stream.map((snapshot) => JSON.stringify(snapshot)),
+      Stream.concat(Stream.fromEffect(last)),
       Stream.changes,
       Stream.map((json) => `data: ${json}\n\n`)
     ),
@@ -105,7 +106,13 @@ const events = <A>(read: Effect.Effect<A, never, ReadNeeds>, ending: Ending) =>
     { haltStrategy: "left" }
   ).pipe(Stream.concat(Stream.succeed(`event: end\ndata: ${ending.alone ? "dashboard stopped" : "run ended"}\n\n`)))
 
-const serveEvents = <A>(response: ServerResponse, head: boolean, read: Effect.Effect<A, never, ReadNeeds>, ending: Ending) =>
+/** What the event streams share: the end of serving, and one reader of each view. */
+interface Serving {
+  readonly ending: Ending
+  readonly views: SharedViews<ReadNeeds>
+}
+
+const serveEvents = (response: ServerResponse, head: boolean, view: string, read: Effect.Effect<unknown, never, ReadNeeds>, serving: Serving) =>
   Effect.gen(function*() {
     response.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": TYPES.events, Connection: "keep-alive", "X-Accel-Buffering": "no" })
     if (head) {
@@ -113,13 +120,15 @@ const serveEvents = <A>(response: ServerResponse, head: boolean, read: Effect.Ef
       return
     }
     yield* write(response, "retry: 2000\n\n")
-    yield* Stream.runForEach(events(read, ending), (chunk) => write(response, chunk))
+    const snapshots = yield* serving.views.watch(view, read)
+    const last = Effect.map(read, (snapshot) => JSON.stringify(snapshot))
+    yield* Stream.runForEach(events(snapshots, last, serving.ending), (chunk) => write(response, chunk))
     response.end()
   })
 
 const json = (response: ServerResponse, head: boolean, value: unknown) => send(response, head, 200, TYPES.json, JSON.stringify(value))
 
-const serveRoute = (read: Reader, ending: Ending, access: Access, route: Route, head: boolean, response: ServerResponse) =>
+const serveRoute = (read: Reader, serving: Serving, access: Access, route: Route, head: boolean, response: ServerResponse) =>
   Effect.gen(function*() {
     switch (route._tag) {
       case "Page":
@@ -131,20 +140,20 @@ const serveRoute = (read: Reader, ending: Ending, access: Access, route: Route, 
       case "Loops":
         return yield* json(response, head, yield* read.loops)
       case "LoopsEvents":
-        return yield* serveEvents(response, head, read.loops, ending)
+        return yield* serveEvents(response, head, "loops", read.loops, serving)
       case "Loop":
       case "LoopEvents": {
         const detail = yield* read.loop(route.changeId)
         if (Option.isNone(detail)) return yield* send(response, head, 404, TYPES.text, "not found: no loop state for that change\n")
         if (route._tag === "Loop") return yield* json(response, head, detail.value)
         // A change whose state goes away while it is watched: its page says so (null).
-        return yield* serveEvents(response, head, Effect.map(read.loop(route.changeId), Option.getOrNull), ending)
+        return yield* serveEvents(response, head, `loop ${route.changeId}`, Effect.map(read.loop(route.changeId), Option.getOrNull), serving)
       }
     }
   })
 
 /** Answers one request: refused as the rules say, or served; a failure of its own is a 500, never a crash. */
-const handle = (read: Reader, ending: Ending, access: Access) => (request: IncomingMessage, response: ServerResponse) => {
+const handle = (read: Reader, serving: Serving, access: Access) => (request: IncomingMessage, response: ServerResponse) => {
   const decision = decide({
     method: request.method ?? "GET",
     url: request.url ?? "/",
@@ -160,7 +169,7 @@ const handle = (read: Reader, ending: Ending, access: Access) => (request: Incom
       : {}
     return send(response, head, decision.status, TYPES.text, `${decision.reason}\n`, extra)
   }
-  return serveRoute(read, ending, access, decision.route, decision.head, response).pipe(
+  return serveRoute(read, serving, access, decision.route, decision.head, response).pipe(
     Effect.catchAllDefect(() => response.headersSent ? Effect.sync(() => response.destroy()) : send(response, head, 500, TYPES.text, "the dashboard failed to read the loops\n"))
   )
 }
@@ -213,6 +222,8 @@ export const serveDashboard = (plan: DashboardPlan, redact: (text: string) => st
     // Requests run in fibers of this scope: when it closes, open event streams end with it.
     const requests = yield* FiberSet.make()
     const run = yield* FiberSet.runtime(requests)<ReadNeeds>()
+    // Made before the finalizer below, so closed after it: the views still serve the last words.
+    const views = yield* makeSharedViews<ReadNeeds>(POLL)
     const ending: Ending = { alone: plan.alone, stopping: yield* Deferred.make<void>() }
     // Added after the set, so run before it interrupts the requests: the streams send their last words, for a while at most.
     yield* Effect.addFinalizer(() =>
@@ -224,7 +235,7 @@ export const serveDashboard = (plan: DashboardPlan, redact: (text: string) => st
       token: plan.token,
       hosts: plan.loopback ? new Set(["127.0.0.1", "localhost", "[::1]", hostInUrl(plan.host)].map((name) => `${name.toLowerCase()}:${port}`)) : null
     }
-    const respond = handle(read, ending, access)
+    const respond = handle(read, { ending, views }, access)
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       const fiber = run(respond(request, response))
       response.on("close", () => fiber.unsafeInterruptAsFork(fiber.id()))
