@@ -49,5 +49,3 @@ export const remoteGit = (options: RemoteGitOptions) => {
     Effect.flatMap(git(action, args), (ran) => (ran.exitCode === 0 ? Effect.succeed(ran.stdout) : Effect.fail(failed(action, ran))))
   return { remote, git, failed, must, bytes }
 }
-
-export type RemoteGit = ReturnType<typeof remoteGit>
