@@ -6,7 +6,7 @@ import { handler, loop, ralph } from "./commands/ralph.js"
 import { Outcome } from "./ExitCode.js"
 import { describeFailure } from "./Failure.js"
 import { commandHelp, rootHelp } from "./Help.js"
-import { Invocation } from "./Invocation.js"
+import { Invocation } from "@spool/app/host"
 import { withTarget } from "./ralph/Options.js"
 import { applySettings, readSettings, SettingsOrigin } from "./ralph/Settings.js"
 import { locate } from "./ralph/WorktreeLocation.js"
@@ -91,7 +91,10 @@ export const run = (argv: ReadonlyArray<string>) =>
         }
         return yield* handler(withTarget(directive.value)).pipe(
           Effect.provideService(SettingsOrigin, settings.source),
-          Effect.catchTag("UsageError", (error) => Effect.fail(settings.blame(error)))
+          Effect.catchTags({
+            UsageError: (error) => Effect.fail(settings.blame(error)),
+            RequestError: (error) => Effect.fail(settings.blame(error))
+          })
         )
       }
     }

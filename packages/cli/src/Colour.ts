@@ -1,4 +1,4 @@
-import type { Env } from "./Invocation.js"
+import type { Env } from "@spool/app/host"
 
 /** A stream as far as colour is concerned: is a person looking at it? */
 interface Stream {

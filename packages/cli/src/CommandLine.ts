@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { type CommandSpec, commandBuiltIns, commands, completionShells, findCommand, rootOptions } from "./Commands.js"
 import { example, type OptionSpec, spellings } from "./OptionSpec.js"
-import { closest } from "./Suggest.js"
+import { closest } from "@spool/app"
 import { UsageError } from "./UsageError.js"
 
 export type Shell = (typeof completionShells)[number]

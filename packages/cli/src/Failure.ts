@@ -12,6 +12,7 @@ import type {
   WorkspaceNotFoundError,
   WorktreeError
 } from "@spool/core"
+import type { RequestError } from "@spool/app"
 import { Match } from "effect"
 import type { Palette } from "./Colour.js"
 import { exitCodeOf, Outcome } from "./ExitCode.js"
@@ -22,6 +23,7 @@ import type { UsageError } from "./UsageError.js"
 /** Every error that reaches the edge of `spool`; `failures` says how each ends it. */
 export type Failure =
   | UsageError
+  | RequestError
   | ChangeError
   | WorkspaceNotFoundError
   | LayoutError
@@ -58,6 +60,7 @@ const failed = (error: Failure): DescribedFailure => ({ message: said(error), ou
  */
 export const failures = {
   UsageError: usage,
+  RequestError: usage,
   ChangeError: usage,
   WorkspaceNotFoundError: (error: WorkspaceNotFoundError) =>
     usage(

@@ -1,7 +1,8 @@
 import { type LentBytes, type LoopProgress, LoopReporter } from "@spool/core"
 import { type Clock, Context, Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import { colourEnabled, palette, redrawEnabled } from "./Colour.js"
-import type { Env } from "./Invocation.js"
+import { Reports } from "@spool/app"
+import type { Env } from "@spool/app/host"
 import { colourLine, prefixByteLines, prefixLines, statusLine, statusLines } from "./StatusLine.js"
 
 export { statusLine } from "./StatusLine.js"
@@ -230,9 +231,16 @@ export const layer = (terminal: Terminal) =>
     )
   )
 
-/** A loop's `LoopReporter`: attached to the terminal while the layer lasts. */
-export const loopReporter = (changeId: string) =>
-  Layer.scoped(LoopReporter, Effect.flatMap(TerminalReporter, (terminal) => terminal.reporterFor(changeId)))
+/** What the application's runs and sweeps say, on the terminal: each loop attached to it while it runs. */
+export const reports = Layer.effect(
+  Reports,
+  Effect.map(TerminalReporter, (terminal) => ({
+    print: terminal.print,
+    warn: (text: string) => Effect.sync(() => terminal.warn(text)),
+    reporterFor: terminal.reporterFor,
+    sideBySide: terminal.sideBySide
+  }))
+)
 
 /** A terminal that collects what is written to it: not a TTY, no colour unless `env` asks for it. */
 export const capture = (env: Env = {}) => {

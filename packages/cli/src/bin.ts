@@ -4,7 +4,7 @@ import { currentGracePeriod } from "@spool/core"
 import { Cause, Deferred, Duration, Effect, Exit, FiberId, Layer } from "effect"
 import { main } from "./Cli.js"
 import { exitCodeOf, Outcome, type StopSignal } from "./ExitCode.js"
-import * as Invocation from "./Invocation.js"
+import * as Invocation from "@spool/app/host"
 import * as ProcessExecutor from "./ProcessExecutor.js"
 import * as TerminalReporter from "./TerminalReporter.js"
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { readCommandLine } from "../src/CommandLine.js"
-import { closest } from "../src/Suggest.js"
+import { closest } from "@spool/app"
 
 const request = (...args: Array<string>) => Either.getOrThrow(readCommandLine(args))
 const error = (...args: Array<string>) => Either.getOrThrowWith(Either.flip(readCommandLine(args)), () => new Error("no error")).message

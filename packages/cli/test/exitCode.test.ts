@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { exitCodeOf, Outcome } from "../src/ExitCode.js"
-import { inFlags } from "../src/ralph/Run.js"
+import { inFlags } from "../src/ralph/Requests.js"
 
 describe("exitCodeOf: how spool ended, as the exit code README lists", () => {
   it.each([

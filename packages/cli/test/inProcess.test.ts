@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { main } from "../src/Cli.js"
 import { exitCodeOf } from "../src/ExitCode.js"
 import type { Failure } from "../src/Failure.js"
-import * as Invocation from "../src/Invocation.js"
+import * as Invocation from "@spool/app/host"
 import * as ProcessExecutor from "../src/ProcessExecutor.js"
 import * as TerminalReporter from "../src/TerminalReporter.js"
 import { agentScript, baseEnv, git, makeWorkspace, scriptedAgent, stateDir } from "./support.js"
@@ -116,6 +116,12 @@ const edgeCases: { readonly [Tag in Failure["_tag"]]: EdgeCase } = {
     given: inWorkspace(["ralph", "--change", "001-01", "--json"]),
     code: 2,
     line: () => "spool: --json goes with --status or --list: spool ralph --list --json"
+  },
+  RequestError: {
+    what: "a remote the repository does not have",
+    given: inWorkspace(["ralph", "x", "--change", "001-01", "--remote", "upstream", ...harness(node(""))]),
+    code: 2,
+    line: () => "spool: --remote upstream: the repository has no remote of that name; add it with git remote add upstream <url>"
   },
   ChangeError: {
     what: "an unknown change",

@@ -1,21 +1,18 @@
 import { Command } from "@effect/cli"
-import { ContextStore, ErrorJournal, HistoryStore, LoopLock, Workspace } from "@spool/core"
-import { GitWorktree } from "@spool/git"
+import { Application, leasedChanges, Lists, onRemote, removeWorktree } from "@spool/app"
+import { Invocation } from "@spool/app/host"
+import { ContextStore, Workspace } from "@spool/core"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Outcome } from "../ExitCode.js"
-import { Invocation } from "../Invocation.js"
-import { lockIdentity } from "../Process.js"
+import { listText } from "../ralph/ListText.js"
+import { isSweep, runChange, sweep } from "../ralph/Loops.js"
 import { type RalphArgs, ralphOptions, ralphOptionSpecs } from "../ralph/Options.js"
 import { SettingsOrigin } from "../ralph/Settings.js"
-import { runChange } from "../ralph/Run.js"
-import { isSweep, sweep } from "../ralph/Sweep.js"
 import { layoutOf, statusTarget, targetChange } from "../ralph/Targeting.js"
-import { removeWorktree } from "../ralph/Worktree.js"
-import { changeList, leasedChanges, listText, onRemote } from "../ralph/List.js"
 import { type Location, locate } from "../ralph/WorktreeLocation.js"
 import { dashboardPlan, serveAlone, withDashboard } from "../serve/ServeMode.js"
 import { showStatus } from "../Status.js"
-import { TerminalReporter } from "../TerminalReporter.js"
+import { reports, TerminalReporter } from "../TerminalReporter.js"
 import { UsageError } from "../UsageError.js"
 
 const usage = (message: string) => new UsageError({ message })
@@ -60,7 +57,7 @@ const ralphIn = (input: RalphArgs, location: Location) =>
 
     if (args.list) {
       const terminal = yield* TerminalReporter
-      const changes = yield* changeList(remote)
+      const changes = yield* (yield* Lists).list({ remote })
       const { tree } = yield* Workspace
       yield* terminal.print(args.json ? JSON.stringify(changes, null, 2) : listText(changes, terminal.stdoutPalette, tree.changesDir))
       return yield* done()
@@ -98,11 +95,7 @@ export const handler = (input: RalphArgs) =>
     const location = locate(invocation.cwd)
     const layout = yield* layoutOf(input)
     return yield* ralphIn(input, location).pipe(
-      Effect.provide(
-        Layer.mergeAll(ContextStore.layer, HistoryStore.layer, ErrorJournal.layer, LoopLock.layer(lockIdentity(invocation.pid)), GitWorktree.layer).pipe(
-          Layer.provideMerge(Workspace.layer(location.workspaceCwd, layout))
-        )
-      )
+      Effect.provide(Application.layer({ cwd: location.workspaceCwd, layout }).pipe(Layer.provideMerge(reports)))
     )
   })
 

@@ -1,6 +1,6 @@
 import { Args, type Command } from "@effect/cli"
 import { Option } from "effect"
-import { harnessNames } from "../Harnesses.js"
+import { harnessNames } from "@spool/app"
 import { effectOptions, switchOption, valueOption } from "../OptionSpec.js"
 import { runningOptionSpecs } from "./RunningOptions.js"
 

@@ -3,7 +3,7 @@ import { findTrees, type LayoutName, layoutNames, SETTINGS_FILE, type SettingsSo
 import { Context, Effect, Either } from "effect"
 import type { CommandSpec } from "../Commands.js"
 import type { OptionSpec } from "../OptionSpec.js"
-import { closest } from "../Suggest.js"
+import { closest, RequestError } from "@spool/app"
 import { UsageError } from "../UsageError.js"
 
 /** The repository's settings file, relative to its root; its `ralph` section holds options of `spool ralph`. */
@@ -249,9 +249,11 @@ export const applySettings = (command: CommandSpec, args: ReadonlyArray<string>,
     fromCommandLine: given
   }
   /** A mistake in a value the settings file gave is the file's: the message names it and the key. */
-  const blame = (error: UsageError) => {
+  const blame = <E extends UsageError | RequestError>(error: E): E => {
     const setting = taken.find((setting) => new RegExp(`--${setting.spec.name}(?![\\w-])`).test(error.message))
-    return setting === undefined ? error : new UsageError({ message: `${setting.file}, ${keyName(setting.key)}: ${error.message}` })
+    if (setting === undefined) return error
+    const message = `${setting.file}, ${keyName(setting.key)}: ${error.message}`
+    return (error._tag === "UsageError" ? new UsageError({ message }) : new RequestError({ message })) as E
   }
   return { args: [...added, ...args], source, blame }
 }

@@ -2,7 +2,7 @@ import { type ChangeId, type LayoutName, layoutNames, Workspace } from "@spool/c
 import { Effect, Option } from "effect"
 import { selectChange } from "../ChangeSelection.js"
 import { firstChangeHintFor } from "../FirstChange.js"
-import { Invocation } from "../Invocation.js"
+import { Invocation } from "@spool/app/host"
 import { UsageError } from "../UsageError.js"
 import type { RalphArgs } from "./Options.js"
 

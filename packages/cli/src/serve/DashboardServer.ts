@@ -3,7 +3,7 @@ import { HistoryStore, loadDashboardDetail, loadDashboardLoops, Workspace } from
 import { Deferred, Duration, Effect, FiberSet, Option, Schema, Stream } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { logView } from "../Harnesses.js"
+import { logView } from "@spool/app"
 import type { DashboardPlan } from "./DashboardOptions.js"
 import { pageCss, pageHtml } from "./Page.js"
 import { pageScript } from "./PageScript.js"

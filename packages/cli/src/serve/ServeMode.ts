@@ -1,6 +1,6 @@
 import { makeRedactor } from "@spool/core"
 import { Effect } from "effect"
-import { Invocation } from "../Invocation.js"
+import { Invocation } from "@spool/app/host"
 import { TerminalReporter } from "../TerminalReporter.js"
 import type { DashboardPlan } from "./DashboardOptions.js"
 import { serveDashboard } from "./DashboardServer.js"

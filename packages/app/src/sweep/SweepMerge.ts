@@ -13,10 +13,10 @@ import {
   Worktrees
 } from "@spool/core"
 import { Effect, Option, Ref } from "effect"
-import { Invocation } from "../Invocation.js"
-import { TerminalReporter } from "../TerminalReporter.js"
-import { secretEnv } from "./Notify.js"
-import type { PreparedLoop } from "./Run.js"
+import { Invocation } from "../host/Invocation.js"
+import { secretEnv } from "../notices/Notices.js"
+import { Reports } from "../report/Reports.js"
+import type { PreparedLoop } from "../run/PreparedLoop.js"
 
 /** What a change completed in a `--merge` sweep is until its merge is made: a sweep that ends first leaves it so. */
 export const awaitingMerge: MergeNote = { merged: false, text: "not merged: the sweep ended before its merge" }
@@ -33,7 +33,7 @@ export const rememberMerge = (changeId: string, merge: MergeNote) =>
     if (state !== null) yield* history.writeState(id, { ...state, merge })
   }).pipe(
     Effect.catchAll((error) =>
-      Effect.flatMap(TerminalReporter, (terminal) => Effect.sync(() => terminal.warn(`${changeId}: its state does not say what became of its merge: ${oneLine(error.message, 160)}`)))
+      Effect.flatMap(Reports, (reports) => reports.warn(`${changeId}: its state does not say what became of its merge: ${oneLine(error.message, 160)}`))
     )
   )
 
@@ -66,20 +66,20 @@ const checkOutput = (changeId: string, run: CheckRun, redact: (text: string) => 
 export const mergeChange = (prepared: PreparedLoop, base: string) => (changeId: string) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    const terminal = yield* TerminalReporter
+    const reports = yield* Reports
     const failed = yield* Ref.make<CheckRun | null>(null)
     const branch = branchOf(changeId)
-    yield* terminal.print(`merging ${branch} into ${base}${prepared.options.verify.length > 0 ? " and checking the merged tree" : ""}`)
+    yield* reports.print(`merging ${branch} into ${base}${prepared.options.verify.length > 0 ? " and checking the merged tree" : ""}`)
     const result = yield* (yield* Merges).merge({ root: workspace.root, branch, base, check: checksPass(yield* CheckRunner, prepared, changeId, failed) })
     if (result._tag === "Merged" || result._tag === "AlreadyMerged") {
       yield* (yield* Worktrees).remove({ root: workspace.root, changeId }).pipe(Effect.ignore)
     }
     const note: MergeNote = { merged: result._tag === "Merged" || result._tag === "AlreadyMerged", text: describeMerge(result, base) }
-    yield* terminal.print(`${changeId}: ${note.text}`)
+    yield* reports.print(`${changeId}: ${note.text}`)
     const check = yield* Ref.get(failed)
     if (result._tag === "ChecksFailed" && check !== null) {
       const invocation = yield* Invocation
-      yield* terminal.print(checkOutput(changeId, check, makeRedactor(secretEnv(invocation.env, prepared.secrets))))
+      yield* reports.print(checkOutput(changeId, check, makeRedactor(secretEnv(invocation.env, prepared.secrets))))
     }
     return note
   }).pipe(

@@ -6,7 +6,7 @@ export type Env = Readonly<Record<string, string | undefined>>
  * What spool was started with: read from the process once, at the edge (`bin.ts`), and handed down,
  * so that the modules below read no process-wide state and a test can run spool in its own process.
  */
-export class Invocation extends Context.Tag("@spool/cli/Invocation")<Invocation, {
+export class Invocation extends Context.Tag("@spool/app/Invocation")<Invocation, {
   /** The directory spool was started in. */
   readonly cwd: string
   readonly env: Env

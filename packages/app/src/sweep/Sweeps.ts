@@ -1,7 +1,6 @@
 import {
   CheckRunner,
   GitSummary,
-  HarnessService,
   HistoryStore,
   LockError,
   LoopEvents,
@@ -19,49 +18,32 @@ import {
   Workspace
 } from "@spool/core"
 import { Path } from "@effect/platform"
-import { Effect, Layer, Option, Ref } from "effect"
-import { gitLayer } from "../Git.js"
-import { TerminalReporter } from "../TerminalReporter.js"
-import { UsageError } from "../UsageError.js"
-import { wholeNumber } from "./GuardOptions.js"
-import { changeCandidates, onRemote } from "./List.js"
-import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
-import { type Beside, withDashboard } from "../serve/ServeMode.js"
-import { withNotices } from "./Notify.js"
-import { type PreparedLoop, prepareLoop, runPrepared } from "./Run.js"
-import { refuseModuleWithout } from "./Targeting.js"
+import { Context, Effect, Layer, Option, Ref } from "effect"
+import { changeCandidates, onRemote } from "../list/Lists.js"
+import { withNotices } from "../notices/Notices.js"
+import { gitLayer } from "../place/GitLayer.js"
+import { Reports } from "../report/Reports.js"
+import { requestError } from "../RequestError.js"
+import type { Around } from "../run/Runs.js"
+import { runPrepared } from "../run/Runs.js"
+import { type PreparedLoop, prepareLoop, preflight } from "../run/PreparedLoop.js"
 import { awaitingMerge, mergeChange, rememberMerge } from "./SweepMerge.js"
+import type { SweepRequest, SweepTarget } from "./SweepRequest.js"
 import { sweepSummary } from "./SweepSummary.js"
 
-const usage = (message: string) => new UsageError({ message })
-
-/** The command line asks for a sweep: every ready change, a module's, several changes, or a merge. */
-export const isSweep = (args: RalphArgs) => args.continueReady || args.continueModule || args.changes.length > 1 || args.merge
-
-/** Which changes the sweep takes, from the command line; every mistake is a usage error before anything runs. */
-const selectionOf = (args: RalphArgs) =>
+/** The changes the sweep takes, checked against the workspace: named ones resolved, each of the module asked for. */
+const selectionOf = (target: SweepTarget) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
-    yield* refuseModuleWithout(args)
-    const moduleId = Option.map(args.module, (m) => m.trim().replace(/_.*$/, ""))
-    if (Option.isSome(moduleId) && !/^\d+$/.test(moduleId.value)) {
-      return yield* usage(`invalid module id '${Option.getOrThrow(args.module)}': use the module's number, e.g. --module 002`)
+    const moduleId = target._tag === "AllReady" ? null : target.moduleId
+    if (moduleId !== null && workspace.tree.modulesDir === null) {
+      return yield* requestError(`--module: a ${workspace.tree.title} tree has no modules; name the change with --change`)
     }
-    if (args.continueModule && Option.isNone(moduleId)) {
-      return yield* usage("--continue-module goes with --module: spool ralph --module 002 --continue-module")
-    }
-    const sweepsAll = args.continueReady || args.continueModule
-    if (sweepsAll && args.changes.length > 0) {
-      const flag = args.continueReady ? "--continue-ready" : "--continue-module"
-      return yield* usage(`${flag} takes every ready change; give it without --change, or name the changes with --change, once each`)
-    }
-    if (sweepsAll) {
-      return Option.isSome(moduleId) ? { _tag: "Module", moduleId: moduleId.value } satisfies SweepSelection : { _tag: "AllReady" } satisfies SweepSelection
-    }
-    const named = yield* Effect.forEach(args.changes, (input) => workspace.resolveChange(input))
-    const outside = Option.isSome(moduleId) ? named.filter((change) => change.moduleId !== moduleId.value) : []
+    if (target._tag !== "Named") return target._tag === "Module" ? { _tag: "Module", moduleId: target.moduleId } satisfies SweepSelection : target
+    const named = yield* Effect.forEach(target.changes, (input) => workspace.resolveChange(input))
+    const outside = moduleId !== null ? named.filter((change) => change.moduleId !== moduleId) : []
     if (outside.length > 0) {
-      return yield* usage(`change ${outside[0]!.id} belongs to module ${outside[0]!.moduleId ?? "(none)"}, not ${Option.getOrThrow(moduleId)}; drop --module or that --change`)
+      return yield* requestError(`change ${outside[0]!.id} belongs to module ${outside[0]!.moduleId ?? "(none)"}, not ${moduleId}; drop --module or that --change`)
     }
     return { _tag: "Named", ids: named.map((change) => change.id) } satisfies SweepSelection
   })
@@ -98,62 +80,65 @@ const notBusy = (changeId: string) =>
     return yield* new LockError({ changeId, owner: live.owner, path: path.join(workspace.stateDir(live.changeId), "lock") })
   })
 
-/** What running, reading and merging the sweep's changes take from the command's layers. */
+/** What running, reading and merging the sweep's changes take from the application's layers. */
 type SweepNeeds =
   | Effect.Effect.Context<ReturnType<typeof runPrepared>>
   | Effect.Effect.Context<ReturnType<typeof factsOf>>
   | Effect.Effect.Context<ReturnType<ReturnType<typeof mergeChange>>>
 
 /**
- * `spool ralph --continue-ready` (or `--continue-module`, several `--change`, `--merge`): runs the
- * ready changes as one sweep and prints its summary, however it ends; once its options are checked,
- * `beside` what the command line asks for (the dashboard of `--serve`).
+ * A sweep as `request` asks: checks it, says what it takes, runs the ready changes (merging each
+ * once complete, when asked), and prints its summary however it ends; `around` wraps it once checked.
  */
-export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
+const sweepRequest = (request: SweepRequest) =>
   Effect.gen(function*() {
-    const modes = [args.status, args.list, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean)
-    if (modes.length > 0) {
-      return yield* usage("a sweep (--continue-ready, --continue-module, several --change, --merge) runs loops; give --status, --list, --add-context, --clear-context and --remove without it")
-    }
-    const selection = yield* selectionOf(args)
-    const maxParallel = yield* wholeNumber(specs.maxParallel, args.maxParallel, 1)
+    const selection = yield* selectionOf(request.selection)
+    const { maxParallel, merge } = request
     const root = (yield* Workspace).root
     if (maxParallel > 1 && !(yield* Effect.map(GitSummary, (git) => git.repository).pipe(Effect.provide(gitLayer(root))))) {
-      return yield* usage(
+      return yield* requestError(
         `--max-parallel ${maxParallel} runs each loop in a git worktree of its own, and ${root} is not inside a git repository; run git init and commit, or sweep one change at a time (--max-parallel 1)`
       )
     }
-    const prepared0 = yield* prepareLoop(args)
+    const prepared0 = yield* prepareLoop(request)
     // An agent that cannot start is the sweep's failure, said once, before any change is touched.
-    yield* Effect.flatMap(HarnessService, (agent) => agent.preflight).pipe(Effect.provide(prepared0.harness))
+    yield* preflight(prepared0)
     // Loops side by side, or brought home by a merge, each work in a worktree of their own.
-    const prepared: PreparedLoop = { ...prepared0, worktree: prepared0.worktree || maxParallel > 1 || args.merge }
+    const prepared: PreparedLoop = { ...prepared0, worktree: prepared0.worktree || maxParallel > 1 || merge }
     const workspace = yield* Workspace
-    const base = args.merge ? yield* (yield* Merges).currentBranch(workspace.root) : null
-    if (args.merge && base === null) {
-      return yield* usage("--merge brings the work into the branch checked out here, and none is (not a git repository, or a detached HEAD); check out a branch first")
+    const base = merge ? yield* (yield* Merges).currentBranch(workspace.root) : null
+    if (merge && base === null) {
+      return yield* requestError("--merge brings the work into the branch checked out here, and none is (not a git repository, or a detached HEAD); check out a branch first")
     }
-    // With --remote, what is ready is what the remote says: a change complete there is not swept again.
+    return { prepared, selection, base }
+  })
+
+/** Runs the checked sweep; the report is the result. */
+const runChecked = (request: SweepRequest, { prepared, selection, base }: Effect.Effect.Success<ReturnType<typeof sweepRequest>>) =>
+  Effect.gen(function*() {
+    const { maxParallel, merge } = request
+    const workspace = yield* Workspace
+    // With a remote, what is ready is what the remote says: a change complete there is not swept again.
     const known = prepared.remote === null ? yield* candidates : yield* onRemote(prepared.remote.name, () => candidates)
     const changes = sweepChanges(known, selection)
-    const terminal = yield* TerminalReporter
+    const reports = yield* Reports
     const ready = changes.filter((c) => c.readiness._tag === "Ready").map((c) => c.change.id)
-    const unmerged = args.merge ? changes.filter((c) => c.readiness._tag === "Unmerged").map((c) => c.change.id) : []
-    yield* terminal.print(
+    const unmerged = merge ? changes.filter((c) => c.readiness._tag === "Unmerged").map((c) => c.change.id) : []
+    yield* reports.print(
       changes.length === 0
         ? "no change to sweep: no active change matches"
         : `sweeping ${ready.length} ready change${ready.length === 1 ? "" : "s"}${maxParallel > 1 ? `, ${maxParallel} at a time` : ""}` +
           `${ready.length === 0 ? "" : `: ${ready.join(", ")}`}` +
           `${unmerged.length === 0 ? "" : `; merging again, complete but not merged: ${unmerged.join(", ")}`}` +
-          `${args.merge ? `; each merged into ${base} once complete` : ""}`
+          `${merge ? `; each merged into ${base} once complete` : ""}`
     )
     const started = yield* Ref.make(0)
     const runChange = (changeId: string) =>
       Effect.gen(function*() {
         yield* notBusy(changeId)
         const n = yield* Ref.updateAndGet(started, (k) => k + 1)
-        yield* terminal.print(`=== sweep: ${changeId} (${n} of ${ready.length}) ===`)
-        const result = yield* runPrepared({ ...prepared, merged: args.merge }, yield* workspace.resolveChange(changeId))
+        yield* reports.print(`=== sweep: ${changeId} (${n} of ${ready.length}) ===`)
+        const result = yield* runPrepared({ ...prepared, merged: merge }, yield* workspace.resolveChange(changeId))
         // Not merged until its merge is made: a sweep that ends first leaves that said, for the next to merge it.
         if (base !== null && result.status === "complete") yield* rememberMerge(changeId, awaitingMerge)
         return result
@@ -166,13 +151,41 @@ export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
     // The report, kept for the notice of the sweep's end, which is told after its loops' own.
     const ended = yield* Ref.make<SweepReport | null>(null)
     const printReport = (report: SweepReport) =>
-      Effect.zipRight(Ref.set(ended, report), terminal.print(sweepSummary(report, { merge: base }).join("\n")))
+      Effect.zipRight(Ref.set(ended, report), reports.print(sweepSummary(report, { merge: base }).join("\n")))
     const plan = { changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }
     // Loops side by side: every line of theirs carries its change, from the sweep's start to its end.
-    const sideBySide = maxParallel > 1 ? terminal.sideBySide(ready) : Effect.void
+    const sideBySide = maxParallel > 1 ? reports.sideBySide(ready) : Effect.void
     const swept = Effect.scoped(Effect.zipRight(sideBySide, runSweep(plan, runner, printReport)))
-    return yield* beside(withNotices(prepared.notify, swept, Effect.map(Ref.get(ended), (report) => (report === null ? [] : [sweepNotice(report)]))))
+    return yield* withNotices(prepared.notify, swept, Effect.map(Ref.get(ended), (report) => (report === null ? [] : [sweepNotice(report)])))
   }).pipe(
     // One account: a usage limit one loop meets holds every loop of the sweep.
     Effect.provide(Layer.mergeAll(LoopEvents.layer, UsageLimitGate.layerShared, CheckRunner.layer))
   )
+
+type Checked = Effect.Effect.Success<ReturnType<typeof sweepRequest>>
+type SweepContext =
+  | Effect.Effect.Context<ReturnType<typeof sweepRequest>>
+  | Effect.Effect.Context<ReturnType<typeof runChecked>>
+type SweepError =
+  | Effect.Effect.Error<ReturnType<typeof sweepRequest>>
+  | Effect.Effect.Error<ReturnType<typeof runChecked>>
+
+/** Runs sweeps: the ready changes of a workspace (all, a module's, or named ones), one or several at a time. */
+export class Sweeps extends Context.Tag("@spool/app/Sweeps")<Sweeps, {
+  /** Checks `request`, then runs the sweep `around` what the caller wraps it in: its report is the result. */
+  readonly run: <E2 = never, R2 = never>(
+    request: SweepRequest,
+    around?: Around<SweepReport, SweepError, E2, R2>
+  ) => Effect.Effect<SweepReport, SweepError | E2, R2>
+}>() {
+  static readonly layer = Layer.effect(
+    Sweeps,
+    Effect.map(Effect.context<SweepContext>(), (context) => ({
+      run: <E2 = never, R2 = never>(request: SweepRequest, around?: Around<SweepReport, SweepError, E2, R2>) =>
+        Effect.flatMap(sweepRequest(request), (checked: Checked) => {
+          const sweep = runChecked(request, checked).pipe(Effect.provide(context))
+          return around === undefined ? sweep : around(sweep)
+        }).pipe(Effect.provide(context))
+    }))
+  )
+}

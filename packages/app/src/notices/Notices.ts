@@ -3,11 +3,9 @@ import {
   CheckRunner,
   type ChangeId,
   DEFAULT_NOTICE_EVENTS,
-  isNoticeEvent,
   keepFailure,
   loadStatus,
   makeRedactor,
-  NOTICE_EVENTS,
   type NoticeDraft,
   type NoticeEvent,
   type NotifySettings,
@@ -15,14 +13,10 @@ import {
   makeTeller,
   tellingOf
 } from "@spool/core"
-import { Effect, Layer, Option } from "effect"
-import { type Env, Invocation } from "../Invocation.js"
-import { closest } from "../Suggest.js"
-import { TerminalReporter } from "../TerminalReporter.js"
-import { UsageError } from "../UsageError.js"
-import type { RalphArgs } from "./Options.js"
-
-const usage = (message: string) => new UsageError({ message })
+import { Effect, Layer } from "effect"
+import { type Env, Invocation } from "../host/Invocation.js"
+import { Reports } from "../report/Reports.js"
+import { requestError } from "../RequestError.js"
 
 /**
  * A webhook as given: a URL, or `$NAME`, the environment variable holding it (so that a settings
@@ -33,7 +27,7 @@ const webhookUrl = (given: string, env: Env, place: number) =>
     const named = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(given.trim())
     const url = named === null ? given.trim() : env[named[1]!]?.trim() ?? ""
     if (named !== null && url === "") {
-      return yield* usage(`--webhook $${named[1]}: the environment variable ${named[1]} is not set; export it with the webhook's URL`)
+      return yield* requestError(`--webhook $${named[1]}: the environment variable ${named[1]} is not set; export it with the webhook's URL`)
     }
     let parsed: URL | null = null
     try {
@@ -42,45 +36,37 @@ const webhookUrl = (given: string, env: Env, place: number) =>
       // Said below, without the value.
     }
     if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
-      return yield* usage(
+      return yield* requestError(
         `--webhook (the ${place === 0 ? "first" : `number ${place + 1}`}) must be an http:// or https:// URL; the value is not shown, as a webhook's URL is a secret`
       )
     }
     return url
   })
 
-/** `--notify-on complete,failed`: the events, each known. */
-const noticeEvents = (given: Option.Option<string>) =>
-  Effect.gen(function*() {
-    if (Option.isNone(given)) return DEFAULT_NOTICE_EVENTS
-    const names = given.value.split(",").map((name) => name.trim()).filter((name) => name !== "")
-    if (names.length === 0) return yield* usage(`--notify-on needs one or more events, e.g. --notify-on complete,failed; the events: ${NOTICE_EVENTS.join(", ")}`)
-    const events: Array<NoticeEvent> = []
-    for (const name of names) {
-      if (!isNoticeEvent(name)) {
-        const near = closest(name, NOTICE_EVENTS)
-        return yield* usage(`--notify-on: unknown event '${name}'${near === null ? "" : `; did you mean '${near}'?`}; the events: ${NOTICE_EVENTS.join(", ")}`)
-      }
-      if (!events.includes(name)) events.push(name)
-    }
-    return events
-  })
+/** Who is to be told of what: commands (run with `sh -c`), webhooks (URLs, or `$NAME`), the events (null: the default ones). */
+export interface NoticeRequest {
+  readonly commands: ReadonlyArray<string>
+  readonly webhooks: ReadonlyArray<string>
+  readonly on: ReadonlyArray<NoticeEvent> | null
+}
 
-/** Who is told of what, from the command line: null when nobody is. Every mistake is a usage error before anything runs. */
-export const notifySettings = (args: RalphArgs, root: string) =>
+/** Nobody is told of anything. */
+export const noNotices: NoticeRequest = { commands: [], webhooks: [], on: null }
+
+/** Who is told of what, from the request: null when nobody is. Every mistake is a request error before anything runs. */
+export const notifySettings = (request: NoticeRequest, root: string) =>
   Effect.gen(function*() {
     const { env } = yield* Invocation
-    const urls = yield* Effect.forEach(args.webhook, (given, place) => webhookUrl(given, env, place))
-    const on = yield* noticeEvents(args.notifyOn)
+    const urls = yield* Effect.forEach(request.webhooks, (given, place) => webhookUrl(given, env, place))
     const targets: Array<NotifyTarget> = [
-      ...args.notify.map((command): NotifyTarget => ({ _tag: "Command", command })),
+      ...request.commands.map((command): NotifyTarget => ({ _tag: "Command", command })),
       ...urls.map((url): NotifyTarget => ({ _tag: "Webhook", url }))
     ]
     if (targets.length === 0) {
-      if (Option.isSome(args.notifyOn)) return yield* usage("--notify-on goes with --notify or --webhook: spool ralph --webhook \"$SLACK_WEBHOOK_URL\" --notify-on complete,failed")
+      if (request.on !== null) return yield* requestError("--notify-on goes with --notify or --webhook: spool ralph --webhook \"$SLACK_WEBHOOK_URL\" --notify-on complete,failed")
       return null
     }
-    return { targets, on, cwd: root, redact: makeRedactor(secretEnv(env, urls)) } satisfies NotifySettings
+    return { targets, on: request.on ?? DEFAULT_NOTICE_EVENTS, cwd: root, redact: makeRedactor(secretEnv(env, urls)) } satisfies NotifySettings
   })
 
 /**
@@ -108,14 +94,12 @@ export const withNotices = <A, E, R>(
   after: Effect.Effect<ReadonlyArray<NoticeDraft>> = Effect.succeed([])
 ) =>
   settings === null ? effect : Effect.gen(function*() {
-    const terminal = yield* TerminalReporter
+    const reports = yield* Reports
     const tell = yield* makeTeller(settings, {
       tasksOf,
       failed: (failure) =>
         Effect.zipRight(
-          Effect.sync(() =>
-            terminal.warn(`${failure.notice.change === null ? "" : `${failure.notice.change}: `}the ${failure.notice.event} notice to ${failure.target} failed: ${failure.why}`)
-          ),
+          reports.warn(`${failure.notice.change === null ? "" : `${failure.notice.change}: `}the ${failure.notice.event} notice to ${failure.target} failed: ${failure.why}`),
           failure.notice.change === null ? Effect.void : keepFailure(failure.notice.change as ChangeId, failure)
         )
     }).pipe(Effect.provide(Layer.merge(CheckRunner.layer, FetchHttpClient.layer)))

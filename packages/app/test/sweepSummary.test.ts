@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { SweepRow } from "@spool/core"
-import { describeSpend, sweepSummary } from "../src/ralph/SweepSummary.js"
+import { describeSpend, sweepSummary } from "../src/sweep/SweepSummary.js"
 
 const row = (changeId: string, patch: Partial<SweepRow> = {}): SweepRow => ({
   changeId,

@@ -5,13 +5,18 @@ import { GeminiHarness, GeminiOutput } from "@spool/harness-gemini"
 import { OpencodeHarness, OpencodeOutput } from "@spool/harness-opencode"
 import { PiHarness, PiOutput } from "@spool/harness-pi"
 import { Effect } from "effect"
-import type { InvocationShape } from "./Invocation.js"
-import { UsageError } from "./UsageError.js"
+import type { InvocationShape } from "../host/Invocation.js"
+import { RequestError } from "../RequestError.js"
 
 export interface HarnessSettings {
   readonly model: string | null
   readonly allowAll: boolean
   readonly harnessCommand: string | null
+}
+
+/** The agent a loop runs: a harness by its name, with its settings. */
+export interface AgentChoice extends HarnessSettings {
+  readonly harness: string
 }
 
 /** What every agent harness takes: the settings, the program named by `variable` (else PATH). */
@@ -41,13 +46,13 @@ export const harnesses = {
   command: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.gen(function*() {
       if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {
-        return yield* new UsageError({
+        return yield* new RequestError({
           message: "--harness command needs --harness-command \"<program> <args>\" naming the agent to run"
         })
       }
       const argv = splitArgs(settings.harnessCommand)
       if (argv === null || argv.length === 0) {
-        return yield* new UsageError({ message: "--harness-command has an unterminated quote; close it and try again" })
+        return yield* new RequestError({ message: "--harness-command has an unterminated quote; close it and try again" })
       }
       const [program, ...args] = argv
       return CommandHarness.layer({
@@ -62,10 +67,10 @@ export const harnesses = {
 export type HarnessName = keyof typeof harnesses
 export const harnessNames = Object.keys(harnesses) as ReadonlyArray<HarnessName>
 
-export const harnessLayer = (name: string, settings: HarnessSettings, invocation: InvocationShape) =>
-  Object.hasOwn(harnesses, name)
-    ? harnesses[name as HarnessName](settings, invocation)
-    : Effect.fail(new UsageError({ message: `unknown harness '${name}'; known harnesses: ${harnessNames.join(", ")}` }))
+export const harnessLayer = ({ harness, ...settings }: AgentChoice, invocation: InvocationShape) =>
+  Object.hasOwn(harnesses, harness.trim())
+    ? harnesses[harness.trim() as HarnessName](settings, invocation)
+    : Effect.fail(new RequestError({ message: `unknown harness '${harness.trim()}'; known harnesses: ${harnessNames.join(", ")}` }))
 
 /** Each JSON agent's reader of its output; a command's output is shown as it came. */
 const readers: Partial<Record<HarnessName, (cwd: string) => OutputReader>> = {

@@ -2,7 +2,7 @@ import { type Change, type LockIdentity, LoopLock, LoopReporter, relativeDirOf, 
 import { Effect } from "effect"
 import { realpathSync } from "node:fs"
 import { join, relative } from "node:path"
-import { UsageError } from "../UsageError.js"
+import { RequestError } from "../RequestError.js"
 
 /** Where a loop works: the directory the agent runs in, the change's documents there, and the worktree, if any. */
 export interface WorkPlace {
@@ -51,7 +51,7 @@ const refuseSharedWorkTree = (change: Change, workTree: string, commits: boolean
         `${what}; this loop commits nothing (--no-commit), but its summaries count that loop's edits too`
       )
     }
-    return yield* new UsageError({
+    return yield* new RequestError({
       message: `${what}, and each loop commits everything that changed there; ` +
         `run this one in a worktree of its own: spool ralph --change ${change.id} --worktree (or with --no-commit)`
     })
@@ -108,7 +108,7 @@ export const removeWorktree = (change: Change) =>
     const workspace = yield* Workspace
     const running = (yield* (yield* LoopLock).liveLoops).find((loop) => loop.changeId === change.id)
     if (running !== undefined) {
-      return yield* new UsageError({
+      return yield* new RequestError({
         message: `a loop is running on ${change.id} (pid ${running.owner.pid}); stop it before removing its worktree`
       })
     }

@@ -6,7 +6,6 @@ import {
   ErrorJournal,
   HistoryStore,
   type LeaseView,
-  type ListedChange,
   listChanges,
   loadStatus,
   LoopLock,
@@ -14,12 +13,11 @@ import {
   Workspace
 } from "@spool/core"
 import { GitRemoteHome, GitRemoteSnapshot, GitWorktree } from "@spool/git"
-import { Clock, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { realpathSync } from "node:fs"
 import { sep } from "node:path"
-import type { Palette } from "../Colour.js"
-import { Invocation } from "../Invocation.js"
-import { UsageError } from "../UsageError.js"
+import { Invocation } from "../host/Invocation.js"
+import { RequestError } from "../RequestError.js"
 
 /**
  * Every change directory that is not archived, as the sweep and `--list` weigh it: whether it has
@@ -81,7 +79,7 @@ export const requireRemote = (remote: string) =>
   ).pipe(
     Effect.filterOrFail(
       (has) => has,
-      () => new UsageError({ message: `--remote ${remote}: the repository has no remote of that name; add it with git remote add ${remote} <url>` })
+      () => new RequestError({ message: `--remote ${remote}: the repository has no remote of that name; add it with git remote add ${remote} <url>` })
     ),
     Effect.asVoid
   )
@@ -142,37 +140,30 @@ export const onRemote = <A, E, R>(remote: string, read: (leases: ReadonlyMap<str
 
 /** The changes and their states: this repository's (holders from the locks of live loops here), or with `remote`, the remote's. */
 export const changeList = (remote: string | null) =>
-  remote === null
-    ? Effect.gen(function*() {
-      const live = yield* (yield* LoopLock).liveLoops
-      return yield* gather((id) => {
-        const loop = live.find((l) => l.changeId === id)
-        return loop === undefined ? null : { name: `pid ${loop.owner.pid} on ${loop.owner.host}`, expiresAt: null }
-      })
+  Effect.gen(function*() {
+    if (remote !== null) {
+      return yield* onRemote(remote, (leases) => Effect.flatMap(Clock.currentTimeMillis, (now) => gather((id) => leaseHolder(leases.get(id), now))))
+    }
+    const live = yield* (yield* LoopLock).liveLoops
+    return yield* gather((id) => {
+      const loop = live.find((l) => l.changeId === id)
+      return loop === undefined ? null : { name: `pid ${loop.owner.pid} on ${loop.owner.host}`, expiresAt: null }
     })
-    : onRemote(remote, (leases) => Effect.flatMap(Clock.currentTimeMillis, (now) => gather((id) => leaseHolder(leases.get(id), now))))
+  })
 
-/** A last run its state says runs, that nothing holds (no live lock here, no lease on the remote), was abandoned: killed, or its machine stopped. */
-const lastRun = (c: ListedChange) =>
-  (c.lastStatus === "running" || c.lastStatus === "waiting") && c.holder === null ? `${c.lastStatus}, abandoned` : c.lastStatus
+/** Which changes to list: this repository's, or with `remote`, the ones that remote holds. */
+export interface ListRequest {
+  readonly remote: string | null
+}
 
-/** `--list`: a line per change; `--list --json`: the array a CI matrix is built from. */
-export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette, changesDir = ".spool/changes") => {
-  if (changes.length === 0) return `no changes under ${changesDir}/`
-  const width = Math.max(...changes.map((c) => c.id.length))
-  const colour = (state: ListedChange["state"]) =>
-    state === "ready" ? p.cyan(state) : state === "complete" ? p.green(state) : state === "running" ? p.yellow(state) : p.dim(state)
-  return changes.map((c) => {
-    // A completed change whose merge was not made: `complete, not merged: conflict in src/app.ts`.
-    const unmerged = c.state === "complete" && c.merge !== null && !c.merge.merged ? `complete, ${c.merge.text}` : null
-    const details = [
-      ...(c.holder === null ? [] : [c.leaseExpiresAt === null ? c.holder : `${c.holder}, lease until ${c.leaseExpiresAt}`]),
-      ...(c.why === null || unmerged !== null ? [] : [c.why]),
-      ...(c.lastStatus === null || c.state === "complete" ? [] : [`last run: ${lastRun(c)} at iteration ${c.iteration}${c.maxIterations === null ? "" : `/${c.maxIterations}`}`]),
-      ...(c.tasks === null ? [] : [`tasks ${c.tasks.done}/${c.tasks.total}`]),
-      ...(c.resumeAt === null ? [] : [`again after ${c.resumeAt}`])
-    ]
-    const state = unmerged === null ? colour(c.state) : p.yellow(unmerged)
-    return `${c.id.padEnd(width)}  ${state}${" ".repeat(Math.max(0, 9 - (unmerged ?? c.state).length))}  ${details.join("; ")}`.trimEnd()
-  }).join("\n")
+/** Lists a workspace's changes: each one's state, why it is (not) ready, who holds it, its tasks. */
+export class Lists extends Context.Tag("@spool/app/Lists")<Lists, {
+  readonly list: (request: ListRequest) => Effect.Effect<Effect.Effect.Success<ReturnType<typeof changeList>>, Effect.Effect.Error<ReturnType<typeof changeList>>>
+}>() {
+  static readonly layer = Layer.effect(
+    Lists,
+    Effect.map(Effect.context<Effect.Effect.Context<ReturnType<typeof changeList>>>(), (context) => ({
+      list: (request: ListRequest) => changeList(request.remote).pipe(Effect.provide(context))
+    }))
+  )
 }

@@ -1,0 +1,33 @@
+import type { LoopOptions, SettingsSource } from "@spool/core"
+import type { AgentChoice } from "../agents/Harnesses.js"
+import type { NoticeRequest } from "../notices/Notices.js"
+
+/** A git remote the loop is kept on, under a lease of this many milliseconds. */
+export interface RemoteRequest {
+  readonly name: string
+  readonly leaseTtlMs: number
+}
+
+/** What every loop of a run or a sweep is asked to be: plain values, checked when the run starts. */
+export interface LoopRequest {
+  /** The person's prompt; empty: implement the change proposal. */
+  readonly prompt: string
+  readonly options: LoopOptions
+  readonly agent: AgentChoice
+  /** Run in a worktree of its own. */
+  readonly worktree: boolean
+  /** Go on with the change's last run. */
+  readonly resume: boolean
+  /** The loop kept on a git remote; null: here. */
+  readonly remote: RemoteRequest | null
+  /** When the loop must have ended, as epoch ms; null: no deadline. */
+  readonly deadline: number | null
+  readonly notices: NoticeRequest
+  /** Where the options came from, for the loop's state and `--status`. */
+  readonly settings: SettingsSource
+}
+
+/** One loop on one change (its id, or a prefix of it that names one change). */
+export interface RunRequest extends LoopRequest {
+  readonly change: string
+}

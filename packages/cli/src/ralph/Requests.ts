@@ -1,0 +1,153 @@
+import { FileSystem, Path } from "@effect/platform"
+import { type LoopRequest, type SweepTarget, closest, type NoticeRequest } from "@spool/app"
+import { Invocation } from "@spool/app/host"
+import { isNoticeEvent, LoopOptions, NOTICE_EVENTS, type NoticeEvent, readTextFile } from "@spool/core"
+import { Clock, Effect, Option, ParseResult, Schema } from "effect"
+import { parseDeadline } from "../DeadlineOption.js"
+import { parseDuration } from "../Duration.js"
+import type { OptionSpec } from "../OptionSpec.js"
+import { UsageError } from "../UsageError.js"
+import { guardOptions, wholeNumber } from "./GuardOptions.js"
+import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { SettingsOrigin } from "./Settings.js"
+
+const usage = (message: string) => new UsageError({ message })
+
+/** The flag that sets each of the loop's options: core names the field, the user reads the flag. */
+const flags: { readonly [Field in keyof LoopOptions]: OptionSpec } = {
+  minIterations: specs.minIterations,
+  maxIterations: specs.maxIterations,
+  completionPromise: specs.completionPromise,
+  stream: specs.noStream,
+  failFast: specs.failFast,
+  commit: specs.noCommit,
+  inactivityTimeoutMs: specs.inactivityTimeout,
+  historyCount: specs.historyCommits,
+  includeMerges: specs.historyMerges,
+  requireTasks: specs.requireTasks,
+  keepErrors: specs.keepErrors,
+  errorHistory: specs.errorHistory,
+  maxCostUsd: specs.maxCost,
+  maxTokens: specs.maxTokens,
+  maxDurationMs: specs.maxDuration,
+  stallIterations: specs.stallIterations,
+  maxConsecutiveFailures: specs.maxConsecutiveFailures,
+  verify: specs.verify,
+  verifyTimeoutMs: specs.verifyTimeout,
+  maxLimitWaitMs: specs.maxLimitWait
+}
+const fieldNames = new RegExp(`\\b(?:${Object.keys(flags).join("|")})\\b`, "g")
+
+/** Core's message about a field, with each field named as its flag. */
+export const inFlags = (message: string) => message.replace(fieldNames, (field) => `--${flags[field as keyof LoopOptions].name}`)
+
+const decodeLoopOptions = (input: unknown) =>
+  Schema.decodeUnknown(LoopOptions)(input).pipe(
+    Effect.mapError((error) => {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      return usage(issue === undefined ? "invalid loop options" : inFlags(issue.message))
+    })
+  )
+
+const readPrompt = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    const positional = args.prompt.join(" ").trim()
+    if (Option.isNone(args.promptFile)) return positional
+    if (positional !== "") {
+      return yield* usage("give the prompt either as arguments or with --prompt-file, not both")
+    }
+    const fs = yield* FileSystem.FileSystem
+    const file = args.promptFile.value
+    // Relative to where spool was started, not to this process's directory; messages name it as given.
+    const path = (yield* Path.Path).resolve((yield* Invocation).cwd, file)
+    const text = yield* readTextFile(fs, path, { maxBytes: 8 * 1024 * 1024, hint: "shorten the prompt" }).pipe(
+      Effect.mapError((error) => usage(`--prompt-file: ${error.message.split(path).join(file)}`))
+    )
+    if (text === null) return yield* usage(`--prompt-file ${file} does not exist; check the path`)
+    if (text.trim() === "") return yield* usage(`--prompt-file ${file} is empty; write the prompt into it`)
+    return text.trim()
+  })
+
+/** The loop's settings from the command line; every mistake is a usage error before anything runs. */
+const loopOptions = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    return yield* decodeLoopOptions({
+      minIterations: yield* wholeNumber(specs.minIterations, args.minIterations, 1),
+      maxIterations: yield* wholeNumber(specs.maxIterations, args.maxIterations, 1),
+      completionPromise: args.completionPromise,
+      stream: !args.noStream,
+      failFast: args.failFast,
+      commit: !args.noCommit,
+      inactivityTimeoutMs: yield* parseDuration("--inactivity-timeout", args.inactivityTimeout),
+      historyCount: yield* wholeNumber(specs.historyCommits, args.historyCommits, 0),
+      includeMerges: args.historyMerges,
+      requireTasks: args.requireTasks,
+      keepErrors: args.keepErrors,
+      errorHistory: yield* wholeNumber(specs.errorHistory, args.errorHistory, 0),
+      verify: args.verify,
+      verifyTimeoutMs: yield* parseDuration("--verify-timeout", args.verifyTimeout),
+      ...yield* guardOptions(args)
+    })
+  })
+
+/** `--notify-on complete,failed`: the events, each known. */
+const noticeEvents = (given: Option.Option<string>) =>
+  Effect.gen(function*() {
+    if (Option.isNone(given)) return null
+    const names = given.value.split(",").map((name) => name.trim()).filter((name) => name !== "")
+    if (names.length === 0) return yield* usage(`--notify-on needs one or more events, e.g. --notify-on complete,failed; the events: ${NOTICE_EVENTS.join(", ")}`)
+    const events: Array<NoticeEvent> = []
+    for (const name of names) {
+      if (!isNoticeEvent(name)) {
+        const near = closest(name, NOTICE_EVENTS)
+        return yield* usage(`--notify-on: unknown event '${name}'${near === null ? "" : `; did you mean '${near}'?`}; the events: ${NOTICE_EVENTS.join(", ")}`)
+      }
+      if (!events.includes(name)) events.push(name)
+    }
+    return events
+  })
+
+/** Who is told of what, as the command line says: `--notify`, `--webhook`, `--notify-on`. */
+const noticeRequest = (args: RalphArgs) =>
+  Effect.map(noticeEvents(args.notifyOn), (on): NoticeRequest => ({ commands: args.notify, webhooks: args.webhook, on }))
+
+/** What every loop of the command is asked to be, from the command line; every mistake of its values is a usage error here. */
+export const loopRequest = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    const remote = Option.getOrNull(args.remote)
+    return {
+      prompt: yield* readPrompt(args),
+      options: yield* loopOptions(args),
+      agent: {
+        harness: args.harness,
+        model: Option.getOrNull(args.model),
+        allowAll: args.allowAll,
+        harnessCommand: Option.getOrNull(args.harnessCommand)
+      },
+      worktree: args.worktree,
+      resume: args.resume,
+      remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration("--lease-ttl", args.leaseTtl) },
+      deadline: Option.isNone(args.deadline) ? null : yield* parseDeadline(args.deadline.value, yield* Clock.currentTimeMillis),
+      notices: yield* noticeRequest(args),
+      settings: yield* SettingsOrigin
+    } satisfies LoopRequest
+  })
+
+/** Which changes the sweep takes, from the command line; every mistake is a usage error before anything runs. */
+export const sweepTarget = (args: RalphArgs) =>
+  Effect.gen(function*() {
+    const moduleId = Option.map(args.module, (m) => m.trim().replace(/_.*$/, ""))
+    if (Option.isSome(moduleId) && !/^\d+$/.test(moduleId.value)) {
+      return yield* usage(`invalid module id '${Option.getOrThrow(args.module)}': use the module's number, e.g. --module 002`)
+    }
+    if (args.continueModule && Option.isNone(moduleId)) {
+      return yield* usage("--continue-module goes with --module: spool ralph --module 002 --continue-module")
+    }
+    const sweepsAll = args.continueReady || args.continueModule
+    if (sweepsAll && args.changes.length > 0) {
+      const flag = args.continueReady ? "--continue-ready" : "--continue-module"
+      return yield* usage(`${flag} takes every ready change; give it without --change, or name the changes with --change, once each`)
+    }
+    if (sweepsAll) return Option.isSome(moduleId) ? { _tag: "Module", moduleId: moduleId.value } satisfies SweepTarget : { _tag: "AllReady" } satisfies SweepTarget
+    return { _tag: "Named", changes: args.changes, moduleId: Option.getOrNull(moduleId) } satisfies SweepTarget
+  })
