@@ -1,7 +1,7 @@
 import { CliConfig, Command, CommandDescriptor, HelpDoc, ValidationError } from "@effect/cli"
 import { Effect, Either } from "effect"
 import { type Shell, readCommandLine } from "./CommandLine.js"
-import { version } from "./Commands.js"
+import { type CommandSpec, version } from "./Commands.js"
 import { handler, loop, ralph } from "./commands/ralph.js"
 import { Outcome } from "./ExitCode.js"
 import { describeFailure } from "./Failure.js"
@@ -54,6 +54,19 @@ const completions = (shell: Shell) =>
 const firstLine = (error: ValidationError.ValidationError) =>
   HelpDoc.toAnsiText(error.error).replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((line) => line.trim() !== "")?.trim()
 
+/** A checked command line of `ralph` or `loop` (`--name value ... -- operands`), as @effect/cli reads it. */
+export const parseRun = (command: CommandSpec, args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const target = runnable[command.name as keyof typeof runnable]
+    const directive = yield* CommandDescriptor.parse(target.descriptor, [command.name, ...args], config).pipe(
+      Effect.mapError((error) => new UsageError({ message: `${firstLine(error) ?? "the command line cannot be read"} (see spool ${command.name} --help)` }))
+    )
+    if (directive._tag === "BuiltIn" || directive.leftover.length > 0) {
+      return yield* new UsageError({ message: `the command line cannot be read (see spool ${command.name} --help)` })
+    }
+    return withTarget(directive.value)
+  })
+
 /**
  * `spool <argv>`: help, version and completions answered here, commands parsed by @effect/cli and
  * run. It ends with how it ended (`exitCodeOf` makes that the exit code), or fails with what went wrong.
@@ -73,23 +86,13 @@ export const run = (argv: ReadonlyArray<string>) =>
         return yield* completions(request.right.shell)
       case "Run": {
         const { command } = request.right
-        const target = runnable[command.name as keyof typeof runnable]
         // The repository's settings, checked before anything runs; the command line wins option by option.
         const settings = applySettings(
           command,
           request.right.args,
           yield* readSettings(command, locate((yield* Invocation).cwd).workspaceCwd, request.right.args)
         )
-        const args = settings.args
-        const directive = yield* CommandDescriptor.parse(target.descriptor, [command.name, ...args], config).pipe(
-          Effect.mapError((error) =>
-            new UsageError({ message: `${firstLine(error) ?? "the command line cannot be read"} (see spool ${command.name} --help)` })
-          )
-        )
-        if (directive._tag === "BuiltIn" || directive.leftover.length > 0) {
-          return yield* new UsageError({ message: `the command line cannot be read (see spool ${command.name} --help)` })
-        }
-        return yield* handler(withTarget(directive.value)).pipe(
+        return yield* handler(yield* parseRun(command, settings.args)).pipe(
           Effect.provideService(SettingsOrigin, settings.source),
           Effect.catchTags({
             UsageError: (error) => Effect.fail(settings.blame(error)),

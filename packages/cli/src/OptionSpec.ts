@@ -1,5 +1,5 @@
-import { Options } from "@effect/cli"
-import type { Option } from "effect"
+// The option table's shapes: plain data, read by the help, the checks of the command line, the
+// settings file and the `--status` entry alike (which loads no command-line parser).
 
 /** The groups of the help, in the order it shows them. */
 export const groups = ["targeting", "backlog", "harness", "iterations", "state and context", "git", "across machines", "guards", "being told", "output"] as const
@@ -37,29 +37,6 @@ export type OptionSpec = SwitchSpec | ValueSpec
 
 export const switchOption = <const S extends Omit<SwitchSpec, "kind">>(spec: S) => ({ ...spec, kind: "switch" as const })
 export const valueOption = <const S extends Omit<ValueSpec, "kind">>(spec: S) => ({ ...spec, kind: "value" as const })
-
-type ValueOf<S> = S extends { readonly kind: "switch" } ? boolean
-  : S extends { readonly repeatable: true } ? Array<string>
-  : S extends { readonly default: string } ? string
-  : Option.Option<string>
-
-export type OptionsOf<T extends Record<string, OptionSpec>> = { readonly [K in keyof T]: Options.Options<ValueOf<T[K]>> }
-
-const toOptions = (spec: OptionSpec): Options.Options<unknown> => {
-  if (spec.kind === "switch") {
-    return Options.boolean(spec.name, { aliases: spec.aliases ?? [] }).pipe(Options.withDescription(spec.description))
-  }
-  const text = (spec.aliases ?? []).reduce(
-    (option, alias) => Options.withAlias(option, alias),
-    Options.text(spec.name).pipe(Options.withPseudoName(spec.pseudo), Options.withDescription(spec.description))
-  )
-  if (spec.repeatable === true) return Options.repeated(text)
-  return spec.default === undefined ? Options.optional(text) : Options.withDefault(text, spec.default)
-}
-
-/** The @effect/cli options of a table of option definitions. */
-export const effectOptions = <T extends Record<string, OptionSpec>>(specs: T): OptionsOf<T> =>
-  Object.fromEntries(Object.entries(specs).map(([key, spec]) => [key, toOptions(spec)])) as OptionsOf<T>
 
 /** `--name` or `-c`, as typed on the command line. */
 export const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`)

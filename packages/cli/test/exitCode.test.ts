@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { exitCodeOf, Outcome } from "../src/ExitCode.js"
-import { inFlags } from "../src/ralph/Requests.js"
+import { describeIssue } from "../src/ralph/Requests.js"
 
 describe("exitCodeOf: how spool ended, as the exit code README lists", () => {
   it.each([
@@ -30,10 +30,17 @@ describe("exitCodeOf: how spool ended, as the exit code README lists", () => {
 })
 
 describe("core's words about the loop's options, in flags", () => {
-  it("names each field as the flag that sets it", () => {
-    expect(inFlags("minIterations (5) must not be above maxIterations (3)")).toBe("--min-iterations (5) must not be above --max-iterations (3)")
-    expect(inFlags("maxCostUsd must be above 0")).toBe("--max-cost must be above 0")
-    expect(inFlags("verify needs a command, e.g. verify \"pnpm test\"")).toBe("--verify needs a command, e.g. --verify \"pnpm test\"")
-    expect(inFlags("historyCount must be 0 or more")).toBe("--history-commits must be 0 or more")
+  it("names the field of the issue's path as the flag that sets it, whatever the words say", () => {
+    expect(describeIssue({ path: ["minIterations"], message: "(5) must not be above the maximum number of iterations (3)" }))
+      .toBe("--min-iterations (5) must not be above the maximum number of iterations (3)")
+    expect(describeIssue({ path: ["maxCostUsd"], message: "must be above 0" })).toBe("--max-cost must be above 0")
+    expect(describeIssue({ path: ["verify", 0], message: "needs a command, e.g. \"pnpm test\"" })).toBe("--verify needs a command, e.g. \"pnpm test\"")
+    expect(describeIssue({ path: ["historyCount"], message: "must be 0 or more" })).toBe("--history-commits must be 0 or more")
+    expect(describeIssue({ path: ["stream"], message: "maxCostUsd is a word here" })).toBe("--no-stream maxCostUsd is a word here")
+  })
+
+  it("leaves an issue without a field of the loop's options as it is", () => {
+    expect(describeIssue({ path: [], message: "invalid" })).toBe("invalid")
+    expect(describeIssue({ path: ["nothing"], message: "invalid" })).toBe("invalid")
   })
 })

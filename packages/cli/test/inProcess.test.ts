@@ -66,7 +66,7 @@ describe("spool in process (captured terminal, an invocation of the test's own)"
       const result = yield* spool(args, root)
       expect(result.code).toBe(2)
       expect(result.stdout).toBe("")
-      expect(linesOf(result.stderr)).toEqual(["spool: --min-iterations (5) must not be above --max-iterations (3)"])
+      expect(linesOf(result.stderr)).toEqual(["spool: --min-iterations (5) must not be above the maximum number of iterations (3)"])
       expect(existsSync(stateDir(root, change))).toBe(false)
     }))
 

@@ -1,6 +1,46 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Effect, Either, Option } from "effect"
+import { parseRun } from "../src/Cli.js"
+import { readCommandLine } from "../src/CommandLine.js"
 import { parseStatusArgs } from "../src/StatusArgs.js"
 import { addChange, makeWorkspace, spool } from "./support.js"
+
+/** How the full decode reads `argv`: a plain status request (only --status, --json, one change), something else, or a mistake. */
+const fullDecode = (argv: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const request = readCommandLine(argv)
+    if (Either.isLeft(request)) return "mistake" as const
+    if (request.right._tag !== "Run") return "other" as const
+    const parsed = yield* Effect.either(parseRun(request.right.command, request.right.args))
+    if (Either.isLeft(parsed)) return "mistake" as const
+    const baseline = yield* parseRun(request.right.command, ["--status"])
+    const args = parsed.right
+    const { status, json, changes, change, ...rest } = args
+    const { status: _s, json: _j, changes: _cs, change: _c, ...plain } = baseline
+    // Anything else given makes it another request, for the full command.
+    if (!status || changes.length > 1 || JSON.stringify(rest) !== JSON.stringify(plain)) return "other" as const
+    return { change: Option.getOrNull(change), json }
+  })
+
+/** Command lines about status, plain and not: every spelling of the three options, in any order, with the mistakes people make. */
+const corpus: ReadonlyArray<ReadonlyArray<string>> = (() => {
+  const lines: Array<Array<string>> = []
+  const changes = [[], ["--change", "002"], ["-c", "002-01"], ["--change=002-01_x"], ["--change", "a", "--change", "b"], ["--change"], ["-c", "--json"]]
+  for (const command of ["ralph", "loop", "status"]) {
+    for (const statusFlags of [[], ["--status"], ["--status", "--status"]]) {
+      for (const jsonFlags of [[], ["--json"]]) {
+        for (const change of changes) {
+          lines.push([command, ...statusFlags, ...jsonFlags, ...change], [command, ...change, ...jsonFlags, ...statusFlags])
+        }
+      }
+    }
+  }
+  for (const extra of [["--module", "002"], ["-m", "002"], ["--clear-context"], ["--list"], ["prompt words"], ["--help"], ["--no-interactive"], ["--", "--status"], ["--verbose"]]) {
+    lines.push(["ralph", "--status", ...extra], ["ralph", "--status", "-c", "002", ...extra])
+  }
+  return lines
+})()
 
 describe("the --status shortcut", () => {
   it("takes only plain status requests", () => {
@@ -21,6 +61,20 @@ describe("the --status shortcut", () => {
       ["ralph", "--status", "--help"]
     ]) expect(parseStatusArgs(argv), argv.join(" ")).toBeNull()
   })
+
+  it.effect("reads every status command line as the full decode does: a plain one the same, any other left to it", () =>
+    Effect.gen(function*() {
+      let plain = 0
+      for (const argv of corpus) {
+        const fast = parseStatusArgs(argv)
+        const full = yield* fullDecode(argv)
+        if (typeof full === "object") plain++
+        expect(fast, argv.join(" ")).toEqual(typeof full === "object" ? full : null)
+      }
+      // The corpus holds plain requests and others alike.
+      expect(plain).toBeGreaterThan(20)
+      expect(corpus.length - plain).toBeGreaterThan(20)
+    }).pipe(Effect.provide(NodeContext.layer)))
 
   it("prints exactly what the full command line prints, answers and errors alike", async () => {
     const root = makeWorkspace()

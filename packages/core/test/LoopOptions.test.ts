@@ -17,13 +17,17 @@ describe("LoopOptions", () => {
   })
 
   it.each([
-    [{ minIterations: 0 }, "minIterations", "minIterations must be a positive whole number"],
-    [{ completionPromise: "  " }, "completionPromise", "completionPromise must not be empty"],
-    [{ completionPromise: "</promise>" }, "completionPromise", "completionPromise must not contain '<' or '>'"],
-    [{ maxCostUsd: 0 }, "maxCostUsd", "maxCostUsd must be above 0"],
-    [{ maxLimitWaitMs: -1 }, "maxLimitWaitMs", "maxLimitWaitMs must be between 0 and 7d"],
-    [{ minIterations: 5, maxIterations: 3 }, "minIterations", "minIterations (5) must not be above maxIterations (3)"]
-  ])("says what is wrong with %j in its own terms, naming the field", (overrides, field, message) => {
-    expect(issueOf({ ...options(), ...overrides })).toEqual({ path: [field], message })
+    [{ minIterations: 0 }, "minIterations", "must be a positive whole number"],
+    [{ completionPromise: "  " }, "completionPromise", "must not be empty"],
+    [{ completionPromise: "</promise>" }, "completionPromise", "must not contain '<' or '>'"],
+    [{ maxCostUsd: 0 }, "maxCostUsd", "must be above 0"],
+    [{ maxLimitWaitMs: -1 }, "maxLimitWaitMs", "must be between 0 and 7d"],
+    [{ inactivityTimeoutMs: 0 }, "inactivityTimeoutMs", "must be above 0"],
+    [{ historyCount: -1 }, "historyCount", "must be 0 or more"],
+    [{ verify: [" "] }, "verify", "needs a command, e.g. \"pnpm test\""],
+    [{ minIterations: 5, maxIterations: 3 }, "minIterations", "(5) must not be above the maximum number of iterations (3)"]
+  ])("says what is wrong with %j, the field named by the issue's path alone", (overrides, field, message) => {
+    const issue = issueOf({ ...options(), ...overrides })
+    expect({ field: issue?.path[0], message: issue?.message }).toEqual({ field, message })
   })
 })

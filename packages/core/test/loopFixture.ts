@@ -45,29 +45,9 @@ const makeChange = (tasks?: string, documents: Record<string, string> = {}): Cha
   }
 }
 
-export const options = (overrides: Partial<LoopOptions> = {}): LoopOptions => ({
-  minIterations: 1,
-  maxIterations: 5,
-  completionPromise: "COMPLETE",
-  stream: true,
-  failFast: false,
-  commit: true,
-  inactivityTimeoutMs: 60_000,
-  historyCount: 10,
-  includeMerges: false,
-  requireTasks: false,
-  keepErrors: false,
-  errorHistory: 3,
-  maxCostUsd: null,
-  maxTokens: null,
-  maxDurationMs: null,
-  stallIterations: 5,
-  maxConsecutiveFailures: 5,
-  maxLimitWaitMs: 6 * 3_600_000,
-  verify: [],
-  verifyTimeoutMs: 600_000,
-  ...overrides
-})
+import { options } from "./fixtures/loopOptions.js"
+
+export { options }
 
 export const done = "all good\n<promise>COMPLETE</promise>\n"
 

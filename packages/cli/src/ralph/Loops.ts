@@ -1,14 +1,10 @@
 import { Runs, Sweeps } from "@spool/app"
 import type { Change } from "@spool/core"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { type Beside, withDashboard } from "../serve/ServeMode.js"
-import { UsageError } from "../UsageError.js"
 import { wholeNumber } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
 import { loopRequest, sweepTarget } from "./Requests.js"
-
-/** The command line asks for a sweep: every ready change, a module's, several changes, or a merge. */
-export const isSweep = (args: RalphArgs) => args.continueReady || args.continueModule || args.changes.length > 1 || args.merge
 
 /**
  * Runs the loop on `change`, on its own: how it ended is the result. Once its request is checked,
@@ -27,12 +23,6 @@ export const runChange = (args: RalphArgs, change: Change, beside: Beside = with
  */
 export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
   Effect.gen(function*() {
-    const modes = [args.status, args.list, Option.isSome(args.addContext), args.clearContext, args.remove].filter(Boolean)
-    if (modes.length > 0) {
-      return yield* new UsageError({
-        message: "a sweep (--continue-ready, --continue-module, several --change, --merge) runs loops; give --status, --list, --add-context, --clear-context and --remove without it"
-      })
-    }
     const selection = yield* sweepTarget(args)
     const maxParallel = yield* wholeNumber(specs.maxParallel, args.maxParallel, 1)
     const request = { ...yield* loopRequest(args), selection, maxParallel, merge: args.merge }

@@ -1,23 +1,17 @@
 import { Args, type Command } from "@effect/cli"
 import { Option } from "effect"
 import { harnessNames } from "@spool/app"
-import { effectOptions, switchOption, valueOption } from "../OptionSpec.js"
+import { effectOptions } from "../EffectOptions.js"
+import { switchOption, valueOption } from "../OptionSpec.js"
 import { runningOptionSpecs } from "./RunningOptions.js"
+import { statusOptionSpecs } from "./StatusOptions.js"
 
 /**
  * The options of `spool ralph`: parsing, the help, the checks of the command line and README's
  * option table all follow from this table. A new option is one entry here, then used in the run.
  */
 export const ralphOptionSpecs = {
-  changes: valueOption({
-    name: "change",
-    aliases: ["c"],
-    group: "targeting",
-    pseudo: "id",
-    example: "002-01",
-    repeatable: true,
-    description: "a directory under .spool/changes/, or a unique prefix of one; repeat it to sweep several, in order"
-  }),
+  changes: statusOptionSpecs.changes,
   module: valueOption({
     name: "module",
     aliases: ["m"],
@@ -135,18 +129,8 @@ export const ralphOptionSpecs = {
     default: "10m",
     description: "stop a --verify command running this long; it counts as failed"
   }),
-  status: switchOption({
-    name: "status",
-    action: true,
-    group: "state and context",
-    description: "print the loop's state and recent iterations, then exit"
-  }),
-  json: switchOption({
-    name: "json",
-    action: true,
-    group: "state and context",
-    description: "with --status: print one JSON object (without --change, a list of them); with --list, an array"
-  }),
+  status: statusOptionSpecs.status,
+  json: statusOptionSpecs.json,
   addContext: valueOption({
     name: "add-context",
     action: true,

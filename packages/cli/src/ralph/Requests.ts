@@ -10,6 +10,7 @@ import { UsageError } from "../UsageError.js"
 import { guardOptions, wholeNumber } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
 import { SettingsOrigin } from "./Settings.js"
+import { moduleIdOf } from "./Targeting.js"
 
 const usage = (message: string) => new UsageError({ message })
 
@@ -36,16 +37,18 @@ const flags: { readonly [Field in keyof LoopOptions]: OptionSpec } = {
   verifyTimeoutMs: specs.verifyTimeout,
   maxLimitWaitMs: specs.maxLimitWait
 }
-const fieldNames = new RegExp(`\\b(?:${Object.keys(flags).join("|")})\\b`, "g")
 
-/** Core's message about a field, with each field named as its flag. */
-export const inFlags = (message: string) => message.replace(fieldNames, (field) => `--${flags[field as keyof LoopOptions].name}`)
+/** Core's issue with a loop option, the field its path names said as its flag: `--max-iterations must be ...`. */
+export const describeIssue = (issue: Pick<ParseResult.ArrayFormatterIssue, "path" | "message">) => {
+  const field = issue.path[0]
+  return typeof field === "string" && Object.hasOwn(flags, field) ? `--${flags[field as keyof LoopOptions].name} ${issue.message}` : issue.message
+}
 
 const decodeLoopOptions = (input: unknown) =>
   Schema.decodeUnknown(LoopOptions)(input).pipe(
     Effect.mapError((error) => {
       const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      return usage(issue === undefined ? "invalid loop options" : inFlags(issue.message))
+      return usage(issue === undefined ? "invalid loop options" : describeIssue(issue))
     })
   )
 
@@ -136,10 +139,7 @@ export const loopRequest = (args: RalphArgs) =>
 /** Which changes the sweep takes, from the command line; every mistake is a usage error before anything runs. */
 export const sweepTarget = (args: RalphArgs) =>
   Effect.gen(function*() {
-    const moduleId = Option.map(args.module, (m) => m.trim().replace(/_.*$/, ""))
-    if (Option.isSome(moduleId) && !/^\d+$/.test(moduleId.value)) {
-      return yield* usage(`invalid module id '${Option.getOrThrow(args.module)}': use the module's number, e.g. --module 002`)
-    }
+    const moduleId = Option.fromNullable(yield* moduleIdOf(args))
     if (args.continueModule && Option.isNone(moduleId)) {
       return yield* usage("--continue-module goes with --module: spool ralph --module 002 --continue-module")
     }

@@ -18,6 +18,18 @@ export const layoutOf = (args: Pick<RalphArgs, "layout">) =>
     return layout satisfies LayoutName
   })
 
+/**
+ * `--module` as given (`002`, or a module's directory name, `002_core`): its number, or a usage
+ * error; null when not given. Every use of `--module` reads it here.
+ */
+export const moduleIdOf = (args: Pick<RalphArgs, "module">) =>
+  Effect.gen(function*() {
+    if (Option.isNone(args.module)) return null
+    const number = /^(\d+)(?:_[\w.-]*)?$/.exec(args.module.value.trim())
+    if (number === null) return yield* usage(`invalid module id '${args.module.value}': use the module's number, e.g. --module 002`)
+    return number[1]!
+  })
+
 /** `--module` in a tree without modules (OpenSpec's, spec-kit's) asks for what is not there. */
 export const refuseModuleWithout = (args: Pick<RalphArgs, "module">) =>
   Effect.gen(function*() {
@@ -32,10 +44,7 @@ export const targetChange = (args: RalphArgs) =>
   Effect.gen(function*() {
     const workspace = yield* Workspace
     yield* refuseModuleWithout(args)
-    if (Option.isSome(args.module) && !/^\d+(_[\w.-]*)?$/.test(args.module.value.trim())) {
-      return yield* usage(`invalid module id '${args.module.value}': use the module's number, e.g. --module 002`)
-    }
-    const moduleFilter = Option.map(args.module, (m) => m.trim().replace(/_.*$/, ""))
+    const moduleFilter = Option.fromNullable(yield* moduleIdOf(args))
     if (Option.isSome(args.change)) {
       const change = yield* workspace.resolveChange(args.change.value)
       if (Option.isSome(moduleFilter) && change.moduleId !== moduleFilter.value) {

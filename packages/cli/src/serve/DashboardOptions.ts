@@ -35,12 +35,12 @@ const portOf = (text: string) => {
 }
 
 /**
- * The dashboard the command line asks for, checked: null without `--serve` (or with an action,
- * when the settings file gave `serve`). Its options without `--serve`, `--serve` beside an action,
+ * The dashboard the command line asks for, checked: null without `--serve` (or with an action, the
+ * flag `action` names, when the settings file gave `serve`). Its options without `--serve`, `--serve` beside an action,
  * a bad port, and an address beyond this machine without a token are usage errors, before
  * anything runs.
  */
-export const dashboardPlan = (args: RalphArgs, sweep: boolean) =>
+export const dashboardPlan = (args: RalphArgs, sweep: boolean, action: string | null) =>
   Effect.gen(function*() {
     const given = [
       Option.isSome(args.port) ? "--port" : null,
@@ -51,14 +51,7 @@ export const dashboardPlan = (args: RalphArgs, sweep: boolean) =>
       if (given.length === 0) return null
       return yield* usage(`${given[0]} goes with --serve: spool ralph --serve ${given[0]} ...`)
     }
-    const action = [
-      args.status ? "--status" : null,
-      args.list ? "--list" : null,
-      Option.isSome(args.addContext) ? "--add-context" : null,
-      args.clearContext ? "--clear-context" : null,
-      args.remove ? "--remove" : null
-    ].find((flag) => flag !== null)
-    if (action !== undefined) {
+    if (action !== null) {
       // The settings file's `serve` is for runs: an action answers without it.
       if ((yield* SettingsOrigin).fromFile.includes(specs.serve.name)) return null
       return yield* usage(`--serve serves the dashboard alone or beside a loop or sweep, not with ${action}; give them one at a time`)

@@ -201,52 +201,53 @@ export type CommitInfo = typeof CommitInfo.Type
 export const MAX_LIMIT_WAIT_MS = 7 * 24 * 3_600_000
 
 /**
- * The loop settings a run is started with, validated once at the edge. A message names the field it
- * is about (`minIterations must be ...`): a front end words it in its own terms (the CLI's flags).
+ * The loop settings a run is started with, validated once at the edge. A message says what is wrong
+ * with the field its issue's path names (`must be a positive whole number`), without naming it: a
+ * front end names the field in its own terms (the CLI's flags) from that path.
  */
 export const LoopOptions = Schema.Struct({
-  minIterations: Schema.Int.pipe(Schema.positive({ message: () => "minIterations must be a positive whole number" })),
-  maxIterations: Schema.Int.pipe(Schema.positive({ message: () => "maxIterations must be a positive whole number" })),
+  minIterations: Schema.Int.pipe(Schema.positive({ message: () => "must be a positive whole number" })),
+  maxIterations: Schema.Int.pipe(Schema.positive({ message: () => "must be a positive whole number" })),
   completionPromise: Schema.Trim.pipe(
-    Schema.nonEmptyString({ message: () => "completionPromise must not be empty" }),
-    Schema.filter((s) => !/[<>]/.test(s), { message: () => "completionPromise must not contain '<' or '>'" })
+    Schema.nonEmptyString({ message: () => "must not be empty" }),
+    Schema.filter((s) => !/[<>]/.test(s), { message: () => "must not contain '<' or '>'" })
   ),
   stream: Schema.Boolean,
   failFast: Schema.Boolean,
   commit: Schema.Boolean,
   /** Milliseconds of harness silence before it is killed. */
-  inactivityTimeoutMs: Schema.Int.pipe(Schema.positive()),
+  inactivityTimeoutMs: Schema.Int.pipe(Schema.positive({ message: () => "must be above 0" })),
   /** Commits shown in the prompt's `Recent commits` section; 0 leaves the section out. */
-  historyCount: Schema.Int.pipe(Schema.nonNegative()),
+  historyCount: Schema.Int.pipe(Schema.nonNegative({ message: () => "must be 0 or more" })),
   includeMerges: Schema.Boolean,
   /** Refuse the promise while `tasks.md` has open tasks. */
   requireTasks: Schema.Boolean,
   /** Keep `errors.md` when the change completes, instead of archiving it. */
   keepErrors: Schema.Boolean,
   /** Journal entries of earlier runs shown in the prompt (the current run's are always shown). */
-  errorHistory: Schema.Int.pipe(Schema.nonNegative()),
+  errorHistory: Schema.Int.pipe(Schema.nonNegative({ message: () => "must be 0 or more" })),
   /** Spend caps: US dollars, tokens (as `countTokens` counts them), milliseconds since the run began. */
-  maxCostUsd: Schema.NullOr(Schema.Number.pipe(Schema.positive({ message: () => "maxCostUsd must be above 0" }))),
-  maxTokens: Schema.NullOr(Schema.Int.pipe(Schema.positive({ message: () => "maxTokens must be a positive whole number" }))),
-  maxDurationMs: Schema.NullOr(Schema.Number.pipe(Schema.positive({ message: () => "maxDurationMs must be above 0" }))),
+  maxCostUsd: Schema.NullOr(Schema.Number.pipe(Schema.positive({ message: () => "must be above 0" }))),
+  maxTokens: Schema.NullOr(Schema.Int.pipe(Schema.positive({ message: () => "must be a positive whole number" }))),
+  maxDurationMs: Schema.NullOr(Schema.Number.pipe(Schema.positive({ message: () => "must be above 0" }))),
   /** Iterations in a row without progress before the loop stops; 0 turns the stall breaker off. */
-  stallIterations: Schema.Int.pipe(Schema.nonNegative({ message: () => "stallIterations must be 0 or more" })),
+  stallIterations: Schema.Int.pipe(Schema.nonNegative({ message: () => "must be 0 or more" })),
   /** Failed iterations in a row before the loop stops (1 with `failFast`); 0 turns the failure breaker off. */
   maxConsecutiveFailures: Schema.Int.pipe(
-    Schema.nonNegative({ message: () => "maxConsecutiveFailures must be 0 or more" })
+    Schema.nonNegative({ message: () => "must be 0 or more" })
   ),
   /** Shell commands that must all pass before a claim of completion is believed, in order. */
-  verify: Schema.Array(Schema.String.pipe(Schema.filter((s) => s.trim() !== "" || "verify needs a command, e.g. verify \"pnpm test\""))),
+  verify: Schema.Array(Schema.String.pipe(Schema.filter((s) => s.trim() !== "" || "needs a command, e.g. \"pnpm test\""))),
   /** Milliseconds one check may run before its process group is stopped and it counts as failed. */
-  verifyTimeoutMs: Schema.Int.pipe(Schema.positive({ message: () => "verifyTimeoutMs must be above 0" })),
+  verifyTimeoutMs: Schema.Int.pipe(Schema.positive({ message: () => "must be above 0" })),
   /** The longest wait for one usage limit to lift; 0 does not wait. At most 7 days. */
   maxLimitWaitMs: Schema.Number.pipe(
-    Schema.between(0, MAX_LIMIT_WAIT_MS, { message: () => "maxLimitWaitMs must be between 0 and 7d" })
+    Schema.between(0, MAX_LIMIT_WAIT_MS, { message: () => "must be between 0 and 7d" })
   )
 }).pipe(
   Schema.filter((o) =>
     o.minIterations <= o.maxIterations ||
-    { path: ["minIterations"], message: `minIterations (${o.minIterations}) must not be above maxIterations (${o.maxIterations})` }
+    { path: ["minIterations"], message: `(${o.minIterations}) must not be above the maximum number of iterations (${o.maxIterations})` }
   )
 )
 export type LoopOptions = typeof LoopOptions.Type

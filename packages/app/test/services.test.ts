@@ -1,0 +1,127 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { describe, expect, it } from "@effect/vitest"
+import { loopOptions } from "@spool/testkit/loopOptions"
+import { Effect, Layer } from "effect"
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Application, Invocation, Lists, noNotices, Reports, type RunRequest, Runs, Sweeps } from "../src/index.js"
+import { finishingAgent, git, repository } from "./repository.js"
+
+// The application's services on layers of the test's own, with no module of the CLI: a captured
+// report, an invocation of the test's own, real git, real agent processes.
+
+const options = loopOptions({ maxIterations: 3, requireTasks: true, maxLimitWaitMs: 0 })
+
+const request = (change: string, agent: string, overrides: Partial<RunRequest> = {}): RunRequest => ({
+  change,
+  prompt: "",
+  options,
+  agent: { harness: "command", harnessCommand: agent, model: null, allowAll: false },
+  worktree: false,
+  resume: false,
+  remote: null,
+  deadline: null,
+  notices: noNotices,
+  settings: { file: null, fromFile: [], fromCommandLine: [] },
+  ...overrides
+})
+
+/** Runs `effect` on the application at `root`; what it reported, line by line, beside its result or failure. */
+const onApplication = <A, E>(root: string, effect: Effect.Effect<A, E, Runs | Sweeps | Lists>) =>
+  Effect.gen(function*() {
+    const lines: Array<string> = []
+    const result = yield* Effect.either(effect.pipe(
+      Effect.provide(Application.layer({ cwd: root, layout: null })),
+      Effect.provide(Layer.mergeAll(
+        Reports.lines((line) => lines.push(line)),
+        Layer.succeed(Invocation, { cwd: root, env: { PATH: process.env.PATH }, pid: process.pid, stdinIsTTY: false, isRoot: false })
+      )),
+      Effect.provide(NodeContext.layer)
+    ))
+    return { result, lines }
+  })
+
+const stateOf = (root: string, id: string) => JSON.parse(readFileSync(join(root, ".spool", ".state", "ralph", id, "state.json"), "utf8"))
+
+describe("Runs, Sweeps and Lists: the application below the CLI", () => {
+  it.live("Runs.run takes a change by its prefix and runs its loop to completion, committing the agent's work", () =>
+    Effect.gen(function*() {
+      const root = repository(["001-01_hello"])
+      const { result, lines } = yield* onApplication(root, Effect.flatMap(Runs, (runs) => runs.run(request("001-01", finishingAgent()))))
+      expect(result._tag === "Right" ? result.right.status : result, lines.join("\n")).toBe("complete")
+      expect(lines).toContain("[001-01_hello] complete: the promise was accepted at iteration 1")
+      expect(git(root, "log", "--format=%s", "-1")).toBe("spool ralph: 001-01_hello iteration 1")
+      expect(stateOf(root, "001-01_hello").status).toBe("complete")
+    }))
+
+  it.live("Runs.run refuses a request it cannot do before anything is written: an unknown agent, a remote the repository lacks", () =>
+    Effect.gen(function*() {
+      const root = repository(["001-01_hello"])
+      const unknown = yield* onApplication(root, Effect.flatMap(Runs, (runs) =>
+        runs.run(request("001-01", "x", { agent: { harness: "nope", harnessCommand: null, model: null, allowAll: false } }))))
+      expect(unknown.result._tag === "Left" && unknown.result.left).toMatchObject({
+        _tag: "RequestError",
+        message: "unknown harness 'nope'; known harnesses: opencode, claude, codex, gemini, pi, command"
+      })
+      const remote = yield* onApplication(root, Effect.flatMap(Runs, (runs) =>
+        runs.run(request("001-01", finishingAgent(), { remote: { name: "upstream", leaseTtlMs: 900_000 } }))))
+      expect(remote.result._tag === "Left" && remote.result.left).toMatchObject({
+        _tag: "RequestError",
+        message: "--remote upstream: the repository has no remote of that name; add it with git remote add upstream <url>"
+      })
+      expect(git(root, "status", "--porcelain")).toBe("")
+      expect(git(root, "log", "--format=%s")).toBe("initial")
+    }))
+
+  it.live("Runs.run wraps the checked loop in what the caller gives, and only a checked one", () =>
+    Effect.gen(function*() {
+      const root = repository(["001-01_hello"])
+      const wrapped: Array<string> = []
+      const around = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.acquireUseRelease(Effect.sync(() => wrapped.push("start")), () => effect, () => Effect.sync(() => wrapped.push("end")))
+      yield* onApplication(root, Effect.flatMap(Runs, (runs) => runs.run(request("001-01", finishingAgent()), around)))
+      yield* onApplication(root, Effect.flatMap(Runs, (runs) =>
+        runs.run(request("001-01", "x", { agent: { harness: "nope", harnessCommand: null, model: null, allowAll: false } }), around)))
+      expect(wrapped).toEqual(["start", "end"])
+    }))
+
+  it.live("Sweeps.run sweeps the named changes in order and reports each; Lists.list then says both are complete", () =>
+    Effect.gen(function*() {
+      const root = repository(["001-01_hello", "001-02_goodbye", "001-03_later"])
+      const sweep = Effect.flatMap(Sweeps, (sweeps) =>
+        sweeps.run({ ...request("", finishingAgent()), selection: { _tag: "Named", changes: ["001-02", "001-01"], moduleId: "001" }, maxParallel: 1, merge: false }))
+      const { result, lines } = yield* onApplication(root, sweep)
+      expect(result._tag === "Right" && result.right.rows.map((row) => [row.changeId, row.outcome]), lines.join("\n")).toEqual([
+        ["001-02_goodbye", "complete"],
+        ["001-01_hello", "complete"]
+      ])
+      expect(lines[0]).toBe("sweeping 2 ready changes: 001-02_goodbye, 001-01_hello")
+      expect(lines).toContain("=== sweep: 001-02_goodbye (1 of 2) ===")
+      const listed = yield* onApplication(root, Effect.flatMap(Lists, (lists) => lists.list({ remote: null })))
+      expect(listed.result._tag === "Right" && listed.result.right.map((change) => [change.id, change.state])).toEqual([
+        ["001-01_hello", "complete"],
+        ["001-02_goodbye", "complete"],
+        ["001-03_later", "ready"]
+      ])
+    }))
+
+  it.live("Sweeps.run refuses a named change of another module, and several loops at once outside git, before any loop runs", () =>
+    Effect.gen(function*() {
+      const root = repository(["001-01_hello"])
+      const outside = yield* onApplication(root, Effect.flatMap(Sweeps, (sweeps) =>
+        sweeps.run({ ...request("", finishingAgent()), selection: { _tag: "Named", changes: ["001-01"], moduleId: "002" }, maxParallel: 1, merge: false })))
+      expect(outside.result._tag === "Left" && outside.result.left.message).toBe(
+        "change 001-01_hello belongs to module 001, not 002; drop --module or that --change"
+      )
+      expect(outside.lines).toEqual([])
+      const plain = realpathSync(mkdtempSync(join(tmpdir(), "spool-app-plain-")))
+      cpSync(join(root, ".spool"), join(plain, ".spool"), { recursive: true })
+      const side = yield* onApplication(plain, Effect.flatMap(Sweeps, (sweeps) =>
+        sweeps.run({ ...request("", finishingAgent()), selection: { _tag: "AllReady" }, maxParallel: 2, merge: false })))
+      expect(side.result._tag === "Left" && side.result.left.message).toBe(
+        `--max-parallel 2 runs each loop in a git worktree of its own, and ${plain} is not inside a git repository; run git init and commit, or sweep one change at a time (--max-parallel 1)`
+      )
+      expect(existsSync(join(plain, ".spool", ".state"))).toBe(false)
+    }))
+})
