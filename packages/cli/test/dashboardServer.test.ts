@@ -1,16 +1,17 @@
+import { FileSystem } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { HistoryStore, LoopLock, type LoopState, makeRedactor, Workspace } from "@spool/core"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { iterationRecord } from "@spool/testkit/iterationRecord"
-import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Effect, Exit, Layer, Scope } from "effect"
 import { createHash } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs"
-import { createServer, type IncomingHttpHeaders, request as httpRequest, type ServerResponse } from "node:http"
+import { createServer, type IncomingHttpHeaders, request as httpRequest } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { DashboardPlan } from "../src/serve/DashboardOptions.js"
-import { serveDashboard, write } from "../src/serve/DashboardServer.js"
+import { serveDashboard } from "../src/serve/DashboardServer.js"
 import { pageCss, pageHtml } from "../src/serve/Page.js"
 import { pageScript } from "../src/serve/PageScript.js"
 import { agentScript, git, spool, startSpool, stateDir } from "./support.js"
@@ -70,13 +71,37 @@ afterEach(async () => {
   for (const scope of open.splice(0)) await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
-/** Serves the dashboard of `root` in this process as `plan` says, until the test ends. */
-const serve = async (root: string, plan: Partial<DashboardPlan> = {}, locks = false) => {
+/** The file system, each of its calls counted in `calls`: how a test sees the dashboard read. */
+const countedFileSystem = (counter: { calls: number }) =>
+  Layer.effect(
+    FileSystem.FileSystem,
+    Effect.map(FileSystem.FileSystem, (fs) =>
+      new Proxy(fs, {
+        get: (target, key) => {
+          const value: unknown = Reflect.get(target, key)
+          return typeof value === "function"
+            ? (...args: Array<unknown>) => {
+              counter.calls++
+              return value.apply(target, args)
+            }
+            : value
+        }
+      }))
+  ).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * Serves the dashboard of `root` in this process as `plan` says, until the test ends. With `locks`,
+ * the loops' locks tell which still run; with `reads`, every call of the file system is counted there.
+ */
+const serve = async (root: string, plan: Partial<DashboardPlan> = {}, options: { locks?: boolean; reads?: { calls: number } } = {}) => {
   const scope = await Effect.runPromise(Scope.make())
   open.push(scope)
-  // With `locks`, the loops' locks tell which still run, as in spool itself: this process is the only live one.
-  const stores = locks ? Layer.merge(HistoryStore.layer, LoopLock.layer({ pid: process.pid, host: "here", isAlive: (pid) => pid === process.pid })) : HistoryStore.layer
-  const layer = stores.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(NodeContext.layer))
+  // The locks as spool itself reads them: this process is the only live one.
+  const stores = options.locks === true
+    ? Layer.merge(HistoryStore.layer, LoopLock.layer({ pid: process.pid, host: "here", isAlive: (pid) => pid === process.pid }))
+    : HistoryStore.layer
+  const files = options.reads === undefined ? NodeContext.layer : Layer.merge(NodeContext.layer, countedFileSystem(options.reads))
+  const layer = stores.pipe(Layer.provideMerge(Workspace.layer(root)), Layer.provideMerge(files))
   const full: DashboardPlan = { alone: true, host: "127.0.0.1", port: 0, token: null, loopback: true, ...plan }
   const served = await Effect.runPromise(serveDashboard(full, makeRedactor({})).pipe(Scope.extend(scope), Effect.provide(layer)))
   return { ...served, scope }
@@ -167,6 +192,17 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
       const head = await request(port, path, { method: "HEAD" })
       expect([path, head.status, head.headers["content-type"], head.body]).toEqual([path, 200, type, ""])
     }
+    // An event stream's HEAD: its headers, and no body.
+    for (const path of ["/events", `/events/${change}`]) {
+      const head = await request(port, path, { method: "HEAD" })
+      expect([path, head.status, head.headers["content-type"], head.headers["content-security-policy"], head.body]).toEqual([
+        path,
+        200,
+        "text/event-stream; charset=utf-8",
+        CSP,
+        ""
+      ])
+    }
     // The page's assets are its own, nothing from elsewhere.
     expect((await request(port, "/")).body).not.toMatch(/(?:src|href)="(?:https?:)?\/\//)
     const loops = JSON.parse((await request(port, "/api/loops")).body)
@@ -210,7 +246,7 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
   })
 
   it("marks a loop its state says runs, but whose lock no live process holds, as abandoned", async () => {
-    const { port } = await serve(repository(), {}, true)
+    const { port } = await serve(repository(), {}, { locks: true })
     const loops = JSON.parse((await request(port, "/api/loops")).body)
     expect(loops.loops[0]).toMatchObject({ changeId: change, status: "abandoned", iteration: 3 })
     const detail = JSON.parse((await request(port, `/api/loops/${change}`)).body)
@@ -370,6 +406,31 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     expect([detail.endEvent(), list.endEvent()]).toEqual(["run ended", "run ended"])
   })
 
+  it("lets go of a client that goes away: its request ends, and no one reads its view for it any more", async () => {
+    const root = repository()
+    const reads = { calls: 0 }
+    const { port } = await serve(root, {}, { reads })
+    const detail = eventStream(port, `/events/${change}`)
+    await detail.until("the first snapshot", () => detail.events.length > 0)
+    // While it watches, its view is read a poll at a time.
+    const watching = reads.calls
+    await detail.until("another read", () => reads.calls > watching)
+    detail.close()
+    // Once it is gone, the reads stop: three polls' time passes without one.
+    let quiet = false
+    for (let i = 0; i < 10 && !quiet; i++) {
+      const before = reads.calls
+      await new Promise((r) => setTimeout(r, 1800))
+      quiet = reads.calls === before
+    }
+    expect(quiet).toBe(true)
+    // The next client is served as the first was.
+    const again = eventStream(port, `/events/${change}`)
+    const first = await again.until("a snapshot", () => again.events[0] as { loop: { iteration: number } } | undefined)
+    expect(first.loop.iteration).toBe(3)
+    again.close()
+  })
+
   it("fails to start, saying so in one line, when its port is in use", async () => {
     const root = repository()
     const taken = createServer()
@@ -381,60 +442,6 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
       )
     } finally {
       taken.close()
-    }
-  })
-})
-
-/** A response on real HTTP whose client reads nothing: a large enough write waits for it. */
-const stalledResponse = async () => {
-  const server = createServer()
-  const responses: Array<ServerResponse> = []
-  server.on("request", (_, response: ServerResponse) => {
-    response.writeHead(200, { "Content-Type": "text/plain" })
-    responses.push(response)
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const client = httpRequest({ host: "127.0.0.1", port: (server.address() as AddressInfo).port, path: "/" }, (res) => res.pause())
-  client.on("error", () => {})
-  client.end()
-  while (responses.length === 0) await new Promise((r) => setTimeout(r, 10))
-  const response = responses[0]!
-  const listeners = () => ({ drain: response.listeners("drain"), close: response.listeners("close") })
-  return { response, listeners, client, close: () => server.close() }
-}
-
-/** More than a socket takes at once: the write waits for the client. */
-const LARGE = "x".repeat(32 * 1024 * 1024)
-
-describe("the dashboard's writes to a slow client (real HTTP on 127.0.0.1)", () => {
-  it("leaves no listener on the response when the request is interrupted while a write waits", async () => {
-    const stalled = await stalledResponse()
-    try {
-      const before = stalled.listeners()
-      const fiber = Effect.runFork(write(stalled.response, LARGE))
-      // The write waits: it listens for the drain and the close.
-      expect(stalled.listeners().drain).toHaveLength(before.drain.length + 1)
-      expect(stalled.listeners().close).toHaveLength(before.close.length + 1)
-      await Effect.runPromise(Fiber.interrupt(fiber))
-      expect(stalled.listeners()).toEqual(before)
-    } finally {
-      stalled.client.destroy()
-      stalled.close()
-    }
-  })
-
-  it("leaves no listener on the response when the client goes away while a write waits", async () => {
-    const stalled = await stalledResponse()
-    try {
-      const before = stalled.listeners()
-      const fiber = Effect.runFork(write(stalled.response, LARGE))
-      expect(stalled.listeners().drain).toHaveLength(before.drain.length + 1)
-      stalled.client.destroy()
-      // The close ends the wait.
-      await Effect.runPromise(Fiber.join(fiber))
-      expect(stalled.listeners()).toEqual(before)
-    } finally {
-      stalled.close()
     }
   })
 })

@@ -1,19 +1,30 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 
-/** What the dashboard serves: a page, its two assets, the loops as JSON and as events. */
-export type Route =
-  | { readonly _tag: "Page" }
-  | { readonly _tag: "Script" }
-  | { readonly _tag: "Style" }
-  | { readonly _tag: "Loops" }
-  | { readonly _tag: "Loop"; readonly changeId: string }
-  | { readonly _tag: "LoopsEvents" }
-  | { readonly _tag: "LoopEvents"; readonly changeId: string }
+/**
+ * The dashboard's paths: the page, its two assets, the loops as JSON and as events, and one
+ * change's page as JSON and as events (`:changeId`, one path segment). Nothing else is served.
+ */
+export const paths = {
+  page: "/",
+  script: "/app.js",
+  style: "/app.css",
+  loops: "/api/loops",
+  loopsEvents: "/events",
+  loop: "/api/loops/:changeId",
+  loopEvents: "/events/:changeId"
+} as const
 
-/** What to do with a request: serve one of the routes (`head`: the headers only), or refuse it. */
-export type Decision =
-  | { readonly _tag: "Serve"; readonly route: Route; readonly head: boolean }
-  | { readonly _tag: "Refuse"; readonly status: 401 | 404 | 405 | 421; readonly reason: string }
+/**
+ * How the router reads a request's path: as sent, letter case and slashes included, so that
+ * `/API/loops`, `//app.js` and `/api/loops/` name nothing. A change id is a directory's name: at
+ * most 255 bytes.
+ */
+export const pathRules = {
+  caseSensitive: true,
+  ignoreTrailingSlash: false,
+  ignoreDuplicateSlashes: false,
+  maxParamLength: 255
+} as const
 
 /** Who may ask: the token every request must carry (if any), and the Host headers a request may name (null: any). */
 export interface Access {
@@ -29,31 +40,10 @@ export interface RequestLine {
   readonly authorization: string | undefined
 }
 
-const fixed: Record<string, Route> = {
-  "/": { _tag: "Page" },
-  "/app.js": { _tag: "Script" },
-  "/app.css": { _tag: "Style" },
-  "/api/loops": { _tag: "Loops" },
-  "/events": { _tag: "LoopsEvents" }
-}
-
-/** A path segment decoded, or null when it cannot be (a bad escape). */
-const segment = (raw: string) => {
-  try {
-    return decodeURIComponent(raw)
-  } catch {
-    return null
-  }
-}
-
-/** The route of a path, or null: only the paths above, and one segment after `/api/loops/` or `/events/`. */
-export const routeOf = (path: string): Route | null => {
-  const known = fixed[path]
-  if (known !== undefined) return known
-  const match = /^\/(api\/loops|events)\/([^/]+)$/.exec(path)
-  const changeId = match === null ? null : segment(match[2]!)
-  if (match === null || changeId === null) return null
-  return match[1] === "events" ? { _tag: "LoopEvents", changeId } : { _tag: "Loop", changeId }
+/** A request the dashboard will not answer: its status, and the line that says why. */
+export interface Refusal {
+  readonly status: 401 | 405 | 421
+  readonly reason: string
 }
 
 const digest = (text: string) => createHash("sha256").update(text, "utf8").digest()
@@ -71,21 +61,20 @@ export const tokenOf = (request: RequestLine): string | null => {
 }
 
 /**
- * The dashboard's rules, in order: the Host a loopback dashboard answers to (a page elsewhere
- * cannot reach it through a name of its own), the token, the methods (it only reads), the paths.
+ * The dashboard's rules before any path, in order: the Host a loopback dashboard answers to (a
+ * page elsewhere cannot reach it through a name of its own), the token, the methods (it only
+ * reads). null: the request goes on to the paths.
  */
-export const decide = (request: RequestLine, access: Access): Decision => {
+export const refusalOf = (request: RequestLine, access: Access): Refusal | null => {
   if (access.hosts !== null && (request.host === undefined || !access.hosts.has(request.host.toLowerCase()))) {
-    return { _tag: "Refuse", status: 421, reason: "this dashboard answers to its own address only" }
+    return { status: 421, reason: "this dashboard answers to its own address only" }
   }
   if (access.token !== null) {
     const token = tokenOf(request)
-    if (token === null || !sameSecret(token, access.token)) return { _tag: "Refuse", status: 401, reason: "a token is needed: add ?token=<the --serve-token> to the URL" }
+    if (token === null || !sameSecret(token, access.token)) return { status: 401, reason: "a token is needed: add ?token=<the --serve-token> to the URL" }
   }
   if (request.method !== "GET" && request.method !== "HEAD") {
-    return { _tag: "Refuse", status: 405, reason: "the dashboard only reads: GET or HEAD" }
+    return { status: 405, reason: "the dashboard only reads: GET or HEAD" }
   }
-  const query = request.url.indexOf("?")
-  const route = routeOf(query === -1 ? request.url : request.url.slice(0, query))
-  return route === null ? { _tag: "Refuse", status: 404, reason: "not found" } : { _tag: "Serve", route, head: request.method === "HEAD" }
+  return null
 }
