@@ -284,8 +284,15 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
       "//secret.txt",
       "/.spool/.state/ralph/001-01_alpha/state.json",
       "/app.js/x",
+      "/app.js;x",
+      "/api/loops;x",
+      "/events#x",
+      "/API/loops",
+      "//app.js",
       "/index.html",
-      "/favicon.ico"
+      "/favicon.ico",
+      "*",
+      "http://127.0.0.1/api/loops"
     ]
     for (const path of paths) {
       const reply = await request(port, path)

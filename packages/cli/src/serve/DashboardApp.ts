@@ -1,11 +1,11 @@
-import { FileSystem, HttpRouter, HttpServerRequest, HttpServerResponse, Path } from "@effect/platform"
+import { FileSystem, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, Path } from "@effect/platform"
 import { HistoryStore, loadDashboardDetail, loadDashboardLoops, Workspace } from "@spool/core"
 import { Effect, Option } from "effect"
 import { logView } from "@spool/app"
 import { eventStream, type Serving } from "./EventStream.js"
 import { pageCss, pageHtml } from "./Page.js"
 import { pageScript } from "./PageScript.js"
-import { type Access, pathRules, paths, type Refusal, refusalOf } from "./Routes.js"
+import { type Access, isPlainPath, pathRules, paths, type Refusal, refusalOf } from "./Routes.js"
 
 /** What the dashboard's reads need: the repository's loop state, through the file system. */
 export type ReadNeeds = Workspace | HistoryStore | FileSystem.FileSystem | Path.Path
@@ -50,7 +50,11 @@ const reader = (redact: (text: string) => string) =>
     }
   })
 
-const changeId = Effect.map(HttpRouter.params, (params) => params.changeId ?? "")
+/** The change a path names; `/api/loops/` and `/events/` name none, and are no paths of the dashboard. */
+const changeId = Effect.flatMap(HttpRouter.params, (params) =>
+  params.changeId === undefined || params.changeId === ""
+    ? Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => new HttpServerError.RouteNotFound({ request }))
+    : Effect.succeed(params.changeId))
 
 /** The routes: the page and its assets, as built once; the loops and a change's page read for each request. */
 const router = (read: Effect.Effect.Success<ReturnType<typeof reader>>, serving: Serving<ReadNeeds>, access: Access) => {
@@ -92,7 +96,8 @@ export const dashboardApp = (redact: (text: string) => string, serving: Serving<
     const failed = answer(500, TYPES.text, "the dashboard failed to read the loops\n")
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const refusal = refusalOf({ method: request.method, url: request.url, host: request.headers.host, authorization: request.headers.authorization }, access)
-      return refusal === null ? routes : Effect.succeed(refused(refusal))
+      if (refusal !== null) return Effect.succeed(refused(refusal))
+      return isPlainPath(request.url) ? routes : Effect.succeed(notFoundAtAll)
     }).pipe(
       Effect.catchTag("RouteNotFound", () => Effect.succeed(notFoundAtAll)),
       Effect.catchAllDefect(() => Effect.succeed(failed)),

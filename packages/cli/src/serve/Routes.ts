@@ -16,8 +16,8 @@ export const paths = {
 
 /**
  * How the router reads a request's path: as sent, letter case and slashes included, so that
- * `/API/loops`, `//app.js` and `/api/loops/` name nothing. A change id is a directory's name: at
- * most 255 bytes.
+ * `/API/loops` and `//app.js` name nothing and `/api/loops/` is not `/api/loops`. A change id is a
+ * directory's name: at most 255 bytes.
  */
 export const pathRules = {
   caseSensitive: true,
@@ -25,6 +25,17 @@ export const pathRules = {
   ignoreDuplicateSlashes: false,
   maxParamLength: 255
 } as const
+
+/**
+ * Whether a request target is a path the router reads as sent: it takes `;` and `#` for the end of
+ * a path, and a whole URL or `*` for `/`. None of the dashboard's paths is written so: such a
+ * target names nothing.
+ */
+export const isPlainPath = (url: string) => {
+  const query = url.indexOf("?")
+  const path = query === -1 ? url : url.slice(0, query)
+  return path.startsWith("/") && !/[;#]/.test(path)
+}
 
 /** Who may ask: the token every request must carry (if any), and the Host headers a request may name (null: any). */
 export interface Access {
