@@ -17,11 +17,11 @@ const row = (changeId: string, patch: Partial<SweepRow> = {}): SweepRow => ({
 })
 
 describe("the sweep's summary", () => {
-  it("words spend as the agent reported it", () => {
-    expect(describeSpend(0.42, 15_200)).toBe("$0.42, 15.2k tokens")
-    expect(describeSpend(0.042, null)).toBe("$0.042")
-    expect(describeSpend(null, 900)).toBe("900 tokens")
-    expect(describeSpend(null, null)).toBe("-")
+  it("words spend as the agent reported it, money as spool writes it everywhere", () => {
+    expect(describeSpend({ costUsd: 0.42, tokens: 15_200 })).toBe("$0.42, 15.2k tokens")
+    expect(describeSpend({ costUsd: 0.042, tokens: null })).toBe("$0.0420")
+    expect(describeSpend({ costUsd: null, tokens: 900 })).toBe("900 tokens")
+    expect(describeSpend({ costUsd: null, tokens: null })).toBe("-")
   })
 
   it("has a line a change in the sweep's order, the totals, and why the others did not complete", () => {

@@ -1,7 +1,11 @@
 import {
   type ChangeId,
+  formatCost,
   formatDuration,
+  formatMoney,
   formatProgress,
+  formatSpend,
+  formatTokens,
   type IterationRecord,
   liveChanges,
   loadAllStatus,
@@ -22,8 +26,6 @@ import { type Palette, palette } from "./Colour.js"
 
 const pad = (text: string, width: number) => text.padEnd(width)
 
-const dollars = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`
-
 /** Spend against the caps, and the breakers' counters: `$0.42 of $5.00 · 15200 tokens · 1h02m of 8h00m · stall 2/5 · failures 0/5`. */
 const guardsLine = (state: LoopState) => {
   const g = state.guards
@@ -32,8 +34,8 @@ const guardsLine = (state: LoopState) => {
   // A resumed run's time is that of its sittings, not the hours between them.
   const elapsed = state.elapsedMs ?? Date.parse(state.updatedAt) - Date.parse(state.startedAt)
   return [
-    of(g.costUsd === null ? "cost unknown" : dollars(g.costUsd), g.maxCostUsd === null ? null : dollars(g.maxCostUsd)),
-    of(`${g.tokens} tokens`, g.maxTokens === null ? null : String(g.maxTokens)),
+    of(formatCost(g.costUsd), g.maxCostUsd === null ? null : formatMoney(g.maxCostUsd)),
+    of(formatTokens(g.tokens), g.maxTokens === null ? null : String(g.maxTokens)),
     of(formatDuration(Number.isFinite(elapsed) ? elapsed : 0), g.maxDurationMs === null ? null : formatDuration(g.maxDurationMs)),
     g.stallIterations === 0 ? "stall breaker off" : `stall ${g.stalledIterations}/${g.stallIterations}`,
     g.maxConsecutiveFailures === 0 ? "failure breaker off" : `failures ${g.consecutiveFailures}/${g.maxConsecutiveFailures}`,
@@ -104,7 +106,7 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     lines.push(`notices:   ${p.yellow(count)}; the last: ${unsent.at(-1)!.replace(/^\S+ /, "")}`)
   }
   const sum = usageTotals(report.history)
-  if (sum !== null) lines.push(`usage:     ${sum.tokens} tokens, ${sum.cost === null ? "cost unknown" : `$${sum.cost.toFixed(4)}`} over the iterations below`)
+  if (sum !== null) lines.push(`usage:     ${formatTokens(sum.tokens)}, ${formatCost(sum.cost)} over the iterations below`)
   if (report.history.length > 0) {
     lines.push("", p.bold(`recent iterations (last ${report.history.length}):`))
     lines.push(
@@ -133,18 +135,13 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
   return lines.join("\n")
 }
 
-const spendWords = (spend: StatusRow["spend"]) =>
-  spend === null
-    ? "-"
-    : [...(spend.costUsd === null ? [] : [dollars(spend.costUsd)]), ...(spend.tokens > 0 ? [`${spend.tokens} tokens`] : [])].join(" · ")
-
 /** `--status` without `--change`: a line per change with loop state, in columns. */
 export const statusListText = (rows: ReadonlyArray<StatusRow>, p: Palette = palette(false)): string => {
   const cells = rows.map((row) => [
     row.changeId,
     notMerged(row.merge) === null ? row.status : `${row.status}, ${notMerged(row.merge)}`,
     row.maxIterations === null ? "-" : `${row.iteration} of ${row.maxIterations}`,
-    spendWords(row.spend),
+    formatSpend(row.spend) || "-",
     row.lastOutcome ?? "-",
     row.branch ?? ""
   ])

@@ -1,20 +1,14 @@
-import { formatDuration, type HarnessUsage, type LoopProgress } from "@spool/core"
+import { countTokens, formatDuration, formatSpend, formatTokensShort, type HarnessUsage, type LoopProgress } from "@spool/core"
 import type { Palette } from "./Colour.js"
 
-const tokens = (usage: HarnessUsage) => {
-  const n = usage.inputTokens + usage.outputTokens + usage.reasoningTokens
-  return n >= 1000 ? `${(n / 1000).toFixed(1)}k tokens` : `${n} tokens`
-}
-
-const cost = (usd: number) => `$${usd.toFixed(usd < 0.1 ? 3 : 2)}`
+/** What the run reported so far, short: `$0.42 · 15.2k tokens`. */
+const spendOf = (usage: HarnessUsage) => formatSpend({ costUsd: usage.cost, tokens: countTokens(usage) }, { tokens: formatTokensShort })
 
 /** `iteration 3/20 · 4m12s · $0.42 · 15.2k tokens` */
-const loopStatus = (progress: LoopProgress, elapsedMs: number) =>
-  [
-    `iteration ${progress.iteration}/${progress.maxIterations}`,
-    formatDuration(elapsedMs),
-    ...(progress.usage === null ? [] : [...(progress.usage.cost === null ? [] : [cost(progress.usage.cost)]), tokens(progress.usage)])
-  ].join(" · ")
+const loopStatus = (progress: LoopProgress, elapsedMs: number) => {
+  const spend = progress.usage === null ? "" : spendOf(progress.usage)
+  return [`iteration ${progress.iteration}/${progress.maxIterations}`, formatDuration(elapsedMs), ...(spend === "" ? [] : [spend])].join(" · ")
+}
 
 /** `[spool] iteration 3/20 · 4m12s · $0.42 · 15.2k tokens` */
 export const statusLine = (progress: LoopProgress, elapsedMs: number) => `[spool] ${loopStatus(progress, elapsedMs)}`

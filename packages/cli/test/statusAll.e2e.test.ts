@@ -75,7 +75,7 @@ describe("spool ralph --status without --change", () => {
       ["change", "status", "iteration", "spend", "last outcome", "branch"],
       [first, "max-iterations", "2 of 2", "-", "continue"],
       [second, "complete", "1 of 20", "-", "complete", `spool/${second}`],
-      [third, "stopped", "7 of 30", "$0.4200 · 15200 tokens", "-"],
+      [third, "stopped", "7 of 30", "$0.42 · 15200 tokens", "-"],
       ["one change in full: spool ralph --status --change <id>"]
     ])
     // The columns line up.

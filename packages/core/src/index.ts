@@ -3,7 +3,8 @@
 
 // domain: the records every room speaks in.
 export * from "./domain/Domain.js"
-export { formatDuration, oneLine } from "./text/Text.js"
+export * from "./text/Figures.js"
+export { oneLine } from "./text/Text.js"
 
 // state: the change's files under `.spool/.state/`, and the lock.
 export { readTextFile } from "./state/AtomicFile.js"

@@ -19,7 +19,7 @@ describe("the deadline's decision", () => {
     const decision = beforeIteration(T0 + 59_999, T0, [20_000, 60_000, 5_000])
     assert.deepStrictEqual(decision, {
       _tag: "Stop",
-      message: "stopped: --deadline 2026-11-27T10:00:59Z would come before another iteration ended (the longest so far took 1m00s, 60.0s are left); " +
+      message: "stopped: --deadline 2026-11-27T10:00:59Z would come before another iteration ended (the longest so far took 1m00s, 1m00s are left); " +
         "not done; continue in a later job with --resume"
     })
   })

@@ -139,15 +139,19 @@ describe("guards, exactly", () => {
     assert.isNull(unsupportedCap(settings({ maxCostUsd: 5, maxTokens: 5 }), "opencode", { cost: true, tokens: true }))
   })
 
-  it("stop at a cap reached exactly, with cents below a dollar shown to the hundredth of a cent", () => {
+  it("stop at a cap reached exactly, with money in cents from ten cents up and to the hundredth of a cent below", () => {
     const spend = { costUsd: 0.42, tokens: 1000 }
     assert.deepStrictEqual(spendStop(settings({ maxCostUsd: 0.42 }), spend, 1500), {
       reason: "max-cost",
-      message: "stopped: --max-cost $0.4200 reached ($0.4200 spent, 1000 tokens, 1.5s)"
+      message: "stopped: --max-cost $0.42 reached ($0.42 spent, 1000 tokens, 1.5s)"
+    })
+    assert.deepStrictEqual(spendStop(settings({ maxCostUsd: 0.05 }), { costUsd: 0.0512, tokens: 1000 }, 1500), {
+      reason: "max-cost",
+      message: "stopped: --max-cost $0.0500 reached ($0.0512 spent, 1000 tokens, 1.5s)"
     })
     assert.deepStrictEqual(spendStop(settings({ maxTokens: 1000 }), spend, 0), {
       reason: "max-tokens",
-      message: "stopped: --max-tokens 1000 reached ($0.4200 spent, 1000 tokens, 0ms)"
+      message: "stopped: --max-tokens 1000 reached ($0.42 spent, 1000 tokens, 0ms)"
     })
     assert.deepStrictEqual(spendStop(settings({ maxDurationMs: 3_600_000 }), { costUsd: null, tokens: 0 }, 3_600_000), {
       reason: "max-duration",

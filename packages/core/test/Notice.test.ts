@@ -236,6 +236,11 @@ describe("a notice's line", () => {
       noticeLine({ ...base, tokens: 0, tasks: null }),
       "spool: 002-01_add-ralph-loop complete at iteration 4 of 20 ($0.42): complete: the promise was accepted at iteration 4"
     )
+    // Below ten cents, a cost keeps four decimals, as everywhere spool writes money.
+    assert.strictEqual(
+      noticeLine({ ...base, costUsd: 0.042, tokens: 0, tasks: null }),
+      "spool: 002-01_add-ralph-loop complete at iteration 4 of 20 ($0.0420): complete: the promise was accepted at iteration 4"
+    )
     const long = noticeLine({ ...base, tasks: null, message: `first\nsecond ${"x".repeat(400)}` })
     assert.notInclude(long, "\n")
     assert.lengthOf(long, 300)

@@ -1,11 +1,7 @@
-import { formatDuration, type SweepReport, type SweepRow } from "@spool/core"
-
-const tokens = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k tokens` : `${n} tokens`)
-const dollars = (usd: number) => `$${usd.toFixed(usd < 0.1 ? 3 : 2)}`
+import { formatDuration, formatSpend, formatTokensShort, type SpendFigures, type SweepReport, sweepSpend, type SweepRow } from "@spool/core"
 
 /** `$0.42, 15.2k tokens`, `15.2k tokens`, or `-` when the agent reported nothing. */
-export const describeSpend = (costUsd: number | null, tokenCount: number | null) =>
-  [...(costUsd === null ? [] : [dollars(costUsd)]), ...(tokenCount === null ? [] : [tokens(tokenCount)])].join(", ") || "-"
+export const describeSpend = (spend: SpendFigures) => formatSpend(spend, { separator: ", ", tokens: formatTokensShort }) || "-"
 
 const outcomeWords: Record<SweepRow["outcome"], string> = {
   complete: "complete",
@@ -42,7 +38,7 @@ export const sweepSummary = (report: SweepReport, options: { readonly merge: str
     outcomeWords[row.outcome],
     ran(row) ? String(row.iterations) : "-",
     ran(row) ? formatDuration(row.durationMs) : "-",
-    describeSpend(row.costUsd, row.tokens),
+    describeSpend(row),
     row.branch ?? "-",
     row.lastCommit?.slice(0, 12) ?? "-",
     ...(options.merge === null ? [] : [row.merge?.text ?? "-"])
@@ -52,9 +48,7 @@ export const sweepSummary = (report: SweepReport, options: { readonly merge: str
     const words = notMerged(row) ? "not merged" : outcomeWords[row.outcome]
     counts.set(words, (counts.get(words) ?? 0) + 1)
   }
-  const costs = report.rows.map((row) => row.costUsd).filter((cost): cost is number => cost !== null)
-  const tokenCounts = report.rows.map((row) => row.tokens).filter((n): n is number => n !== null)
-  const spend = describeSpend(costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0), tokenCounts.length === 0 ? null : tokenCounts.reduce((a, b) => a + b, 0))
+  const spend = describeSpend(sweepSpend(report))
   const iterations = report.rows.reduce((n, row) => n + row.iterations, 0)
   const reasons = report.rows.flatMap((row) =>
     notMerged(row) ? [`  ${row.changeId}: ${row.merge!.text}`] : row.outcome !== "complete" && row.message !== null ? [`  ${row.changeId}: ${row.message}`] : []

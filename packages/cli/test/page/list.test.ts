@@ -18,7 +18,7 @@ describe("the list of loops", () => {
     expect(app.querySelector(".summary")!.textContent).toBe("1 complete · 1 running · 2 in all")
     expect(Array.from(app.querySelectorAll("th"), (th) => th.textContent)).toEqual(["Change", "Status", "Iteration", "Elapsed", "Spend", "Tasks", "Last outcome", "Branch", "Updated"])
     const [name, status, iteration, , spend, tasks, outcome, branch] = cells(rowOf(app, "001-a"))
-    expect([name, status, iteration, spend, tasks, outcome, branch]).toEqual(["001-a", "running", "2 of 12", "$0.1250 · 5,000 tokens", "1/4", "continue", "spool/001-a"])
+    expect([name, status, iteration, spend, tasks, outcome, branch]).toEqual(["001-a", "running", "2 of 12", "$0.13 · 5,000 tokens", "1/4", "continue", "spool/001-a"])
     const b = cells(rowOf(app, "001-b"))
     expect([b[4], b[5], b[6], b[7]]).toEqual(["–", "3/4 (1 shelved)", "–", "–"])
     expect(rowOf(app, "001-b").querySelector<HTMLElement>(".bar-fill")!.style.width).toBe("100%")

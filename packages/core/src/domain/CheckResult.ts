@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { formatDuration, oneLine } from "../text/Text.js"
+import { formatDuration } from "../text/Figures.js"
+import { oneLine } from "../text/Text.js"
 
 /**
  * What one `--verify` command did after a claim: how it ended and how long it took. A check passes

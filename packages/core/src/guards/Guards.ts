@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { countTokens, type GuardReport, type HarnessUsage, type IterationOutcome, type LoopOptions } from "../domain/Domain.js"
 import { errorFingerprint } from "./ErrorFingerprint.js"
 import { addCost } from "../domain/Usage.js"
-import { formatDuration } from "../text/Text.js"
+import { formatCost, formatDuration, formatMoney, formatTokens } from "../text/Figures.js"
 
 /**
  * The guards of an unattended run, in one place: spend caps (cost, tokens, duration), the stall
@@ -71,17 +71,15 @@ export interface GuardStop {
   readonly message: string
 }
 
-const money = (usd: number) => `$${usd.toFixed(usd < 1 ? 4 : 2)}`
-
 /** The run's totals, for the line a guard stops with. */
 export const describeSpend = (spend: Spend, elapsedMs: number) =>
-  `${spend.costUsd === null ? "cost unknown" : `${money(spend.costUsd)} spent`}, ${spend.tokens} tokens, ${formatDuration(elapsedMs)}`
+  `${formatCost(spend.costUsd)}${spend.costUsd === null ? "" : " spent"}, ${formatTokens(spend.tokens)}, ${formatDuration(elapsedMs)}`
 
 /** The spend cap `spend` (reported so far) or `elapsedMs` has reached, if any. */
 export const spendStop = (settings: GuardSettings, spend: Spend, elapsedMs: number): (GuardStop & { readonly reason: SpendGuard }) | null => {
   const totals = describeSpend(spend, elapsedMs)
   if (settings.maxCostUsd !== null && spend.costUsd !== null && spend.costUsd >= settings.maxCostUsd) {
-    return { reason: "max-cost", message: `stopped: --max-cost ${money(settings.maxCostUsd)} reached (${totals})` }
+    return { reason: "max-cost", message: `stopped: --max-cost ${formatMoney(settings.maxCostUsd)} reached (${totals})` }
   }
   if (settings.maxTokens !== null && spend.tokens >= settings.maxTokens) {
     return { reason: "max-tokens", message: `stopped: --max-tokens ${settings.maxTokens} reached (${totals})` }

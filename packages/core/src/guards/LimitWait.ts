@@ -1,6 +1,6 @@
 import { Duration, Effect, Schedule, ScheduleDecision, ScheduleInterval } from "effect"
 import type { HarnessEvent } from "../harness/HarnessService.js"
-import { formatDuration } from "../text/Text.js"
+import { formatDuration } from "../text/Figures.js"
 
 /** A usage limit as the harness reported it. */
 export type UsageLimit = Omit<Extract<HarnessEvent, { _tag: "Limited" }>, "_tag">

@@ -1,5 +1,5 @@
 import { clock } from "../guards/LimitWait.js"
-import { formatDuration } from "../text/Text.js"
+import { formatDuration } from "../text/Figures.js"
 
 /**
  * Whether an iteration may start before `--deadline` (at `deadline`): not once it has come, nor

@@ -1,5 +1,6 @@
 import { type CommitInfo, countTokens, type IterationRecord } from "../domain/Domain.js"
-import { formatDuration, oneLine } from "../text/Text.js"
+import { formatDuration, formatTokens } from "../text/Figures.js"
+import { oneLine } from "../text/Text.js"
 import { describeVerification } from "../domain/CheckResult.js"
 import { checkFailure } from "../verify/Verification.js"
 
@@ -78,7 +79,7 @@ export const formatSummary = (record: IterationRecord) =>
     describePromise(record),
     describeChanges(record),
     ...(record.commit === null ? [] : [`commit ${record.commit.slice(0, 12)}`]),
-    ...(record.usage === null ? [] : [`${countTokens(record.usage)} tokens`]),
+    ...(record.usage === null ? [] : [formatTokens(countTokens(record.usage))]),
     ...(record.error === null ? [] : [`error: ${oneLine(record.error)}`]),
     `-> ${record.outcome}`
   ].join(" | ")

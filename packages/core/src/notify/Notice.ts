@@ -1,7 +1,8 @@
 import { describeCheck, shown } from "../domain/CheckResult.js"
 import type { IterationRecord, LoopState } from "../domain/Domain.js"
 import type { LoopEvent } from "../live/LoopEvents.js"
-import type { SweepReport } from "../sweep/Sweep.js"
+import { type SweepReport, sweepSpend } from "../sweep/Sweep.js"
+import { formatSpend } from "../text/Figures.js"
 import { oneLine } from "../text/Text.js"
 
 /**
@@ -166,12 +167,9 @@ export const noticesOf = (followed: Followed, event: LoopEvent): { readonly foll
   return { followed: next, notices: [fromState(state, noticed, next.commit)] }
 }
 
-const spendWords = (notice: Pick<Notice, "costUsd" | "tokens">) =>
-  [...(notice.costUsd === null ? [] : [`$${notice.costUsd.toFixed(2)}`]), ...((notice.tokens ?? 0) > 0 ? [`${notice.tokens} tokens`] : [])].join(", ")
-
 /** The one readable line of a notice: `spool: 002-01_add-ralph-loop complete at iteration 4 of 20 ($0.42, tasks 7/7): ...` */
 export const noticeLine = (notice: Omit<Notice, "text" | "content">): string => {
-  const spend = spendWords(notice)
+  const spend = formatSpend(notice, { separator: ", " })
   const facts = [
     ...(spend === "" ? [] : [spend]),
     ...(notice.tasks === null || notice.tasks.total === 0 ? [] : [`tasks ${notice.tasks.done}/${notice.tasks.total}`])
@@ -186,8 +184,6 @@ export const noticeLine = (notice: Omit<Notice, "text" | "content">): string => 
 export const sweepNotice = (report: SweepReport): NoticeDraft => {
   const counts = new Map<string, number>()
   for (const row of report.rows) counts.set(row.outcome, (counts.get(row.outcome) ?? 0) + 1)
-  const costs = report.rows.flatMap((row) => (row.costUsd === null ? [] : [row.costUsd]))
-  const tokenCounts = report.rows.flatMap((row) => (row.tokens === null ? [] : [row.tokens]))
   const changes = report.rows.map((row): NoticeSweepRow => ({
     change: row.changeId,
     outcome: row.outcome,
@@ -206,8 +202,7 @@ export const sweepNotice = (report: SweepReport): NoticeDraft => {
     maxIterations: null,
     outcome: report.ending,
     message: `${report.ending}: ${n} change${n === 1 ? "" : "s"}${n === 0 ? "" : ` (${[...counts].map(([outcome, k]) => `${k} ${outcome}`).join(", ")})`}`,
-    costUsd: costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0),
-    tokens: tokenCounts.length === 0 ? null : tokenCounts.reduce((a, b) => a + b, 0),
+    ...sweepSpend(report),
     branch: null,
     commit: null,
     resumeAt: null,

@@ -1,5 +1,6 @@
 import { Cause, Clock, Effect, Either, Exit, Fiber, Option, Queue, Ref } from "effect"
 import type { MergeNote } from "../domain/Domain.js"
+import type { SpendFigures } from "../text/Figures.js"
 import type { LoopResult } from "../loop/LoopResult.js"
 import { LockError } from "../state/LoopLock.js"
 import { type Readiness, type SweepEnding, sweepEnding, type SweepOutcome } from "./SweepPolicy.js"
@@ -24,11 +25,19 @@ export interface SweepRow extends RunFacts {
   readonly merge: MergeNote | null
 }
 
-
 export interface SweepReport {
   readonly rows: ReadonlyArray<SweepRow>
   readonly ending: SweepEnding
 }
+
+/** The sum of the figures known; null when none is. */
+const knownSum = (figures: ReadonlyArray<number | null>) => figures.reduce<number | null>((sum, n) => (n === null ? sum : (sum ?? 0) + n), null)
+
+/** What a sweep's changes spent in all: each figure null when none of them reported it. */
+export const sweepSpend = (report: SweepReport): SpendFigures => ({
+  costUsd: knownSum(report.rows.map((row) => row.costUsd)),
+  tokens: knownSum(report.rows.map((row) => row.tokens))
+})
 
 /** What a change's loop can fail with, besides another loop's lock: an error that says what went wrong. */
 export interface LoopFailure {

@@ -1,5 +1,5 @@
-/** The page's words for numbers: durations as spool prints them, money, counts, spend, times. */
-import { formatDuration } from "@spool/core/text"
+/** The page's words for numbers: money, durations and spend as spool writes them everywhere (core's figures), counts, tasks, times. */
+import { formatDuration, formatMoney, formatSpend } from "@spool/core/figures"
 import type { DashboardLoop } from "@spool/core"
 
 const pad = (n: number) => (n < 10 ? "0" : "") + n
@@ -7,14 +7,14 @@ const pad = (n: number) => (n < 10 ? "0" : "") + n
 /** `450ms`, `12.3s`, `3m12s`, `1h02m`; a dash when unknown. */
 export const duration = (ms: number | null): string => ms === null || Number.isNaN(ms) ? "–" : formatDuration(ms)
 
-/** Dollars: cents for a dollar and more, four decimals below. */
-export const money = (usd: number | null): string => usd === null ? "–" : "$" + (usd >= 1 ? usd.toFixed(2) : usd.toFixed(4))
+/** `$0.42`, `$0.0420`; a dash when unknown. */
+export const money = (usd: number | null): string => usd === null ? "–" : formatMoney(usd)
 
+/** `5,000`: digits grouped, for reading at a glance; a dash when unknown. */
 export const count = (n: number | null): string => n === null ? "–" : n.toLocaleString("en-US")
 
-/** A loop's spend in the list: `$0.1234 · 5,000 tokens`, or the tokens alone. */
-export const spend = (s: DashboardLoop["spend"]): string =>
-  s === null ? "–" : [...(s.costUsd === null ? [] : [money(s.costUsd)]), count(s.tokens) + " tokens"].join(" · ")
+/** A loop's spend in the list: `$0.13 · 5,000 tokens`, or the tokens alone; a dash when the agent reported nothing. */
+export const spend = (s: DashboardLoop["spend"]): string => formatSpend(s, { tokens: (n) => count(n) + " tokens" }) || "–"
 
 /** Tasks as the list shows them: `3/6`, `3/6 (1 shelved)`. */
 export const taskCount = (t: DashboardLoop["tasks"]): string =>

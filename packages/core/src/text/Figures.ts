@@ -1,0 +1,69 @@
+/**
+ * How spool writes its figures, in every view (`--status`, `--list`, the sweep's summary, the status
+ * line, notices, the dashboard's page): money, durations, tokens and spend. A leaf,
+ * importing nothing, so that the page's script can bundle it for the browser.
+ */
+
+/** `value` rounded half up at `places` decimals, as written: float noise (1.005 held as 1.00499…) does not tip it down. */
+const roundedTo = (value: number, places: number) => {
+  const scale = 10 ** places
+  return Math.round(Number((value * scale).toPrecision(12))) / scale
+}
+
+/** A duration is never negative, nor anything but a number: what is not counts as none. */
+const asDuration = (ms: number) => (Number.isFinite(ms) && ms > 0 ? ms : 0)
+
+/** `450ms`, `12.3s`, `3m12s`, `1h02m`: each unit chosen by the rounded figure, so 59.96 seconds is `1m00s`, not `60.0s`. */
+export const formatDuration = (given: number): string => {
+  const ms = asDuration(given)
+  if (Math.round(ms) < 1000) return `${Math.round(ms)}ms`
+  const tenths = Math.round(ms / 100)
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)}s`
+  const totalSeconds = Math.round(ms / 1000)
+  const hours = Math.floor(totalSeconds / 3600)
+  const minutes = Math.floor((totalSeconds % 3600) / 60)
+  const seconds = totalSeconds % 60
+  return hours > 0
+    ? `${hours}h${String(minutes).padStart(2, "0")}m`
+    : `${minutes}m${String(seconds).padStart(2, "0")}s`
+}
+
+/**
+ * US dollars: cents from ten cents up (`$0.42`, `$5.00`, `$18.20`), four decimals below, where an
+ * iteration of a cheap model costs a fraction of a cent (`$0.0420`, `$0.0004`). Rounded half up.
+ */
+export const formatMoney = (usd: number): string => {
+  const fine = roundedTo(usd, 4)
+  return Math.abs(fine) >= 0.1 ? `$${roundedTo(usd, 2).toFixed(2)}` : `$${fine.toFixed(4)}`
+}
+
+/** A cost, or `cost unknown` when the agent reported none. */
+export const formatCost = (usd: number | null): string => (usd === null ? "cost unknown" : formatMoney(usd))
+
+/** `15200 tokens`: the exact count. */
+export const formatTokens = (n: number): string => `${n} tokens`
+
+/** `15.2k tokens` (`900 tokens` below a thousand): for a line redrawn in place, or a table's column. */
+export const formatTokensShort = (n: number): string => (n >= 1000 ? `${roundedTo(n / 1000, 1).toFixed(1)}k tokens` : formatTokens(n))
+
+/** What a run (or a sweep) spent: each figure null when the agent reported none. */
+export interface SpendFigures {
+  readonly costUsd: number | null
+  readonly tokens: number | null
+}
+
+/**
+ * `$0.42 · 15200 tokens`: the cost when it is known, the tokens when there are any; empty when
+ * nothing was reported (each view says that its own way: `-`, or nothing).
+ */
+export const formatSpend = (
+  spend: SpendFigures | null,
+  options: { readonly separator?: string; readonly tokens?: (n: number) => string } = {}
+): string => {
+  if (spend === null) return ""
+  const tokens = options.tokens ?? formatTokens
+  return [
+    ...(spend.costUsd === null ? [] : [formatMoney(spend.costUsd)]),
+    ...(spend.tokens === null || spend.tokens === 0 ? [] : [tokens(spend.tokens)])
+  ].join(options.separator ?? " · ")
+}
