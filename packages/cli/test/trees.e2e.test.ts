@@ -54,7 +54,7 @@ const loop = async (root: string, changes: string, args: ReadonlyArray<string>, 
 const listJson = async (root: string, ...args: Array<string>) => {
   const listed = await spool(["ralph", "--list", "--json", ...args], { cwd: root })
   expect([listed.code, listed.stderr]).toEqual([0, ""])
-  return JSON.parse(listed.stdout) as Array<{ id: string; state: string; ready: boolean; why: string | null; tasks: { done: number; total: number } | null }>
+  return JSON.parse(listed.stdout) as Array<{ id: string; state: string; ready: boolean; why: string | null; tasks: { done: number; shelved: number; total: number } | null }>
 }
 
 describe("an OpenSpec repository (Fission-AI/OpenSpec's own openspec/)", () => {
@@ -125,9 +125,9 @@ describe("an OpenSpec repository (Fission-AI/OpenSpec's own openspec/)", () => {
     )
     const after = (await listJson(root)).filter((change) => change.state !== "archived")
     expect(after.map((change) => [change.id, change.state, change.tasks])).toEqual([
-      ["add-change-stacking-awareness", "complete", { done: 22, total: 22 }],
-      ["fix-schemas-root-selection", "complete", { done: 14, total: 14 }],
-      ["graceful-status-no-changes", "complete", { done: 8, total: 8 }],
+      ["add-change-stacking-awareness", "complete", { done: 22, shelved: 0, total: 22 }],
+      ["fix-schemas-root-selection", "complete", { done: 14, shelved: 0, total: 14 }],
+      ["graceful-status-no-changes", "complete", { done: 8, shelved: 0, total: 8 }],
       ["schema-alias-support", "complete", null]
     ])
     // What openspec reports here is what it reports of the commits alone: spool's worktrees, merges and state are invisible to it.
@@ -148,7 +148,7 @@ describe("a spec-kit repository (specs/ beside .specify/)", () => {
     expect(listed.map((change) => [change.id, change.state, change.tasks])).toEqual([
       ["001-game-lifecycle", "ready", null],
       ["002-game-board", "ready", null],
-      ["013-configurable-chain-length", "ready", { done: 0, total: 29 }]
+      ["013-configurable-chain-length", "ready", { done: 0, shelved: 0, total: 29 }]
     ])
     const tasks = readFileSync(join(root, "specs", "013-configurable-chain-length", "tasks.md"), "utf8")
     expect(tasks.split("\n").filter((line) => /^- \[[ xX]\] /.test(line)).length).toBe(29)
@@ -198,10 +198,10 @@ describe("an ito repository (withakay/ito's own .ito/)", () => {
     const listed = await listJson(root)
     // The status lines and checkboxes each file holds, as ito writes them.
     expect(listed.map((change) => [change.id, change.state, change.tasks])).toEqual([
-      ["000-16_fix-opencode-agents-path", "not-ready", { done: 4, total: 4 }],
-      ["016-18_add-archived-list-filter", "complete", { done: 5, total: 5 }],
-      ["025-12_narrow-coordination-branch", "complete", { done: 1, total: 1 }],
-      ["030-05_managed-file-ownership", "ready", { done: 0, total: 5 }],
+      ["000-16_fix-opencode-agents-path", "not-ready", { done: 4, shelved: 0, total: 4 }],
+      ["016-18_add-archived-list-filter", "complete", { done: 5, shelved: 0, total: 5 }],
+      ["025-12_narrow-coordination-branch", "complete", { done: 1, shelved: 0, total: 1 }],
+      ["030-05_managed-file-ownership", "ready", { done: 0, shelved: 0, total: 5 }],
       ["2026-04-25-016-17_add-list-archive", "archived", null]
     ])
     expect(listed[0]).toMatchObject({ ready: false, why: "no proposal.md" })

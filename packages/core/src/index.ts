@@ -27,7 +27,7 @@ export { readTaskList } from "./tree/TreeTasks.js"
 
 // prompt: what the agent is told.
 export * from "./prompt/PromptBuilder.js"
-export { formatProgress, openTaskCount, parseTasks, type Task, taskLabel, type TaskList, type TaskStatus } from "./prompt/Tasks.js"
+export { formatProgress, openTaskCount, parseTasks, type Task, taskCounts, taskLabel, type TaskList, type TaskStatus } from "./prompt/Tasks.js"
 
 // completion: whether the agent's own words claim completion.
 export { type CompletionJudgement, judgeCompletion, makeCompletionJudge, type Verdict } from "./completion/CompletionJudge.js"

@@ -7,7 +7,7 @@ const candidate = (overrides: Partial<ChangeCandidate> = {}): ChangeCandidate =>
   archived: false,
   hasProposal: true,
   loopStatus: null,
-  tasks: { total: 4, open: 3 },
+  tasks: { complete: 1, shelved: 0, total: 4 },
   merge: null,
   ...overrides
 })
@@ -31,7 +31,7 @@ describe("a change as --list shows it", () => {
       maxIterations: null,
       holder: null,
       leaseExpiresAt: null,
-      tasks: { done: 1, total: 4 },
+      tasks: { done: 1, shelved: 0, total: 4 },
       resumeAt: null
     })
   })
@@ -46,7 +46,13 @@ describe("a change as --list shows it", () => {
 
   it("is complete when its loop completed or every task is done, saying which", () => {
     assert.deepInclude(listChange(input({ loopStatus: "complete" })), { ready: false, state: "complete", why: "its loop completed" })
-    assert.deepInclude(listChange(input({ tasks: { total: 2, open: 0 } })), { ready: false, state: "complete", why: "every task is done" })
+    assert.deepInclude(listChange(input({ tasks: { complete: 2, shelved: 0, total: 2 } })), { ready: false, state: "complete", why: "every task is done" })
+    // A shelved task is done too: it holds the change open no more.
+    assert.deepInclude(listChange(input({ tasks: { complete: 1, shelved: 1, total: 2 } })), {
+      state: "complete",
+      why: "every task is done",
+      tasks: { done: 2, shelved: 1, total: 2 }
+    })
   })
 
   it("is complete and not ready when its loop completed but its merge was not made, saying why, with the merge as it was", () => {
@@ -65,7 +71,7 @@ describe("a change as --list shows it", () => {
     assert.deepInclude(listChange(input({ archived: true, tasks: null })), { ready: false, state: "archived", why: null, tasks: null })
     assert.deepInclude(listChange(input({ hasProposal: false })), { ready: false, state: "not-ready", why: "no proposal.md" })
     assert.deepInclude(listChange(input({ hasProposal: false, proposal: "spec.md" })), { ready: false, state: "not-ready", why: "no spec.md" })
-    assert.strictEqual(listChange(input({ tasks: { total: 0, open: 0 } })).tasks, null)
+    assert.strictEqual(listChange(input({ tasks: { complete: 0, shelved: 0, total: 0 } })).tasks, null)
   })
 
   it("lists changes in id order, archived ones last", () => {

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
-import { formatCost, formatDuration, formatMoney, formatSpend, formatTokens, formatTokensShort } from "../src/text/Figures.js"
+import {
+  doneTasks,
+  formatCost,
+  formatDuration,
+  formatMoney,
+  formatSpend,
+  formatTaskCount,
+  formatTaskProgress,
+  formatTokens,
+  formatTokensShort,
+  tasksDone
+} from "../src/text/Figures.js"
 
 describe("formatDuration", () => {
   it.each([
@@ -109,5 +120,26 @@ describe("formatSpend", () => {
   it("joins with the separator and writes the tokens as asked", () => {
     expect(formatSpend({ costUsd: 0.42, tokens: 15_200 }, { separator: ", ", tokens: formatTokensShort })).toBe("$0.42, 15.2k tokens")
     expect(formatSpend({ costUsd: null, tokens: 5000 }, { tokens: (n) => `${n.toLocaleString("en-US")} tokens` })).toBe("5,000 tokens")
+  })
+})
+
+describe("task counts", () => {
+  it("counts a task done when it is complete or shelved", () => {
+    expect(doneTasks({ complete: 3, shelved: 1, total: 7 })).toBe(4)
+    expect(tasksDone({ complete: 3, shelved: 1, total: 7 })).toEqual({ done: 4, shelved: 1, total: 7 })
+    expect(tasksDone({ complete: 0, shelved: 0, total: 0 })).toEqual({ done: 0, shelved: 0, total: 0 })
+  })
+
+  it("writes the tasks done of all, naming the shelved among them", () => {
+    expect(formatTaskCount({ done: 4, shelved: 0, total: 7 })).toBe("4/7")
+    expect(formatTaskCount({ done: 4, shelved: 1, total: 7 })).toBe("4/7 (1 shelved)")
+    expect(formatTaskCount({ done: 7, shelved: 2, total: 7 })).toBe("7/7 (2 shelved)")
+    expect(formatTaskCount({ done: 0, shelved: 0, total: 0 })).toBe("0/0")
+  })
+
+  it("writes the progress as the tasks complete of all, the shelved beside them", () => {
+    expect(formatTaskProgress({ complete: 3, shelved: 0, total: 7 })).toBe("3/7 complete")
+    expect(formatTaskProgress({ complete: 3, shelved: 1, total: 7 })).toBe("3/7 complete, 1 shelved")
+    expect(formatTaskProgress({ complete: 0, shelved: 0, total: 0 })).toBe("0/0 complete")
   })
 })

@@ -213,7 +213,7 @@ describe("a notice's line", () => {
     message: "complete: the promise was accepted at iteration 4",
     costUsd: 0.4242,
     tokens: 15200,
-    tasks: { done: 7, total: 7 },
+    tasks: { done: 7, shelved: 0, total: 7 },
     branch: null,
     commit: null,
     resumeAt: null,
@@ -225,11 +225,16 @@ describe("a notice's line", () => {
       noticeLine(base),
       "spool: 002-01_add-ralph-loop complete at iteration 4 of 20 ($0.42, 15200 tokens, tasks 7/7): complete: the promise was accepted at iteration 4"
     )
+    // Shelved tasks are done, and named.
+    assert.strictEqual(
+      noticeLine({ ...base, costUsd: null, tokens: null, tasks: { done: 7, shelved: 2, total: 7 } }),
+      "spool: 002-01_add-ralph-loop complete at iteration 4 of 20 (tasks 7/7 (2 shelved)): complete: the promise was accepted at iteration 4"
+    )
   })
 
   it("leaves out what is not known, and keeps to one line of at most 300 characters", () => {
     assert.strictEqual(
-      noticeLine({ ...base, costUsd: null, tokens: null, tasks: { done: 0, total: 0 }, maxIterations: null }),
+      noticeLine({ ...base, costUsd: null, tokens: null, tasks: { done: 0, shelved: 0, total: 0 }, maxIterations: null }),
       "spool: 002-01_add-ralph-loop complete at iteration 4: complete: the promise was accepted at iteration 4"
     )
     assert.strictEqual(

@@ -72,7 +72,7 @@ const settings = (targets: ReadonlyArray<NotifyTarget>, patch: Partial<NotifySet
 })
 
 const hooks = (failures: Array<NotifyFailure>) => ({
-  tasksOf: () => Effect.succeed({ done: 3, total: 7 }),
+  tasksOf: () => Effect.succeed({ done: 3, shelved: 0, total: 7 }),
   failed: (failure: NotifyFailure) => Effect.sync(() => void failures.push(failure))
 })
 
@@ -93,7 +93,7 @@ describe("telling a notice", () => {
       assert.deepStrictEqual(request.env, { SPOOL_EVENT: "complete", SPOOL_CHANGE: "002-01_add-ralph-loop" })
       assert.isTrue(request.stdin!.endsWith("}\n"))
       const notice = JSON.parse(request.stdin!) as Notice
-      assert.deepStrictEqual(notice.tasks, { done: 3, total: 7 })
+      assert.deepStrictEqual(notice.tasks, { done: 3, shelved: 0, total: 7 })
       assert.strictEqual(notice.time, "1970-01-01T00:00:00.000Z")
       // Secrets are redacted in what is told, as in the agent's output.
       assert.strictEqual(notice.message, "done with [REDACTED] in hand")

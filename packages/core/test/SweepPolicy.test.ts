@@ -14,11 +14,11 @@ const change = (id: string, patch: Partial<ChangeCandidate> = {}): ChangeCandida
 describe("readiness", () => {
   it("an active change with a proposal and no loop yet is ready, with or without tasks", () => {
     assert.deepStrictEqual(readiness(change("001-01_a")), { _tag: "Ready" })
-    assert.deepStrictEqual(readiness(change("001-01_a", { tasks: { total: 3, open: 1 } })), { _tag: "Ready" })
+    assert.deepStrictEqual(readiness(change("001-01_a", { tasks: { complete: 2, shelved: 0, total: 3 } })), { _tag: "Ready" })
   })
 
   it("a change whose loop completed is complete, whatever its tasks say", () => {
-    assert.deepStrictEqual(readiness(change("a", { loopStatus: "complete", tasks: { total: 3, open: 2 } })), {
+    assert.deepStrictEqual(readiness(change("a", { loopStatus: "complete", tasks: { complete: 1, shelved: 0, total: 3 } })), {
       _tag: "Complete",
       why: "its loop completed"
     })
@@ -26,7 +26,7 @@ describe("readiness", () => {
 
   it("a change whose loop completed in a --merge sweep is unmerged until its merge is made, whatever its tasks say", () => {
     const unmerged = { merged: false, text: "not merged: conflict in shared.txt" }
-    assert.deepStrictEqual(readiness(change("a", { loopStatus: "complete", merge: unmerged, tasks: { total: 2, open: 0 } })), {
+    assert.deepStrictEqual(readiness(change("a", { loopStatus: "complete", merge: unmerged, tasks: { complete: 2, shelved: 0, total: 2 } })), {
       _tag: "Unmerged",
       why: "not merged: conflict in shared.txt"
     })
@@ -39,8 +39,11 @@ describe("readiness", () => {
   })
 
   it("a change every task of which is done is complete; a tasks.md with no task says nothing", () => {
-    assert.deepStrictEqual(readiness(change("a", { tasks: { total: 2, open: 0 } })), { _tag: "Complete", why: "every task is done" })
-    assert.deepStrictEqual(readiness(change("a", { tasks: { total: 0, open: 0 } })), { _tag: "Ready" })
+    assert.deepStrictEqual(readiness(change("a", { tasks: { complete: 2, shelved: 0, total: 2 } })), { _tag: "Complete", why: "every task is done" })
+    assert.deepStrictEqual(readiness(change("a", { tasks: { complete: 0, shelved: 0, total: 0 } })), { _tag: "Ready" })
+    // Shelved tasks are done: complete and shelved ones together leave nothing open; one pending task holds it open.
+    assert.deepStrictEqual(readiness(change("a", { tasks: { complete: 1, shelved: 1, total: 2 } })), { _tag: "Complete", why: "every task is done" })
+    assert.deepStrictEqual(readiness(change("a", { tasks: { complete: 1, shelved: 1, total: 3 } })), { _tag: "Ready" })
   })
 
   it("a loop that ended any other way leaves the change ready", () => {
@@ -63,7 +66,7 @@ describe("sweepChanges", () => {
     change("001-02_b", { loopStatus: "complete" }),
     change("001-01_a"),
     change("000-01_old", { archived: true }),
-    change("001-03_d", { tasks: { total: 1, open: 0 } })
+    change("001-03_d", { tasks: { complete: 1, shelved: 0, total: 1 } })
   ]
 
   it("takes every active change in change-id order, each with its readiness", () => {

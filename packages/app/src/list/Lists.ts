@@ -9,6 +9,7 @@ import {
   listChanges,
   loadStatus,
   LoopLock,
+  taskCounts,
   type TreeShape,
   Workspace
 } from "@spool/core"
@@ -33,7 +34,7 @@ export const changeCandidates = Effect.gen(function*() {
         hasProposal,
         proposal: workspace.tree.proposal,
         loopStatus: state?.status ?? null,
-        tasks: { total: tasks.tasks.length, open: tasks.tasks.filter((t) => t.status === "pending" || t.status === "in-progress").length },
+        tasks: taskCounts(tasks),
         merge: state?.merge ?? null
       } satisfies ChangeCandidate,
       state

@@ -11,6 +11,8 @@ import {
   type NotifySettings,
   type NotifyTarget,
   makeTeller,
+  taskCounts,
+  tasksDone,
   tellingOf
 } from "@spool/core"
 import { Effect, Layer } from "effect"
@@ -76,12 +78,11 @@ export const notifySettings = (request: NoticeRequest, root: string) =>
 export const secretEnv = (env: Env, urls: ReadonlyArray<string>): Env =>
   urls.length === 0 ? env : { ...env, ...Object.fromEntries(urls.map((url, i) => [`SPOOL_WEBHOOK_${i + 1}_TOKEN`, url])) }
 
-/** A change's tasks as the notice tells them: complete, and in all. */
+/** A change's tasks as the notice tells them: done (complete or shelved), shelved, and in all. */
 const tasksOf = (changeId: string) =>
-  Effect.map(loadStatus(changeId as ChangeId), ({ tasks }) =>
-    tasks.tasks.length === 0 ? null : { done: tasks.tasks.filter((task) => task.status === "complete").length, total: tasks.tasks.length }).pipe(
-      Effect.orElseSucceed(() => null)
-    )
+  Effect.map(loadStatus(changeId as ChangeId), ({ tasks }) => (tasks.tasks.length === 0 ? null : tasksDone(taskCounts(tasks)))).pipe(
+    Effect.orElseSucceed(() => null)
+  )
 
 /**
  * Runs `effect` telling `settings`' targets of what its loops do (and, at its end, of `after`):

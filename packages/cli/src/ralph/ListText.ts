@@ -1,4 +1,4 @@
-import type { ListedChange } from "@spool/core"
+import { formatTaskCount, type ListedChange } from "@spool/core"
 import type { Palette } from "../Colour.js"
 
 /** A last run its state says runs, that nothing holds (no live lock here, no lease on the remote), was abandoned: killed, or its machine stopped. */
@@ -18,7 +18,7 @@ export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette, chang
       ...(c.holder === null ? [] : [c.leaseExpiresAt === null ? c.holder : `${c.holder}, lease until ${c.leaseExpiresAt}`]),
       ...(c.why === null || unmerged !== null ? [] : [c.why]),
       ...(c.lastStatus === null || c.state === "complete" ? [] : [`last run: ${lastRun(c)} at iteration ${c.iteration}${c.maxIterations === null ? "" : `/${c.maxIterations}`}`]),
-      ...(c.tasks === null ? [] : [`tasks ${c.tasks.done}/${c.tasks.total}`]),
+      ...(c.tasks === null ? [] : [`tasks ${formatTaskCount(c.tasks)}`]),
       ...(c.resumeAt === null ? [] : [`again after ${c.resumeAt}`])
     ]
     const state = unmerged === null ? colour(c.state) : p.yellow(unmerged)

@@ -2,7 +2,7 @@ import type { IterationOutcome, IterationRecord } from "../domain/Domain.js"
 import type { IterationFacts } from "../guards/Guards.js"
 import type { Capture } from "../harness/Capture.js"
 import type { Redactor } from "../output/Redact.js"
-import type { Task, TaskList } from "../prompt/Tasks.js"
+import { type Task, taskCounts, type TaskList } from "../prompt/Tasks.js"
 import type { JournalEntry } from "../state/JournalEntry.js"
 import { checkFailure, checkResult, journalCheck, type Verification } from "../verify/Verification.js"
 import type { AgentRunEnd, CheckedClaim } from "./Claim.js"
@@ -96,7 +96,6 @@ export const journalEntryOf = (end: IterationEnd): JournalEntry | null => {
   }
 }
 
-const completeTasks = (tasks: TaskList) => tasks.tasks.filter((task) => task.status === "complete").length
 const lastLine = (text: string) => text.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(-1) ?? null
 
 /**
@@ -107,7 +106,7 @@ const lastLine = (text: string) => text.split("\n").map((line) => line.trim()).f
 export const iterationFacts = (end: IterationEnd, claimed: boolean, tasks: TaskList, tasksAfter: TaskList): IterationFacts => {
   const { summary, commit } = end.work
   const rejectedBy = end.claim.rejectedBy
-  const tasksTicked = completeTasks(tasksAfter) > completeTasks(tasks)
+  const tasksTicked = taskCounts(tasksAfter).complete > taskCounts(tasks).complete
   return {
     outcome: end.outcome,
     progress: claimed || tasksTicked || commit !== null ? true : summary === null ? null : summary.changedFiles > 0,

@@ -2,7 +2,7 @@ import { describeCheck, shown } from "../domain/CheckResult.js"
 import type { IterationRecord, LoopState } from "../domain/Domain.js"
 import type { LoopEvent } from "../live/LoopEvents.js"
 import { type SweepReport, sweepSpend } from "../sweep/Sweep.js"
-import { formatSpend } from "../text/Figures.js"
+import { formatSpend, formatTaskCount, type TasksDone } from "../text/Figures.js"
 import { oneLine } from "../text/Text.js"
 
 /**
@@ -62,7 +62,8 @@ export interface Notice {
   readonly costUsd: number | null
   /** Tokens of the run so far: null when the agent reported none (neither tokens nor a cost), as `--status` has it. */
   readonly tokens: number | null
-  readonly tasks: { readonly done: number; readonly total: number } | null
+  /** The change's tasks: done (complete or shelved), shelved, and all of them; null when it has none. */
+  readonly tasks: TasksDone | null
   readonly branch: string | null
   /** The newest commit of the run's iterations, when there is one. */
   readonly commit: string | null
@@ -172,7 +173,7 @@ export const noticeLine = (notice: Omit<Notice, "text" | "content">): string => 
   const spend = formatSpend(notice, { separator: ", " })
   const facts = [
     ...(spend === "" ? [] : [spend]),
-    ...(notice.tasks === null || notice.tasks.total === 0 ? [] : [`tasks ${notice.tasks.done}/${notice.tasks.total}`])
+    ...(notice.tasks === null || notice.tasks.total === 0 ? [] : [`tasks ${formatTaskCount(notice.tasks)}`])
   ]
   const where = notice.change === null
     ? "sweep ended"

@@ -1,4 +1,6 @@
 /** A change's `tasks.md`, in either format spool repositories use. */
+import { doneTasks, formatTaskProgress, type TaskCounts } from "../text/Figures.js"
+
 export type TaskStatus = "pending" | "in-progress" | "complete" | "shelved"
 
 export interface Task {
@@ -176,14 +178,21 @@ const isDone = (task: Task) => task.status === "complete" || task.status === "sh
 /** The first task neither complete nor shelved. */
 export const currentTask = (list: TaskList): Task | null => list.tasks.find((task) => !isDone(task)) ?? null
 
-export const openTaskCount = (list: TaskList) => list.tasks.filter((task) => !isDone(task)).length
+/** The tasks counted, once for every view: complete, shelved, and all of them. */
+export const taskCounts = (list: TaskList): TaskCounts => ({
+  complete: list.tasks.filter((task) => task.status === "complete").length,
+  shelved: list.tasks.filter((task) => task.status === "shelved").length,
+  total: list.tasks.length
+})
+
+/** The tasks neither complete nor shelved. */
+export const openTaskCount = (list: TaskList) => {
+  const counts = taskCounts(list)
+  return counts.total - doneTasks(counts)
+}
 
 /** `3/7 complete` (with `, 1 shelved` when any are). */
-export const formatProgress = (list: TaskList) => {
-  const complete = list.tasks.filter((task) => task.status === "complete").length
-  const shelved = list.tasks.filter((task) => task.status === "shelved").length
-  return `${complete}/${list.tasks.length} complete${shelved > 0 ? `, ${shelved} shelved` : ""}`
-}
+export const formatProgress = (list: TaskList) => formatTaskProgress(taskCounts(list))
 
 /** `T012 [P] [US1]`: a task's id with spec-kit's markers, as its tasks.md writes them. */
 export const taskLabel = (task: Task) => `${task.id}${task.parallel === true ? " [P]" : ""}${task.story === undefined ? "" : ` [${task.story}]`}`

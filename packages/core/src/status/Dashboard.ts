@@ -2,6 +2,8 @@ import { incompleteTail } from "../bytes/Utf8Tail.js"
 import type { CheckResult } from "../domain/CheckResult.js"
 import { countTokens, type IterationOutcome, type IterationRecord, type LoopStatus, type StopReason } from "../domain/Domain.js"
 import type { Spend } from "../guards/Guards.js"
+import { taskCounts } from "../prompt/Tasks.js"
+import type { TaskCounts } from "../text/Figures.js"
 import { type StatusReport, statusRow } from "./StatusReport.js"
 
 /** The end of a running (or the last) iteration's log the dashboard shows. */
@@ -22,7 +24,7 @@ export interface DashboardLoop {
   readonly elapsedMs: number | null
   readonly spend: Spend | null
   /** Tasks of `tasks.md`: complete, shelved, and all of them. */
-  readonly tasks: { readonly complete: number; readonly shelved: number; readonly total: number }
+  readonly tasks: TaskCounts
   readonly lastOutcome: IterationOutcome | null
   readonly branch: string | null
   readonly updatedAt: string | null
@@ -96,11 +98,7 @@ export const dashboardLoop = (report: StatusReport): DashboardLoop => {
     maxIterations: row.maxIterations,
     elapsedMs: state?.elapsedMs ?? (started === null || updated === null ? null : Math.max(0, updated - started)),
     spend: row.spend,
-    tasks: {
-      complete: report.tasks.tasks.filter((task) => task.status === "complete").length,
-      shelved: report.tasks.tasks.filter((task) => task.status === "shelved").length,
-      total: report.tasks.tasks.length
-    },
+    tasks: taskCounts(report.tasks),
     lastOutcome: row.lastOutcome,
     branch: row.branch,
     updatedAt: state?.updatedAt ?? null,

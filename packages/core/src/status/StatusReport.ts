@@ -16,7 +16,7 @@ import {
 import type { Spend } from "../guards/Guards.js"
 import { addCost } from "../domain/Usage.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
-import type { TaskList } from "../prompt/Tasks.js"
+import { taskCounts, type TaskList } from "../prompt/Tasks.js"
 import { readTaskList } from "../tree/TreeTasks.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { LoopLock } from "../state/LoopLock.js"
@@ -176,46 +176,45 @@ export const StatusJson = Schema.Struct({
 })
 export type StatusJson = typeof StatusJson.Type
 
-export const statusJson = (report: StatusReport): StatusJson => ({
-  changeId: report.changeId,
-  run: report.state?.run ?? null,
-  iteration: report.state?.iteration ?? 0,
-  status: report.state?.status ?? "none",
-  abandoned: report.abandoned === true,
-  branch: report.state?.branch ?? null,
-  worktree: report.state?.worktree ?? null,
-  minIterations: report.state?.minIterations ?? null,
-  maxIterations: report.state?.maxIterations ?? null,
-  startedAt: report.state?.startedAt ?? null,
-  updatedAt: report.state?.updatedAt ?? null,
-  stopReason: report.state?.stopReason ?? null,
-  stopMessage: report.state?.stopMessage ?? null,
-  resumeAt: report.state?.resumeAt ?? null,
-  guards: report.state?.guards ?? null,
-  settings: report.state?.settings ?? null,
-  merge: report.state?.merge ?? null,
-  usage: usageTotals(report.history),
-  tasks: {
-    total: report.tasks.tasks.length,
-    complete: report.tasks.tasks.filter((t) => t.status === "complete").length,
-    shelved: report.tasks.tasks.filter((t) => t.status === "shelved").length
-  },
-  notifyFailures: report.notifyFailures ?? [],
-  history: report.history.map((r) => ({
-    run: r.run,
-    iteration: r.iteration,
-    startedAt: r.startedAt,
-    durationMs: r.durationMs,
-    exitCode: r.exitCode,
-    signal: r.signal,
-    completionDetected: r.completionDetected,
-    promises: r.promises,
-    outcome: r.outcome,
-    git: r.git,
-    commit: r.commit,
-    usage: r.usage,
-    error: r.error,
-    warnings: r.warnings,
-    verify: r.verify ?? []
-  }))
-})
+export const statusJson = (report: StatusReport): StatusJson => {
+  const tasks = taskCounts(report.tasks)
+  return {
+    changeId: report.changeId,
+    run: report.state?.run ?? null,
+    iteration: report.state?.iteration ?? 0,
+    status: report.state?.status ?? "none",
+    abandoned: report.abandoned === true,
+    branch: report.state?.branch ?? null,
+    worktree: report.state?.worktree ?? null,
+    minIterations: report.state?.minIterations ?? null,
+    maxIterations: report.state?.maxIterations ?? null,
+    startedAt: report.state?.startedAt ?? null,
+    updatedAt: report.state?.updatedAt ?? null,
+    stopReason: report.state?.stopReason ?? null,
+    stopMessage: report.state?.stopMessage ?? null,
+    resumeAt: report.state?.resumeAt ?? null,
+    guards: report.state?.guards ?? null,
+    settings: report.state?.settings ?? null,
+    merge: report.state?.merge ?? null,
+    usage: usageTotals(report.history),
+    tasks: { total: tasks.total, complete: tasks.complete, shelved: tasks.shelved },
+    notifyFailures: report.notifyFailures ?? [],
+    history: report.history.map((r) => ({
+      run: r.run,
+      iteration: r.iteration,
+      startedAt: r.startedAt,
+      durationMs: r.durationMs,
+      exitCode: r.exitCode,
+      signal: r.signal,
+      completionDetected: r.completionDetected,
+      promises: r.promises,
+      outcome: r.outcome,
+      git: r.git,
+      commit: r.commit,
+      usage: r.usage,
+      error: r.error,
+      warnings: r.warnings,
+      verify: r.verify ?? []
+    }))
+  }
+}

@@ -1,4 +1,5 @@
 import type { LoopStatus, MergeNote } from "../domain/Domain.js"
+import { type TasksDone, tasksDone } from "../text/Figures.js"
 import { type ChangeCandidate, readiness } from "./SweepPolicy.js"
 
 /** Who works on a change now: a live loop's lock on this machine, or a live lease on the remote. */
@@ -36,7 +37,8 @@ export interface ListedChange {
   /** Who runs it (while `running`), and when that one's lease lapses. */
   readonly holder: string | null
   readonly leaseExpiresAt: string | null
-  readonly tasks: { readonly done: number; readonly total: number } | null
+  /** Its tasks: done (complete or shelved), shelved, and all of them; null when it has none. */
+  readonly tasks: TasksDone | null
   /** After a usage limit: when to run it again. */
   readonly resumeAt: string | null
 }
@@ -63,7 +65,7 @@ export const listChange = ({ candidate, holder, lastRun }: ListInput): ListedCha
     maxIterations: lastRun?.maxIterations ?? null,
     holder: holder?.name ?? null,
     leaseExpiresAt: holder?.expiresAt ?? null,
-    tasks: candidate.tasks === null || candidate.tasks.total === 0 ? null : { done: candidate.tasks.total - candidate.tasks.open, total: candidate.tasks.total },
+    tasks: candidate.tasks === null || candidate.tasks.total === 0 ? null : tasksDone(candidate.tasks),
     resumeAt: lastRun?.resumeAt ?? null
   }
 }

@@ -1,5 +1,6 @@
 import type { LoopStatus, MergeNote } from "../domain/Domain.js"
 import { moduleIdOf } from "../domain/Domain.js"
+import { doneTasks, type TaskCounts } from "../text/Figures.js"
 
 /** What a sweep knows of a change before it runs: enough to tell whether it is ready. */
 export interface ChangeCandidate {
@@ -12,7 +13,7 @@ export interface ChangeCandidate {
   /** How its last loop ended or stands (null: no loop ran on it yet). */
   readonly loopStatus: LoopStatus | null
   /** Its `tasks.md`'s tasks (null: it has none, or none a task list counts). */
-  readonly tasks: { readonly total: number; readonly open: number } | null
+  readonly tasks: TaskCounts | null
   /** What became of its last run's merge, when a `--merge` sweep completed it (null: none was asked for). */
   readonly merge: MergeNote | null
 }
@@ -37,7 +38,7 @@ export const readiness = (change: ChangeCandidate): Readiness =>
     ? { _tag: "NotReady", why: `no ${change.proposal ?? "proposal.md"}` }
     : change.loopStatus === "complete"
     ? change.merge !== null && !change.merge.merged ? { _tag: "Unmerged", why: change.merge.text } : { _tag: "Complete", why: "its loop completed" }
-    : change.tasks !== null && change.tasks.total > 0 && change.tasks.open === 0
+    : change.tasks !== null && change.tasks.total > 0 && doneTasks(change.tasks) === change.tasks.total
     ? { _tag: "Complete", why: "every task is done" }
     : { _tag: "Ready" }
 

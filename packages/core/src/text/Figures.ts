@@ -1,6 +1,6 @@
 /**
  * How spool writes its figures, in every view (`--status`, `--list`, the sweep's summary, the status
- * line, notices, the dashboard's page): money, durations, tokens and spend. A leaf,
+ * line, notices, the dashboard's page): money, durations, tokens, spend and task counts. A leaf,
  * importing nothing, so that the page's script can bundle it for the browser.
  */
 
@@ -67,3 +67,30 @@ export const formatSpend = (
     ...(spend.tokens === null || spend.tokens === 0 ? [] : [tokens(spend.tokens)])
   ].join(options.separator ?? " · ")
 }
+
+/** A change's tasks: complete, shelved (given up on purpose), and all of them. */
+export interface TaskCounts {
+  readonly complete: number
+  readonly shelved: number
+  readonly total: number
+}
+
+/** Tasks as a list or a notice gives them: those done (complete or shelved: none holds the change open), the shelved among them, all. */
+export interface TasksDone {
+  readonly done: number
+  readonly shelved: number
+  readonly total: number
+}
+
+/** The tasks done: complete or shelved. */
+export const doneTasks = (counts: TaskCounts): number => counts.complete + counts.shelved
+
+export const tasksDone = (counts: TaskCounts): TasksDone => ({ done: doneTasks(counts), shelved: counts.shelved, total: counts.total })
+
+/** `4/7`, `4/7 (1 shelved)`: the tasks done of all, the shelved among them named. */
+export const formatTaskCount = (tasks: TasksDone): string =>
+  `${tasks.done}/${tasks.total}${tasks.shelved > 0 ? ` (${tasks.shelved} shelved)` : ""}`
+
+/** `3/7 complete`, `3/7 complete, 1 shelved`: the tasks complete of all, and the shelved ones beside them. */
+export const formatTaskProgress = (counts: TaskCounts): string =>
+  `${counts.complete}/${counts.total} complete${counts.shelved > 0 ? `, ${counts.shelved} shelved` : ""}`

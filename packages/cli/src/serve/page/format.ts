@@ -1,5 +1,5 @@
-/** The page's words for numbers: money, durations and spend as spool writes them everywhere (core's figures), counts, tasks, times. */
-import { formatDuration, formatMoney, formatSpend } from "@spool/core/figures"
+/** The page's words for numbers: money, durations, spend and tasks as spool writes them everywhere (core's figures), counts, times. */
+import { doneTasks, formatDuration, formatMoney, formatSpend, formatTaskCount, tasksDone } from "@spool/core/figures"
 import type { DashboardLoop } from "@spool/core"
 
 const pad = (n: number) => (n < 10 ? "0" : "") + n
@@ -16,12 +16,11 @@ export const count = (n: number | null): string => n === null ? "–" : n.toLoca
 /** A loop's spend in the list: `$0.13 · 5,000 tokens`, or the tokens alone; a dash when the agent reported nothing. */
 export const spend = (s: DashboardLoop["spend"]): string => formatSpend(s, { tokens: (n) => count(n) + " tokens" }) || "–"
 
-/** Tasks as the list shows them: `3/6`, `3/6 (1 shelved)`. */
-export const taskCount = (t: DashboardLoop["tasks"]): string =>
-  t.complete + "/" + t.total + (t.shelved > 0 ? " (" + t.shelved + " shelved)" : "")
+/** Tasks as the list shows them: done of all, `4/6`, `4/6 (1 shelved)`. */
+export const taskCount = (t: DashboardLoop["tasks"]): string => formatTaskCount(tasksDone(t))
 
-/** The share of tasks done or shelved, as a CSS width. */
-export const taskShare = (t: DashboardLoop["tasks"]): string => Math.round((100 * (t.complete + t.shelved)) / t.total) + "%"
+/** The share of tasks done (complete or shelved), as a CSS width. */
+export const taskShare = (t: DashboardLoop["tasks"]): string => Math.round((100 * doneTasks(t)) / t.total) + "%"
 
 /** `just now`, `42s ago`, `3m ago`, `2h ago`, `4d ago`. */
 export const ago = (iso: string, now: number = Date.now()): string => {
