@@ -3,22 +3,21 @@ import {
   formatCost,
   formatDuration,
   formatMoney,
-  formatProgress,
   formatSpend,
+  formatTaskProgress,
   formatTokens,
   type IterationRecord,
   liveChanges,
   loadAllStatus,
   loadStatus,
   type LoopState,
+  type LoopSummary,
+  loopSummary,
   type MergeNote,
   promiseFate,
   type SettingsSource,
   statusJson,
   type StatusReport,
-  type StatusRow,
-  statusRow,
-  usageTotals,
   withLiveness
 } from "@spool/core"
 import { Effect } from "effect"
@@ -27,16 +26,14 @@ import { type Palette, palette } from "./Colour.js"
 const pad = (text: string, width: number) => text.padEnd(width)
 
 /** Spend against the caps, and the breakers' counters: `$0.42 of $5.00 · 15200 tokens · 1h02m of 8h00m · stall 2/5 · failures 0/5`. */
-const guardsLine = (state: LoopState) => {
+const guardsLine = (state: LoopState, summary: LoopSummary) => {
   const g = state.guards
   if (g === null) return null
   const of = (spent: string, cap: string | null) => (cap === null ? spent : `${spent} of ${cap}`)
-  // A resumed run's time is that of its sittings, not the hours between them.
-  const elapsed = state.elapsedMs ?? Date.parse(state.updatedAt) - Date.parse(state.startedAt)
   return [
     of(formatCost(g.costUsd), g.maxCostUsd === null ? null : formatMoney(g.maxCostUsd)),
     of(formatTokens(g.tokens), g.maxTokens === null ? null : String(g.maxTokens)),
-    of(formatDuration(Number.isFinite(elapsed) ? elapsed : 0), g.maxDurationMs === null ? null : formatDuration(g.maxDurationMs)),
+    of(formatDuration(summary.elapsedMs ?? 0), g.maxDurationMs === null ? null : formatDuration(g.maxDurationMs)),
     g.stallIterations === 0 ? "stall breaker off" : `stall ${g.stalledIterations}/${g.stallIterations}`,
     g.maxConsecutiveFailures === 0 ? "failure breaker off" : `failures ${g.consecutiveFailures}/${g.maxConsecutiveFailures}`,
     g.maxLimitWaitMs === 0 ? "usage limits not waited for" : `usage limits waited up to ${formatDuration(g.maxLimitWaitMs)}`
@@ -77,13 +74,14 @@ const statusWords = (p: Palette, status: string, merge: MergeNote | null) => {
 }
 
 export const statusText = (report: StatusReport, p: Palette = palette(false)): string => {
+  const summary = loopSummary(report)
   const lines: Array<string> = [`change:    ${report.changeId}`]
   const { state } = report
   if (state === null) {
     lines.push("status:    no loop has run for this change yet")
   } else {
     lines.push(
-      report.abandoned === true
+      summary.abandoned
         ? `status:    ${statusColour(p, "abandoned")} (its state says ${state.status}, but no process runs it: pid ${state.pid} was killed, ` +
           `or its machine stopped); go on with spool ralph --change ${report.changeId} --resume, or start it afresh`
         : `status:    ${statusWords(p, state.status, state.merge ?? null)}`,
@@ -93,19 +91,19 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     if (state.branch !== undefined) lines.push(`branch:    ${state.branch}`)
     if (state.worktree !== undefined) lines.push(`worktree:  ${state.worktree}`)
     if (state.settings !== undefined) lines.push(`settings:  ${settingsLine(state.settings)}`)
-    const guards = guardsLine(state)
+    const guards = guardsLine(state, summary)
     if (guards !== null) lines.push(`guards:    ${guards}`)
     if (state.status === "waiting" && state.resumeAt !== null) lines.push(`waiting:   for the usage limit until ${state.resumeAt}`)
     if (state.stopReason !== null) lines.push(`ended:     ${state.stopReason}${state.stopMessage === null ? "" : ` (${state.stopMessage})`}`)
     if (state.status === "usage-limit" && state.resumeAt !== null) lines.push(`resume:    run spool again after ${state.resumeAt}`)
   }
-  if (report.tasks.tasks.length > 0) lines.push(`tasks:     ${formatProgress(report.tasks)}`)
+  if (summary.tasks.total > 0) lines.push(`tasks:     ${formatTaskProgress(summary.tasks)}`)
   const unsent = report.notifyFailures ?? []
   if (unsent.length > 0) {
     const count = `${unsent.length} notice${unsent.length === 1 ? "" : "s"} of this run could not be told`
     lines.push(`notices:   ${p.yellow(count)}; the last: ${unsent.at(-1)!.replace(/^\S+ /, "")}`)
   }
-  const sum = usageTotals(report.history)
+  const sum = summary.usage
   if (sum !== null) lines.push(`usage:     ${formatTokens(sum.tokens)}, ${formatCost(sum.cost)} over the iterations below`)
   if (report.history.length > 0) {
     lines.push("", p.bold(`recent iterations (last ${report.history.length}):`))
@@ -136,10 +134,10 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
 }
 
 /** `--status` without `--change`: a line per change with loop state, in columns. */
-export const statusListText = (rows: ReadonlyArray<StatusRow>, p: Palette = palette(false)): string => {
+export const statusListText = (rows: ReadonlyArray<LoopSummary>, p: Palette = palette(false)): string => {
   const cells = rows.map((row) => [
     row.changeId,
-    notMerged(row.merge) === null ? row.status : `${row.status}, ${notMerged(row.merge)}`,
+    notMerged(row.merge) === null ? row.shownStatus : `${row.shownStatus}, ${notMerged(row.merge)}`,
     row.maxIterations === null ? "-" : `${row.iteration} of ${row.maxIterations}`,
     formatSpend(row.spend) || "-",
     row.lastOutcome ?? "-",
@@ -152,7 +150,7 @@ export const statusListText = (rows: ReadonlyArray<StatusRow>, p: Palette = pale
     values.map((value, i) => `${colour(i, value)}${i === values.length - 1 ? "" : " ".repeat(widths[i]! - value.length)}`).join("").trimEnd()
   return [
     p.dim(line(header, (_, text) => text)),
-    ...cells.map((values, i) => line(values, (column, text) => (column === 1 ? statusWords(p, rows[i]!.status, rows[i]!.merge) : text))),
+    ...cells.map((values, i) => line(values, (column, text) => (column === 1 ? statusWords(p, rows[i]!.shownStatus, rows[i]!.merge) : text))),
     p.dim("one change in full: spool ralph --status --change <id>")
   ].join("\n")
 }
@@ -192,7 +190,7 @@ export const printAllStatus = (json: boolean, out: StatusOutput) =>
         ? noLoopsText
         : reports.length === 1
         ? statusText(reports[0]!, out.palette)
-        : statusListText(reports.map(statusRow), out.palette)
+        : statusListText(reports.map(loopSummary), out.palette)
     ))
 
 /** `--status` of the change given, or (null) of every change with loop state. */

@@ -19,6 +19,7 @@ import {
   unreadableLoop
 } from "../src/status/Dashboard.js"
 import { loadDashboardDetail, loadDashboardLoops } from "../src/status/DashboardSource.js"
+import { loopSummary } from "../src/status/LoopSummary.js"
 import { iterationRecord } from "./fixtures/iterationRecord.js"
 
 const changeId = ChangeId.make("001-01_x")
@@ -57,7 +58,7 @@ describe("the dashboard's view of a loop", () => {
       skipped: 0,
       tasks: parseTasks("- [x] 1.1 one\n- [ ] 1.2 two\n- [-] 1.3 three\n- [x] 1.4 four\n")
     }
-    assert.deepStrictEqual(dashboardLoop(report), {
+    assert.deepStrictEqual(dashboardLoop(loopSummary(report)), {
       changeId: "001-01_x",
       status: "running",
       iteration: 3,
@@ -71,8 +72,9 @@ describe("the dashboard's view of a loop", () => {
       problem: null
     })
     // A state written before the run's time was kept: from its start to its last write.
-    assert.strictEqual(dashboardLoop({ ...report, state }).elapsedMs, 3_723_000)
-    assert.deepInclude(dashboardLoop({ ...report, state: null }), { status: "none", elapsedMs: null, updatedAt: null, maxIterations: null })
+    assert.strictEqual(dashboardLoop(loopSummary({ ...report, state })).elapsedMs, 3_723_000)
+    assert.deepInclude(dashboardLoop(loopSummary({ ...report, state: null })), { status: "none", elapsedMs: null, updatedAt: null, maxIterations: null })
+    assert.deepInclude(dashboardLoop(loopSummary({ ...report, abandoned: true })), { status: "abandoned" })
   })
 
   it("gives an iteration its duration, spend, files changed, commit and checks", () => {

@@ -6,8 +6,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
-import { parseTasks } from "../src/prompt/Tasks.js"
-import { liveChanges, loadAllStatus, loadStatus, StatusJson, statusJson, statusRow, usageTotals, withLiveness } from "../src/status/StatusReport.js"
+import { loopSummary } from "../src/status/LoopSummary.js"
+import { liveChanges, loadAllStatus, loadStatus, StatusJson, statusJson, withLiveness } from "../src/status/StatusReport.js"
 import { LoopLock } from "../src/state/LoopLock.js"
 import { Workspace } from "../src/state/Workspace.js"
 import { iterationRecord } from "./fixtures/iterationRecord.js"
@@ -155,30 +155,6 @@ describe("a change's status", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it("gives each change's row its status, iteration, the run's spend, its last outcome and its branch", () => {
-    const report = { changeId, state, history: [], skipped: 0, tasks: parseTasks(null) }
-    assert.deepStrictEqual(statusRow(report), {
-      changeId, status: "running", iteration: 12, maxIterations: 20, spend: null, lastOutcome: null, branch: null, merge: null
-    })
-    const guards = {
-      maxCostUsd: null, maxTokens: null, maxDurationMs: null, stallIterations: 5, maxConsecutiveFailures: 5, maxLimitWaitMs: 0,
-      costUsd: null, tokens: 0, stalledIterations: 0, consecutiveFailures: 0
-    }
-    // Only what the current run recorded is its last outcome.
-    const history = [record(1), { ...record(2), outcome: "failed" as const }, { ...record(1), run: "r0", outcome: "complete" as const }]
-    const running = { ...report, state: { ...state, guards, branch: "spool/001-01_x" }, history }
-    assert.deepInclude(statusRow(running), { spend: null, lastOutcome: "failed", branch: "spool/001-01_x" })
-    assert.deepInclude(statusRow({ ...running, state: { ...running.state, run: "r0" } }), { lastOutcome: "complete" })
-    assert.deepInclude(statusRow({ ...running, history: history.slice(2) }), { lastOutcome: null })
-    assert.deepInclude(statusRow({ ...running, state: { ...running.state, guards: { ...guards, tokens: 7 } } }), { spend: { costUsd: null, tokens: 7 } })
-    assert.deepInclude(statusRow({ ...running, state: { ...running.state, guards: { ...guards, costUsd: 0 } } }), { spend: { costUsd: 0, tokens: 0 } })
-    // A run completed in a --merge sweep: what became of its merge.
-    const merge = { merged: false, text: "not merged: conflict in shared.txt" }
-    assert.deepInclude(statusRow({ ...running, state: { ...running.state, status: "complete", merge } }), { status: "complete", merge })
-    // Without a state, a history alone: no status, no iteration.
-    assert.deepInclude(statusRow({ ...report, state: null, history }), { status: "none", iteration: 0, maxIterations: null, lastOutcome: "complete" })
-  })
-
   it.effect("a loop its state says runs, whose lock no live process holds, is abandoned; one that ended never is", () => {
     const { layer } = setup()
     // This process is pid 42; any other pid has ended.
@@ -188,7 +164,7 @@ describe("a change's status", () => {
       const seen = (live: ReadonlySet<string> | null) =>
         Effect.map(loadStatus(changeId), (report) => {
           const marked = withLiveness(report, live)
-          return [marked.abandoned, statusRow(marked).status, statusJson(marked).abandoned] as const
+          return [marked.abandoned, loopSummary(marked).shownStatus, statusJson(marked).abandoned] as const
         })
       // No lock to read (a remote's states): nothing is said of it.
       assert.isNull(yield* liveChanges.pipe(Effect.provide(Layer.empty)))
@@ -210,10 +186,5 @@ describe("a change's status", () => {
       yield* store.writeState(changeId, { ...state, status: "max-iterations", stopReason: "max-iterations", stopMessage: "stopped" })
       assert.deepStrictEqual(yield* seen(none), [false, "max-iterations", false])
     }).pipe(Effect.provide(layer))
-  })
-
-  it("totals no usage when no iteration reported any, and an unknown cost as null", () => {
-    assert.isNull(usageTotals([record(1), record(2)]))
-    assert.deepStrictEqual(usageTotals([record(1, usage(1, null))]), { tokens: 7, cost: null })
   })
 })

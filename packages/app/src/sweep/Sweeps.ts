@@ -5,6 +5,7 @@ import {
   LockError,
   LoopEvents,
   LoopLock,
+  loopSummary,
   Merges,
   type RunFacts,
   runSweep,
@@ -14,7 +15,6 @@ import {
   type SweepRunner,
   type SweepSelection,
   UsageLimitGate,
-  usageTotals,
   Workspace
 } from "@spool/core"
 import { Path } from "@effect/platform"
@@ -51,7 +51,7 @@ const selectionOf = (target: SweepTarget) =>
 /** What the sweep knows of each change: its proposal, its loop's state and its tasks, as `--status` reads them. */
 const candidates = Effect.map(changeCandidates, (changes) => changes.map(({ candidate }) => candidate))
 
-/** What a change's last run left, from its state and its records. */
+/** What a change's last run left, from its state and its records: the summary of that run's iterations. */
 const factsOf = (changeId: string) =>
   Effect.gen(function*() {
     const history = yield* HistoryStore
@@ -60,13 +60,13 @@ const factsOf = (changeId: string) =>
     const state = Option.getOrNull(yield* history.readState(id))
     if (state === null) return { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null } satisfies RunFacts
     const records = (yield* history.recent(id, Math.max(1, state.iteration))).records.filter((record) => record.run === state.run)
-    const totals = usageTotals(records)
+    const run = loopSummary({ changeId: id, state, history: records, tasks: { tasks: [] } })
     return {
-      iterations: state.iteration,
-      costUsd: totals?.cost ?? null,
-      tokens: totals?.tokens ?? null,
-      branch: state.branch ?? null,
-      lastCommit: [...records].reverse().find((record) => record.commit !== null)?.commit ?? null
+      iterations: run.iteration,
+      costUsd: run.usage?.cost ?? null,
+      tokens: run.usage?.tokens ?? null,
+      branch: run.branch,
+      lastCommit: run.lastCommit
     } satisfies RunFacts
   }).pipe(Effect.orElseSucceed((): RunFacts => ({ iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null })))
 

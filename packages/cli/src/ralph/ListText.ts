@@ -1,9 +1,9 @@
-import { formatTaskCount, type ListedChange } from "@spool/core"
+import { formatTaskCount, isAbandoned, type ListedChange } from "@spool/core"
 import type { Palette } from "../Colour.js"
 
 /** A last run its state says runs, that nothing holds (no live lock here, no lease on the remote), was abandoned: killed, or its machine stopped. */
 const lastRun = (c: ListedChange) =>
-  (c.lastStatus === "running" || c.lastStatus === "waiting") && c.holder === null ? `${c.lastStatus}, abandoned` : c.lastStatus
+  isAbandoned(c.lastStatus, c.holder !== null) ? `${c.lastStatus}, abandoned` : c.lastStatus
 
 /** `--list`: a line per change; `--list --json`: the array a CI matrix is built from. */
 export const listText = (changes: ReadonlyArray<ListedChange>, p: Palette, changesDir = ".spool/changes") => {

@@ -13,7 +13,7 @@ describe("the list of loops", () => {
   })
 
   it("shows one row per loop, with its status, iteration, spend, tasks, outcome and branch, and a summary", () => {
-    listView(app, () => {}).update({ repository: "greeter", loops: [loopOf("001-a"), loopOf("001-b", { status: "complete", tasks: { complete: 3, shelved: 1, total: 4 }, spend: null, lastOutcome: null, branch: null })] })
+    listView(app, () => {}).update({ repository: "greeter", loops: [loopOf("001-a"), loopOf("001-b", { status: "complete", tasks: { complete: 3, shelved: 1, total: 4 }, spend: { costUsd: null, tokens: null }, lastOutcome: null, branch: null })] })
     expect(app.querySelector("h1")!.textContent).toBe("Loops")
     expect(app.querySelector(".summary")!.textContent).toBe("1 complete · 1 running · 2 in all")
     expect(Array.from(app.querySelectorAll("th"), (th) => th.textContent)).toEqual(["Change", "Status", "Iteration", "Elapsed", "Spend", "Tasks", "Last outcome", "Branch", "Updated"])

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { countTokens, type GuardReport, type HarnessUsage, type IterationOutcome, type LoopOptions } from "../domain/Domain.js"
 import { errorFingerprint } from "./ErrorFingerprint.js"
 import { addCost } from "../domain/Usage.js"
-import { formatCost, formatDuration, formatMoney, formatTokens } from "../text/Figures.js"
+import { formatCost, formatDuration, formatMoney, formatTokens, type SpendFigures } from "../text/Figures.js"
 
 /**
  * The guards of an unattended run, in one place: spend caps (cost, tokens, duration), the stall
@@ -49,6 +49,15 @@ export interface Spend {
 }
 
 export const noSpend: Spend = { costUsd: null, tokens: 0 }
+
+/**
+ * What a run's guards counted it spent, each figure null while the agent reported none: the
+ * guards count 0 tokens until it does, and a cost without tokens is 0 tokens.
+ */
+export const reportedSpend = (guards: GuardReport | null): SpendFigures =>
+  guards === null
+    ? { costUsd: null, tokens: null }
+    : { costUsd: guards.costUsd, tokens: guards.costUsd === null && guards.tokens === 0 ? null : guards.tokens }
 
 export const addSpend = (spend: Spend, usage: HarnessUsage | null): Spend =>
   usage === null ? spend : { costUsd: addCost(spend.costUsd, usage.cost), tokens: spend.tokens + countTokens(usage) }

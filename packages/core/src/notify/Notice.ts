@@ -1,5 +1,6 @@
 import { describeCheck, shown } from "../domain/CheckResult.js"
 import type { IterationRecord, LoopState } from "../domain/Domain.js"
+import { reportedSpend } from "../guards/Guards.js"
 import type { LoopEvent } from "../live/LoopEvents.js"
 import { type SweepReport, sweepSpend } from "../sweep/Sweep.js"
 import { formatSpend, formatTaskCount, type TasksDone } from "../text/Figures.js"
@@ -100,11 +101,7 @@ const stateEvents: Partial<Record<LoopState["status"], NoticeEvent>> = {
 }
 
 /** The run's spend; a figure the agent never reported is null, not 0 (the guards count 0 tokens until one is). */
-const spendOf = (state: LoopState | null): Pick<Notice, "costUsd" | "tokens"> => {
-  const guards = state?.guards ?? null
-  if (guards === null) return { costUsd: null, tokens: null }
-  return { costUsd: guards.costUsd, tokens: guards.costUsd === null && guards.tokens === 0 ? null : guards.tokens }
-}
+const spendOf = (state: LoopState | null): Pick<Notice, "costUsd" | "tokens"> => reportedSpend(state?.guards ?? null)
 
 const fromState = (state: LoopState, event: NoticeEvent, commit: string | null): NoticeDraft => {
   const waiting = state.status === "waiting"

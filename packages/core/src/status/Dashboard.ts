@@ -1,10 +1,8 @@
 import { incompleteTail } from "../bytes/Utf8Tail.js"
 import type { CheckResult } from "../domain/CheckResult.js"
-import { countTokens, type IterationOutcome, type IterationRecord, type LoopStatus, type StopReason } from "../domain/Domain.js"
-import type { Spend } from "../guards/Guards.js"
-import { taskCounts } from "../prompt/Tasks.js"
-import type { TaskCounts } from "../text/Figures.js"
-import { type StatusReport, statusRow } from "./StatusReport.js"
+import { countTokens, type IterationOutcome, type IterationRecord, type StopReason } from "../domain/Domain.js"
+import type { SpendFigures, TaskCounts } from "../text/Figures.js"
+import { type LoopReading, type LoopSummary, loopSummary } from "./LoopSummary.js"
 
 /** The end of a running (or the last) iteration's log the dashboard shows. */
 export const OUTPUT_TAIL_BYTES = 64 * 1024
@@ -17,12 +15,13 @@ export const DASHBOARD_ITERATIONS = 100
 export interface DashboardLoop {
   readonly changeId: string
   /** `abandoned`: the state says the loop runs, but no process does. */
-  readonly status: LoopStatus | "none" | "abandoned"
+  readonly status: LoopSummary["shownStatus"]
   readonly iteration: number
   readonly maxIterations: number | null
   /** The run's time as of `updatedAt`, over all its sittings; null without a state. */
   readonly elapsedMs: number | null
-  readonly spend: Spend | null
+  /** As its guards counted it; each figure null while the agent reported none. */
+  readonly spend: SpendFigures
   /** Tasks of `tasks.md`: complete, shelved, and all of them. */
   readonly tasks: TaskCounts
   readonly lastOutcome: IterationOutcome | null
@@ -80,31 +79,20 @@ export interface DashboardDetail {
   readonly output: DashboardOutput | null
 }
 
-const millis = (iso: string) => {
-  const ms = Date.parse(iso)
-  return Number.isNaN(ms) ? null : ms
-}
-
 /** A change's row: the fields of `--status`'s line, with its time, its tasks and when it last moved. */
-export const dashboardLoop = (report: StatusReport): DashboardLoop => {
-  const row = statusRow(report)
-  const { state } = report
-  const started = state === null ? null : millis(state.startedAt)
-  const updated = state === null ? null : millis(state.updatedAt)
-  return {
-    changeId: report.changeId,
-    status: row.status,
-    iteration: row.iteration,
-    maxIterations: row.maxIterations,
-    elapsedMs: state?.elapsedMs ?? (started === null || updated === null ? null : Math.max(0, updated - started)),
-    spend: row.spend,
-    tasks: taskCounts(report.tasks),
-    lastOutcome: row.lastOutcome,
-    branch: row.branch,
-    updatedAt: state?.updatedAt ?? null,
-    problem: null
-  }
-}
+export const dashboardLoop = (summary: LoopSummary): DashboardLoop => ({
+  changeId: summary.changeId,
+  status: summary.shownStatus,
+  iteration: summary.iteration,
+  maxIterations: summary.maxIterations,
+  elapsedMs: summary.elapsedMs,
+  spend: summary.spend,
+  tasks: summary.tasks,
+  lastOutcome: summary.lastOutcome,
+  branch: summary.branch,
+  updatedAt: summary.updatedAt,
+  problem: null
+})
 
 /** The row of a change whose loop files could not be read: named, with the reason, and nothing else. */
 export const unreadableLoop = (changeId: string, problem: string): DashboardLoop => ({
@@ -113,7 +101,7 @@ export const unreadableLoop = (changeId: string, problem: string): DashboardLoop
   iteration: 0,
   maxIterations: null,
   elapsedMs: null,
-  spend: null,
+  spend: { costUsd: null, tokens: null },
   tasks: { complete: 0, shelved: 0, total: 0 },
   lastOutcome: null,
   branch: null,
@@ -137,22 +125,25 @@ export const dashboardIteration = (record: IterationRecord): DashboardIteration 
   error: record.error
 })
 
-/** A change's page from its status (with as much history as it should chart), its journal's end and its log's. */
+/** A change's page from its loop (with as much history as it should chart), its journal's end and its log's. */
 export const dashboardDetail = (
-  report: StatusReport,
+  reading: LoopReading,
   files: { readonly journal: TextTail; readonly output: DashboardOutput | null }
-): DashboardDetail => ({
-  loop: dashboardLoop(report),
-  run: report.state?.run ?? null,
-  startedAt: report.state?.startedAt ?? null,
-  worktree: report.state?.worktree ?? null,
-  stopReason: report.state?.stopReason ?? null,
-  stopMessage: report.state?.stopMessage ?? null,
-  resumeAt: report.state?.resumeAt ?? null,
-  iterations: report.history.map(dashboardIteration),
-  journal: files.journal,
-  output: files.output
-})
+): DashboardDetail => {
+  const summary = loopSummary(reading)
+  return {
+    loop: dashboardLoop(summary),
+    run: summary.run,
+    startedAt: summary.startedAt,
+    worktree: summary.worktree,
+    stopReason: summary.stopReason,
+    stopMessage: summary.stopMessage,
+    resumeAt: summary.resumeAt,
+    iterations: reading.history.map(dashboardIteration),
+    journal: files.journal,
+    output: files.output
+  }
+}
 
 /** The page of a change whose loop files could not be read: its row says why. */
 export const unreadableDetail = (changeId: string, problem: string): DashboardDetail => ({

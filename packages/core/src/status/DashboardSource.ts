@@ -19,6 +19,7 @@ import {
   unreadableDetail,
   unreadableLoop
 } from "./Dashboard.js"
+import { loopSummary } from "./LoopSummary.js"
 import { liveChanges, loadStatus, withLiveness } from "./StatusReport.js"
 
 const isChangeId = Schema.is(ChangeId)
@@ -77,7 +78,7 @@ export const loadDashboardLoops = Effect.gen(function*() {
   const live = yield* liveChanges
   const loops = yield* Effect.forEach(ids, (id) =>
     loadStatus(id).pipe(
-      Effect.map((report) => report.state === null && report.history.length === 0 ? null : dashboardLoop(withLiveness(report, live))),
+      Effect.map((report) => report.state === null && report.history.length === 0 ? null : dashboardLoop(loopSummary(withLiveness(report, live)))),
       Effect.catchAll((error) => Effect.succeed(unreadableLoop(id, describe(error))))
     ))
   return loops.filter((loop): loop is DashboardLoop => loop !== null)

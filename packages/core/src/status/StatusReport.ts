@@ -1,57 +1,35 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { CheckResult } from "../domain/CheckResult.js"
-import {
-  type ChangeId,
-  countTokens,
-  GuardReport,
-  type IterationOutcome,
-  IterationRecord,
-  type LoopState,
-  LoopStatus,
-  MergeNote,
-  SettingsSource,
-  StopReason
-} from "../domain/Domain.js"
-import type { Spend } from "../guards/Guards.js"
-import { addCost } from "../domain/Usage.js"
+import { type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, SettingsSource, StopReason } from "../domain/Domain.js"
+import { UsageTotals } from "../domain/Usage.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
-import { taskCounts, type TaskList } from "../prompt/Tasks.js"
 import { readTaskList } from "../tree/TreeTasks.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { LoopLock } from "../state/LoopLock.js"
 import { Workspace } from "../state/Workspace.js"
 import { recentFailures } from "../notify/NotifyLog.js"
+import { isAbandoned, type LoopReading, loopSummary } from "./LoopSummary.js"
 
 /** The iterations `--status` shows: the most recent ones. */
 export const RECENT_ITERATIONS = 10
 
-/** Where a change's loop stands, as its files tell: its state, its recent iterations and its tasks. */
-export interface StatusReport {
-  readonly changeId: ChangeId
-  readonly state: LoopState | null
-  /** Its recent iterations, older records read as spool records now (`asRecordedNow`). */
-  readonly history: ReadonlyArray<IterationRecord>
+/**
+ * Where a change's loop stands, as its files tell: its state, its recent iterations (older records
+ * read as spool records now, `asRecordedNow`) and its tasks; with `withLiveness`, whether it is abandoned.
+ */
+export interface StatusReport extends LoopReading {
   /** History lines in the range read that could not be decoded. */
   readonly skipped: number
-  readonly tasks: TaskList
   /** The notices of the current run that could not be told (`notifications.log`), oldest first. */
   readonly notifyFailures?: ReadonlyArray<string>
-  /**
-   * The state says the loop runs (`running`, or `waiting` out a usage limit) but nothing runs it: no
-   * live process holds its lock here (for a remote's states, no lease is held there). It was killed,
-   * or its machine stopped. Absent where nothing could tell.
-   */
-  readonly abandoned?: boolean
 }
 
-/** Whether a loop its state says runs has nothing running it: it is none of `live` (the changes held by a live lock, or a lease). */
-export const isAbandoned = (state: LoopState | null, live: ReadonlySet<string>) =>
-  state !== null && (state.status === "running" || state.status === "waiting") && !live.has(state.changeId)
-
-/** The report with whether its loop is abandoned, told by `live`; as it is without `live` (null). */
+/** The report with whether its loop is abandoned, told by `live` (the changes something runs); as it is without `live` (null). */
 export const withLiveness = (report: StatusReport, live: ReadonlySet<string> | null): StatusReport =>
-  live === null ? report : { ...report, abandoned: isAbandoned(report.state, live) }
+  live === null
+    ? report
+    : { ...report, abandoned: report.state !== null && isAbandoned(report.state.status, live.has(report.state.changeId)) }
 
 /** The changes whose loops run in live processes of this host, by their locks; null where there is no lock to read. */
 export const liveChanges = Effect.flatMap(Effect.serviceOption(LoopLock), (lock) =>
@@ -90,59 +68,6 @@ export const loadAllStatus = Effect.gen(function*() {
   return reports.filter((report) => report.state !== null || report.history.length > 0)
 })
 
-/** A change's line in `--status` without `--change`: where its loop stands, in a few fields. */
-export interface StatusRow {
-  readonly changeId: ChangeId
-  /** `abandoned`: the state says the loop runs, but no process does (`StatusReport.abandoned`). */
-  readonly status: LoopStatus | "none" | "abandoned"
-  /** The iteration the run is at (or ended at), and at most how many it runs; 0 and null without a state. */
-  readonly iteration: number
-  readonly maxIterations: number | null
-  /** What the run has spent, as its guards counted it; null when the state says nothing of it, or nothing was reported. */
-  readonly spend: Spend | null
-  /** The outcome of the run's last recorded iteration; null before its first. */
-  readonly lastOutcome: IterationOutcome | null
-  /** With `--worktree`, the branch the run commits to. */
-  readonly branch: string | null
-  /** A run completed in a `--merge` sweep: what became of its merge; null otherwise. */
-  readonly merge: MergeNote | null
-}
-
-export const statusRow = (report: StatusReport): StatusRow => {
-  const { state } = report
-  const guards = state?.guards ?? null
-  const reported = guards !== null && (guards.costUsd !== null || guards.tokens > 0)
-  // The row is of the current run: an iteration of an earlier run is not its last outcome.
-  const last = report.history.filter((record) => state === null || record.run === state.run).at(-1)
-  return {
-    changeId: report.changeId,
-    status: report.abandoned === true ? "abandoned" : state?.status ?? "none",
-    iteration: state?.iteration ?? 0,
-    maxIterations: state?.maxIterations ?? null,
-    spend: reported ? { costUsd: guards.costUsd, tokens: guards.tokens } : null,
-    lastOutcome: last?.outcome ?? null,
-    branch: state?.branch ?? null,
-    merge: state?.merge ?? null
-  }
-}
-
-export const UsageTotals = Schema.Struct({
-  tokens: Schema.Number,
-  /** Null when no iteration reported a cost. */
-  cost: Schema.NullOr(Schema.Number)
-})
-export type UsageTotals = typeof UsageTotals.Type
-
-/** What the iterations that reported usage used in all; null when none did. */
-export const usageTotals = (records: ReadonlyArray<IterationRecord>): UsageTotals | null => {
-  const used = records.filter((r) => r.usage !== null)
-  if (used.length === 0) return null
-  return {
-    tokens: used.reduce((n, r) => n + countTokens(r.usage!), 0),
-    cost: used.reduce<number | null>((n, r) => addCost(n, r.usage!.cost), null)
-  }
-}
-
 /**
  * `spool ralph --status --json`: a change's status as one object, the same keys whether a loop has
  * run or not. Without a change, `--status --json` prints an array of these, one per change `loadAllStatus` finds.
@@ -177,27 +102,27 @@ export const StatusJson = Schema.Struct({
 export type StatusJson = typeof StatusJson.Type
 
 export const statusJson = (report: StatusReport): StatusJson => {
-  const tasks = taskCounts(report.tasks)
+  const summary = loopSummary(report)
   return {
-    changeId: report.changeId,
-    run: report.state?.run ?? null,
-    iteration: report.state?.iteration ?? 0,
-    status: report.state?.status ?? "none",
-    abandoned: report.abandoned === true,
-    branch: report.state?.branch ?? null,
-    worktree: report.state?.worktree ?? null,
-    minIterations: report.state?.minIterations ?? null,
-    maxIterations: report.state?.maxIterations ?? null,
-    startedAt: report.state?.startedAt ?? null,
-    updatedAt: report.state?.updatedAt ?? null,
-    stopReason: report.state?.stopReason ?? null,
-    stopMessage: report.state?.stopMessage ?? null,
-    resumeAt: report.state?.resumeAt ?? null,
+    changeId: summary.changeId,
+    run: summary.run,
+    iteration: summary.iteration,
+    status: summary.status,
+    abandoned: summary.abandoned,
+    branch: summary.branch,
+    worktree: summary.worktree,
+    minIterations: summary.minIterations,
+    maxIterations: summary.maxIterations,
+    startedAt: summary.startedAt,
+    updatedAt: summary.updatedAt,
+    stopReason: summary.stopReason,
+    stopMessage: summary.stopMessage,
+    resumeAt: summary.resumeAt,
     guards: report.state?.guards ?? null,
     settings: report.state?.settings ?? null,
-    merge: report.state?.merge ?? null,
-    usage: usageTotals(report.history),
-    tasks: { total: tasks.total, complete: tasks.complete, shelved: tasks.shelved },
+    merge: summary.merge,
+    usage: summary.usage,
+    tasks: { total: summary.tasks.total, complete: summary.tasks.complete, shelved: summary.tasks.shelved },
     notifyFailures: report.notifyFailures ?? [],
     history: report.history.map((r) => ({
       run: r.run,

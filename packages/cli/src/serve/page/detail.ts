@@ -17,11 +17,11 @@ const stat = (label: string) => {
 
 /** What the spend card says: the cost and the tokens under it, the tokens alone, or nothing. */
 const spendStat = (spend: DashboardDetail["loop"]["spend"]) =>
-  spend === null
-    ? { value: "–", sub: "none reported" }
-    : spend.costUsd !== null
+  spend.costUsd !== null
     ? { value: money(spend.costUsd), sub: count(spend.tokens) + " tokens" }
-    : { value: count(spend.tokens), sub: "tokens" }
+    : spend.tokens !== null
+    ? { value: count(spend.tokens), sub: "tokens" }
+    : { value: "–", sub: "none reported" }
 
 export const detailView = (app: HTMLElement) => {
   clear(app)
