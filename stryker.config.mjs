@@ -45,6 +45,8 @@ export const groups = [
     // What its tests read beyond their own folder: the task lists of real repositories, the CLI's fixtures.
     reads: ["packages/cli/test/fixtures/trees/**"]
   },
+  // One view of a loop: its summary (abandoned or not, spend, tasks) and how money, durations and task counts are written.
+  { name: "views", mutate: [core("status/LoopSummary"), core("text/Figures")], tests: coreTests("LoopSummary", "Figures") },
   // Which tree of changes a directory holds, and which one spool reads.
   { name: "trees", mutate: [core("tree/Layout"), core("tree/TreeFinder")], tests: coreTests("Trees") },
   // The sweep's policy and runner, and the guards: small groups, before the long ones.
