@@ -6,7 +6,13 @@ import { Schema } from "effect"
  * with exit 2.
  */
 export class RequestError extends Schema.TaggedError<RequestError>()("RequestError", {
-  message: Schema.String
+  message: Schema.String,
+  /**
+   * The option (its long name, as the CLI spells it) whose value this is about, when it is about
+   * one: the CLI names where that value came from.
+   */
+  option: Schema.optional(Schema.String)
 }) {}
 
-export const requestError = (message: string) => new RequestError({ message })
+/** A request error; with `option`, about the value of that option. */
+export const requestError = (message: string, option?: string) => new RequestError(option === undefined ? { message } : { message, option })

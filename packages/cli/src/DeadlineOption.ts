@@ -1,11 +1,9 @@
 import { Effect } from "effect"
 import { parseDuration } from "./Duration.js"
-import { UsageError } from "./UsageError.js"
+import { usageError } from "./UsageError.js"
 
 const fail = (text: string, why: string) =>
-  new UsageError({
-    message: `--deadline ${why}, got '${text}': give a duration from now (5h30m) or a time (18:00, 2026-11-28T06:00Z)`
-  })
+  usageError(`--deadline ${why}, got '${text}': give a duration from now (5h30m) or a time (18:00, 2026-11-28T06:00Z)`, "deadline")
 
 /**
  * `--deadline`: a duration from `now` (`5h30m`), a time of day (`18:00`, `18:00:30`: the next one,
@@ -14,7 +12,7 @@ const fail = (text: string, why: string) =>
 export const parseDeadline = (text: string, now: number) =>
   Effect.gen(function*() {
     const trimmed = text.trim()
-    if (/^\d+(?:ms|s|m|h|d)/.test(trimmed)) return now + (yield* parseDuration("--deadline", trimmed))
+    if (/^\d+(?:ms|s|m|h|d)/.test(trimmed)) return now + (yield* parseDuration("deadline", trimmed))
     const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(trimmed)
     if (clock !== null) {
       const [hours, minutes, seconds] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)]

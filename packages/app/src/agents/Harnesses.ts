@@ -47,12 +47,14 @@ export const harnesses = {
     Effect.gen(function*() {
       if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {
         return yield* new RequestError({
-          message: "--harness command needs --harness-command \"<program> <args>\" naming the agent to run"
+          message: "--harness command needs --harness-command \"<program> <args>\" naming the agent to run",
+          // The value that is there asks for the one that is not, or is empty.
+          option: settings.harnessCommand === null ? "harness" : "harness-command"
         })
       }
       const argv = splitArgs(settings.harnessCommand)
       if (argv === null || argv.length === 0) {
-        return yield* new RequestError({ message: "--harness-command has an unterminated quote; close it and try again" })
+        return yield* new RequestError({ message: "--harness-command has an unterminated quote; close it and try again", option: "harness-command" })
       }
       const [program, ...args] = argv
       return CommandHarness.layer({
@@ -70,7 +72,7 @@ export const harnessNames = Object.keys(harnesses) as ReadonlyArray<HarnessName>
 export const harnessLayer = ({ harness, ...settings }: AgentChoice, invocation: InvocationShape) =>
   Object.hasOwn(harnesses, harness.trim())
     ? harnesses[harness.trim() as HarnessName](settings, invocation)
-    : Effect.fail(new RequestError({ message: `unknown harness '${harness.trim()}'; known harnesses: ${harnessNames.join(", ")}` }))
+    : Effect.fail(new RequestError({ message: `unknown harness '${harness.trim()}'; known harnesses: ${harnessNames.join(", ")}`, option: "harness" }))
 
 /** Each JSON agent's reader of its output; a command's output is shown as it came. */
 const readers: Partial<Record<HarnessName, (cwd: string) => OutputReader>> = {

@@ -80,7 +80,7 @@ export const requireRemote = (remote: string) =>
   ).pipe(
     Effect.filterOrFail(
       (has) => has,
-      () => new RequestError({ message: `--remote ${remote}: the repository has no remote of that name; add it with git remote add ${remote} <url>` })
+      () => new RequestError({ message: `--remote ${remote}: the repository has no remote of that name; add it with git remote add ${remote} <url>`, option: "remote" })
     ),
     Effect.asVoid
   )

@@ -29,7 +29,7 @@ const webhookUrl = (given: string, env: Env, place: number) =>
     const named = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(given.trim())
     const url = named === null ? given.trim() : env[named[1]!]?.trim() ?? ""
     if (named !== null && url === "") {
-      return yield* requestError(`--webhook $${named[1]}: the environment variable ${named[1]} is not set; export it with the webhook's URL`)
+      return yield* requestError(`--webhook $${named[1]}: the environment variable ${named[1]} is not set; export it with the webhook's URL`, "webhook")
     }
     let parsed: URL | null = null
     try {
@@ -39,7 +39,8 @@ const webhookUrl = (given: string, env: Env, place: number) =>
     }
     if (parsed === null || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
       return yield* requestError(
-        `--webhook (the ${place === 0 ? "first" : `number ${place + 1}`}) must be an http:// or https:// URL; the value is not shown, as a webhook's URL is a secret`
+        `--webhook (the ${place === 0 ? "first" : `number ${place + 1}`}) must be an http:// or https:// URL; the value is not shown, as a webhook's URL is a secret`,
+        "webhook"
       )
     }
     return url
@@ -65,7 +66,7 @@ export const notifySettings = (request: NoticeRequest, root: string) =>
       ...urls.map((url): NotifyTarget => ({ _tag: "Webhook", url }))
     ]
     if (targets.length === 0) {
-      if (request.on !== null) return yield* requestError("--notify-on goes with --notify or --webhook: spool ralph --webhook \"$SLACK_WEBHOOK_URL\" --notify-on complete,failed")
+      if (request.on !== null) return yield* requestError("--notify-on goes with --notify or --webhook: spool ralph --webhook \"$SLACK_WEBHOOK_URL\" --notify-on complete,failed", "notify-on")
       return null
     }
     return { targets, on: request.on ?? DEFAULT_NOTICE_EVENTS, cwd: root, redact: makeRedactor(secretEnv(env, urls)) } satisfies NotifySettings

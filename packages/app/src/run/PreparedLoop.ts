@@ -31,7 +31,7 @@ export const prepareLoop = (request: LoopRequest) =>
     const harness = yield* harnessLayer(request.agent, invocation)
     const { remote } = request
     if (remote !== null && !/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(remote.name)) {
-      return yield* requestError(`--remote must name a git remote (as git remote -v lists them), got '${remote.name}'`)
+      return yield* requestError(`--remote must name a git remote (as git remote -v lists them), got '${remote.name}'`, "remote")
     }
     const notify = yield* notifySettings(request.notices, (yield* Workspace).root)
     return {

@@ -37,13 +37,13 @@ const selectionOf = (target: SweepTarget) =>
     const workspace = yield* Workspace
     const moduleId = target._tag === "AllReady" ? null : target.moduleId
     if (moduleId !== null && workspace.tree.modulesDir === null) {
-      return yield* requestError(`--module: a ${workspace.tree.title} tree has no modules; name the change with --change`)
+      return yield* requestError(`--module: a ${workspace.tree.title} tree has no modules; name the change with --change`, "module")
     }
     if (target._tag !== "Named") return target._tag === "Module" ? { _tag: "Module", moduleId: target.moduleId } satisfies SweepSelection : target
     const named = yield* Effect.forEach(target.changes, (input) => workspace.resolveChange(input))
     const outside = moduleId !== null ? named.filter((change) => change.moduleId !== moduleId) : []
     if (outside.length > 0) {
-      return yield* requestError(`change ${outside[0]!.id} belongs to module ${outside[0]!.moduleId ?? "(none)"}, not ${moduleId}; drop --module or that --change`)
+      return yield* requestError(`change ${outside[0]!.id} belongs to module ${outside[0]!.moduleId ?? "(none)"}, not ${moduleId}; drop --module or that --change`, "module")
     }
     return { _tag: "Named", ids: named.map((change) => change.id) } satisfies SweepSelection
   })
@@ -97,7 +97,8 @@ const sweepRequest = (request: SweepRequest) =>
     const root = (yield* Workspace).root
     if (maxParallel > 1 && !(yield* Effect.map(GitSummary, (git) => git.repository).pipe(Effect.provide(gitLayer(root))))) {
       return yield* requestError(
-        `--max-parallel ${maxParallel} runs each loop in a git worktree of its own, and ${root} is not inside a git repository; run git init and commit, or sweep one change at a time (--max-parallel 1)`
+        `--max-parallel ${maxParallel} runs each loop in a git worktree of its own, and ${root} is not inside a git repository; run git init and commit, or sweep one change at a time (--max-parallel 1)`,
+        "max-parallel"
       )
     }
     const prepared0 = yield* prepareLoop(request)
@@ -108,7 +109,7 @@ const sweepRequest = (request: SweepRequest) =>
     const workspace = yield* Workspace
     const base = merge ? yield* (yield* Merges).currentBranch(workspace.root) : null
     if (merge && base === null) {
-      return yield* requestError("--merge brings the work into the branch checked out here, and none is (not a git repository, or a detached HEAD); check out a branch first")
+      return yield* requestError("--merge brings the work into the branch checked out here, and none is (not a git repository, or a detached HEAD); check out a branch first", "merge")
     }
     return { prepared, selection, base }
   })

@@ -1,11 +1,11 @@
 import { Data, Effect, Option } from "effect"
 import { type DashboardPlan, dashboardPlan } from "../serve/DashboardOptions.js"
-import { UsageError } from "../UsageError.js"
+import { usageError } from "../UsageError.js"
 import type { RalphArgs } from "./Options.js"
 import { SettingsOrigin } from "./Settings.js"
 import { ralphOptionSpecs as specs } from "./Options.js"
 
-const usage = (message: string) => new UsageError({ message })
+const usage = usageError
 
 /** What a `spool ralph` command line asks for: one action, the dashboard alone, a loop, or a sweep. */
 export type Intent = Data.TaggedEnum<{
@@ -58,7 +58,8 @@ export const intentOf = (args: RalphArgs, worktreeGiven: boolean) =>
     if (sweep) {
       if (given.length > 0) {
         return yield* usage(
-          "a sweep (--continue-ready, --continue-module, several --change, --merge) runs loops; give --status, --list, --add-context, --clear-context and --remove without it"
+          "a sweep (--continue-ready, --continue-module, several --change, --merge) runs loops; give --status, --list, --add-context, --clear-context and --remove without it",
+          (args.continueReady ? specs.continueReady : args.continueModule ? specs.continueModule : args.merge ? specs.merge : specs.changes).name
         )
       }
       return Intent.Sweep({ dashboard })

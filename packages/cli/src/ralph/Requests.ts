@@ -6,13 +6,13 @@ import { Clock, Effect, Option, ParseResult, Schema } from "effect"
 import { parseDeadline } from "../DeadlineOption.js"
 import { parseDuration } from "../Duration.js"
 import type { OptionSpec } from "../OptionSpec.js"
-import { UsageError } from "../UsageError.js"
+import { usageError } from "../UsageError.js"
 import { guardOptions, wholeNumber } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
 import { SettingsOrigin } from "./Settings.js"
 import { moduleIdOf } from "./Targeting.js"
 
-const usage = (message: string) => new UsageError({ message })
+const usage = usageError
 
 /** The flag that sets each of the loop's options: core names the field, the user reads the flag. */
 const flags: { readonly [Field in keyof LoopOptions]: OptionSpec } = {
@@ -44,11 +44,14 @@ export const describeIssue = (issue: Pick<ParseResult.ArrayFormatterIssue, "path
   return typeof field === "string" && Object.hasOwn(flags, field) ? `--${flags[field as keyof LoopOptions].name} ${issue.message}` : issue.message
 }
 
+/** The loop's options as core checks them; a mistake names the option of the field its path ends at. */
 const decodeLoopOptions = (input: unknown) =>
   Schema.decodeUnknown(LoopOptions)(input).pipe(
     Effect.mapError((error) => {
       const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      return usage(issue === undefined ? "invalid loop options" : describeIssue(issue))
+      if (issue === undefined) return usage("invalid loop options")
+      const field = issue.path[0]
+      return usage(describeIssue(issue), typeof field === "string" && Object.hasOwn(flags, field) ? flags[field as keyof LoopOptions].name : undefined)
     })
   )
 
@@ -57,17 +60,17 @@ const readPrompt = (args: RalphArgs) =>
     const positional = args.prompt.join(" ").trim()
     if (Option.isNone(args.promptFile)) return positional
     if (positional !== "") {
-      return yield* usage("give the prompt either as arguments or with --prompt-file, not both")
+      return yield* usage("give the prompt either as arguments or with --prompt-file, not both", specs.promptFile.name)
     }
     const fs = yield* FileSystem.FileSystem
     const file = args.promptFile.value
     // Relative to where spool was started, not to this process's directory; messages name it as given.
     const path = (yield* Path.Path).resolve((yield* Invocation).cwd, file)
     const text = yield* readTextFile(fs, path, { maxBytes: 8 * 1024 * 1024, hint: "shorten the prompt" }).pipe(
-      Effect.mapError((error) => usage(`--prompt-file: ${error.message.split(path).join(file)}`))
+      Effect.mapError((error) => usage(`--prompt-file: ${error.message.split(path).join(file)}`, specs.promptFile.name))
     )
-    if (text === null) return yield* usage(`--prompt-file ${file} does not exist; check the path`)
-    if (text.trim() === "") return yield* usage(`--prompt-file ${file} is empty; write the prompt into it`)
+    if (text === null) return yield* usage(`--prompt-file ${file} does not exist; check the path`, specs.promptFile.name)
+    if (text.trim() === "") return yield* usage(`--prompt-file ${file} is empty; write the prompt into it`, specs.promptFile.name)
     return text.trim()
   })
 
@@ -81,14 +84,14 @@ const loopOptions = (args: RalphArgs) =>
       stream: !args.noStream,
       failFast: args.failFast,
       commit: !args.noCommit,
-      inactivityTimeoutMs: yield* parseDuration("--inactivity-timeout", args.inactivityTimeout),
+      inactivityTimeoutMs: yield* parseDuration(specs.inactivityTimeout.name, args.inactivityTimeout),
       historyCount: yield* wholeNumber(specs.historyCommits, args.historyCommits, 0),
       includeMerges: args.historyMerges,
       requireTasks: args.requireTasks,
       keepErrors: args.keepErrors,
       errorHistory: yield* wholeNumber(specs.errorHistory, args.errorHistory, 0),
       verify: args.verify,
-      verifyTimeoutMs: yield* parseDuration("--verify-timeout", args.verifyTimeout),
+      verifyTimeoutMs: yield* parseDuration(specs.verifyTimeout.name, args.verifyTimeout),
       ...yield* guardOptions(args)
     })
   })
@@ -98,12 +101,17 @@ const noticeEvents = (given: Option.Option<string>) =>
   Effect.gen(function*() {
     if (Option.isNone(given)) return null
     const names = given.value.split(",").map((name) => name.trim()).filter((name) => name !== "")
-    if (names.length === 0) return yield* usage(`--notify-on needs one or more events, e.g. --notify-on complete,failed; the events: ${NOTICE_EVENTS.join(", ")}`)
+    if (names.length === 0) {
+      return yield* usage(`--notify-on needs one or more events, e.g. --notify-on complete,failed; the events: ${NOTICE_EVENTS.join(", ")}`, specs.notifyOn.name)
+    }
     const events: Array<NoticeEvent> = []
     for (const name of names) {
       if (!isNoticeEvent(name)) {
         const near = closest(name, NOTICE_EVENTS)
-        return yield* usage(`--notify-on: unknown event '${name}'${near === null ? "" : `; did you mean '${near}'?`}; the events: ${NOTICE_EVENTS.join(", ")}`)
+        return yield* usage(
+          `--notify-on: unknown event '${name}'${near === null ? "" : `; did you mean '${near}'?`}; the events: ${NOTICE_EVENTS.join(", ")}`,
+          specs.notifyOn.name
+        )
       }
       if (!events.includes(name)) events.push(name)
     }
@@ -129,7 +137,7 @@ export const loopRequest = (args: RalphArgs) =>
       },
       worktree: args.worktree,
       resume: args.resume,
-      remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration("--lease-ttl", args.leaseTtl) },
+      remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration(specs.leaseTtl.name, args.leaseTtl) },
       deadline: Option.isNone(args.deadline) ? null : yield* parseDeadline(args.deadline.value, yield* Clock.currentTimeMillis),
       notices: yield* noticeRequest(args),
       settings: yield* SettingsOrigin
@@ -141,12 +149,12 @@ export const sweepTarget = (args: RalphArgs) =>
   Effect.gen(function*() {
     const moduleId = Option.fromNullable(yield* moduleIdOf(args))
     if (args.continueModule && Option.isNone(moduleId)) {
-      return yield* usage("--continue-module goes with --module: spool ralph --module 002 --continue-module")
+      return yield* usage("--continue-module goes with --module: spool ralph --module 002 --continue-module", specs.continueModule.name)
     }
     const sweepsAll = args.continueReady || args.continueModule
     if (sweepsAll && args.changes.length > 0) {
-      const flag = args.continueReady ? "--continue-ready" : "--continue-module"
-      return yield* usage(`${flag} takes every ready change; give it without --change, or name the changes with --change, once each`)
+      const spec = args.continueReady ? specs.continueReady : specs.continueModule
+      return yield* usage(`--${spec.name} takes every ready change; give it without --change, or name the changes with --change, once each`, spec.name)
     }
     if (sweepsAll) return Option.isSome(moduleId) ? { _tag: "Module", moduleId: moduleId.value } satisfies SweepTarget : { _tag: "AllReady" } satisfies SweepTarget
     return { _tag: "Named", changes: args.changes, moduleId: Option.getOrNull(moduleId) } satisfies SweepTarget

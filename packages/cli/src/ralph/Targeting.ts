@@ -3,10 +3,10 @@ import { Effect, Option } from "effect"
 import { selectChange } from "../ChangeSelection.js"
 import { firstChangeHintFor } from "../FirstChange.js"
 import { Invocation } from "@spool/app/host"
-import { UsageError } from "../UsageError.js"
+import { usageError } from "../UsageError.js"
 import type { RalphArgs } from "./Options.js"
 
-const usage = (message: string) => new UsageError({ message })
+const usage = usageError
 
 /** `--layout`, checked: the tree to read where a repository holds several; null when not given. */
 export const layoutOf = (args: Pick<RalphArgs, "layout">) =>
@@ -14,7 +14,7 @@ export const layoutOf = (args: Pick<RalphArgs, "layout">) =>
     if (Option.isNone(args.layout)) return null
     const name = args.layout.value.trim()
     const layout = layoutNames.find((known) => known === name)
-    if (layout === undefined) return yield* usage(`--layout must be one of ${layoutNames.join(", ")}, got '${args.layout.value}'`)
+    if (layout === undefined) return yield* usage(`--layout must be one of ${layoutNames.join(", ")}, got '${args.layout.value}'`, "layout")
     return layout satisfies LayoutName
   })
 
@@ -26,7 +26,7 @@ export const moduleIdOf = (args: Pick<RalphArgs, "module">) =>
   Effect.gen(function*() {
     if (Option.isNone(args.module)) return null
     const number = /^(\d+)(?:_[\w.-]*)?$/.exec(args.module.value.trim())
-    if (number === null) return yield* usage(`invalid module id '${args.module.value}': use the module's number, e.g. --module 002`)
+    if (number === null) return yield* usage(`invalid module id '${args.module.value}': use the module's number, e.g. --module 002`, "module")
     return number[1]!
   })
 
@@ -35,7 +35,7 @@ export const refuseModuleWithout = (args: Pick<RalphArgs, "module">) =>
   Effect.gen(function*() {
     const { tree } = yield* Workspace
     if (Option.isSome(args.module) && tree.modulesDir === null) {
-      return yield* usage(`--module: a ${tree.title} tree has no modules; name the change with --change`)
+      return yield* usage(`--module: a ${tree.title} tree has no modules; name the change with --change`, "module")
     }
   })
 
@@ -49,7 +49,8 @@ export const targetChange = (args: RalphArgs) =>
       const change = yield* workspace.resolveChange(args.change.value)
       if (Option.isSome(moduleFilter) && change.moduleId !== moduleFilter.value) {
         return yield* usage(
-          `change ${change.id} belongs to module ${change.moduleId ?? "(none)"}, not ${moduleFilter.value}; drop --module or pick another change`
+          `change ${change.id} belongs to module ${change.moduleId ?? "(none)"}, not ${moduleFilter.value}; drop --module or pick another change`,
+          "module"
         )
       }
       return change
