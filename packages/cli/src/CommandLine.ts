@@ -12,8 +12,11 @@ export type Request =
   | { readonly _tag: "CommandHelp"; readonly command: CommandSpec }
   | { readonly _tag: "Version" }
   | { readonly _tag: "Completions"; readonly shell: Shell }
-  /** `args`: every option as `--name [value]`, then `--` and the operands, for the parser. */
-  | { readonly _tag: "Run"; readonly command: CommandSpec; readonly args: ReadonlyArray<string> }
+  /**
+   * `args`: every option as `--name [value]`, then `--` and the operands, for the parser; `given`:
+   * the options it names, by their long names, in the order given.
+   */
+  | { readonly _tag: "Run"; readonly command: CommandSpec; readonly args: ReadonlyArray<string>; readonly given: ReadonlyArray<string> }
 
 const usage = (message: string) => Either.left(new UsageError({ message }))
 
@@ -113,5 +116,5 @@ const readCommand = (name: string, args: ReadonlyArray<string>): Either.Either<R
     if (value === undefined || (spec.repeatable === true && value.trim() === "")) return usage(`${flag} needs a value, e.g. ${example(spec)}`)
     parsed.push(`--${spec.name}`, value)
   }
-  return Either.right({ _tag: "Run", command, args: [...parsed, "--", ...operands, ...forced] })
+  return Either.right({ _tag: "Run", command, args: [...parsed, "--", ...operands, ...forced], given: [...seen.keys()] })
 }

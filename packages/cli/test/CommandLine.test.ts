@@ -39,6 +39,13 @@ describe("reading the command line", () => {
     expect(request("ralph", "--add-context", "-x marks the spot")).toMatchObject({ args: ["--add-context", "-x marks the spot", "--"] })
   })
 
+  it("names the options given, by their long names, once each, in the order given", () => {
+    expect(request("ralph", "go", "-c", "002", "--yolo", "--verify", "a", "--max-iterations=3", "--verify", "b", "--", "--model")).toMatchObject({
+      given: ["change", "allow-all", "verify", "max-iterations"]
+    })
+    expect(request("ralph", "--", "--status")).toMatchObject({ given: [] })
+  })
+
   it("explains each mistake in one line", () => {
     expect(error("ralph", "--max-iteration", "3")).toBe("unknown option '--max-iteration'; did you mean --max-iterations?")
     expect(error("ralf")).toBe("unknown command 'ralf'; did you mean spool ralph?")
