@@ -1,5 +1,5 @@
 import { CliConfig, Command, CommandDescriptor, HelpDoc, ValidationError } from "@effect/cli"
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import { type Shell, readCommandLine } from "./CommandLine.js"
 import { type CommandSpec, version } from "./Commands.js"
 import { handler, loop, ralph } from "./commands/ralph.js"
@@ -85,14 +85,15 @@ export const run = (argv: ReadonlyArray<string>) =>
       case "Completions":
         return yield* completions(request.right.shell)
       case "Run": {
-        const { command } = request.right
+        const { args, command, given } = request.right
+        const parsed = yield* parseRun(command, args)
         // The repository's settings, checked before anything runs; the command line wins option by option.
         const settings = applySettings(
-          command,
-          request.right.args,
-          yield* readSettings(command, locate((yield* Invocation).cwd).workspaceCwd, request.right.args)
+          parsed,
+          given,
+          yield* readSettings(locate((yield* Invocation).cwd).workspaceCwd, Option.getOrNull(parsed.layout))
         )
-        return yield* handler(yield* parseRun(command, settings.args)).pipe(
+        return yield* handler(withTarget(settings.args)).pipe(
           Effect.provideService(SettingsOrigin, settings.source),
           Effect.catchTags({
             UsageError: (error) => Effect.fail(settings.blame(error)),

@@ -2,7 +2,8 @@ import { Options } from "@effect/cli"
 import type { Option } from "effect"
 import type { OptionSpec } from "./OptionSpec.js"
 
-type ValueOf<S> = S extends { readonly kind: "switch" } ? boolean
+/** An option's value as the parser gives it: a switch's boolean, a repeatable option's list, a value (an Option without a default). */
+export type ValueOf<S> = S extends { readonly kind: "switch" } ? boolean
   : S extends { readonly repeatable: true } ? Array<string>
   : S extends { readonly default: string } ? string
   : Option.Option<string>
