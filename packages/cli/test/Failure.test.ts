@@ -12,6 +12,7 @@ import {
   WorkspaceNotFoundError,
   WorktreeError
 } from "@spool/core"
+import { RequestError } from "@spool/app"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Match, Schema } from "effect"
 import type { run } from "../src/Cli.js"
@@ -24,6 +25,7 @@ const owner = { pid: 7, host: "here", startedAt: "2026-01-01T00:00:00Z" }
 /** One error of every tag `Failure` holds, and the exit code README gives it. */
 const everyFailure: ReadonlyArray<readonly [Failure, number]> = [
   [new UsageError({ message: "--max-iterations must be a positive whole number" }), 2],
+  [new RequestError({ message: "--remote upstream: the repository has no remote of that name; add it with git remote add upstream <url>" }), 2],
   [new ChangeError({ reason: "NotFound", input: "999", candidates: ["001-01_a"] }), 2],
   [new WorkspaceNotFoundError({ cwd: "/nowhere", layout: "openspec" }), 2],
   [new LayoutError({ root: "/repo", found: ["spool", "openspec"] }), 2],
