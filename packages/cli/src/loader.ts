@@ -7,8 +7,10 @@ import { fileURLToPath } from "node:url"
 import { Script } from "node:vm"
 import { parseStatusArgs } from "./StatusArgs.js"
 
+// The process, read once here; the bundle chosen reads it again, as the entry point it is.
+const { argv, env } = process
 // A plain `--status` needs no command-line parser, whose start-up alone is most of the budget.
-const name = parseStatusArgs(process.argv.slice(2)) === null ? "spool-main.cjs" : "spool-status.cjs"
+const name = parseStatusArgs(argv.slice(2)) === null ? "spool-main.cjs" : "spool-status.cjs"
 const file = join(dirname(fileURLToPath(import.meta.url)), name)
 let cachedData: Buffer | undefined
 try {
@@ -17,7 +19,7 @@ try {
   // No cache (or another Node made it): V8 compiles as usual.
 }
 const script = new Script(Module.wrap(readFileSync(file, "utf8")), { filename: file, ...(cachedData ? { cachedData } : {}) })
-if (process.env.SPOOL_WRITE_CODE_CACHE === "1") {
+if (env.SPOOL_WRITE_CODE_CACHE === "1") {
   process.on("exit", () => writeFileSync(`${file}.cache`, script.createCachedData()))
 }
 const module = { exports: {} }
