@@ -1,4 +1,4 @@
-import type { Env, InvocationShape } from "../Invocation.js"
+import type { Env, InvocationShape } from "@spool/app/host"
 import type { Output } from "../TerminalReporter.js"
 
 /** A signal that stops spool: Ctrl-C, SIGTERM, its terminal closing. */
