@@ -9,7 +9,8 @@ import { sortEvents } from "./harnessEvents.js"
 
 /*
  * What every agent's harness does alike, as one table of cases each harness package runs with its
- * own data: finding the agent's binary before a loop starts, and passing its raw output on.
+ * own data: finding the agent's binary before a loop starts (or saying how to install it), passing
+ * its raw output on, and reading the usage limits its agent reports.
  */
 
 /** How a harness finds its agent: the data its preflight cases need. */
@@ -86,6 +87,90 @@ export const outputConformance = (spec: OutputSpec) => {
       const result = sortEvents([...spec.chunks, exited].flatMap(output.feed))
       assert.deepStrictEqual(result.outputs, spec.chunks)
       assert.deepStrictEqual(result.events.at(-1), exited)
+    })
+  })
+}
+
+/** What spool reads from a usage limit: core's `Limited` event, without its tag. */
+export interface ReadLimit {
+  readonly message: string
+  /** When the limit lifts (epoch ms), when the agent says. */
+  readonly resetAt: number | null
+  /** How long to wait, when the agent says so rather than when. */
+  readonly retryAfterMs: number | null
+  /** False for a quota that waiting does not restore (billing, credits). */
+  readonly resets: boolean
+}
+
+/** One run of the agent, as it printed it, and what spool must read from it. */
+export interface LimitCase {
+  /** What the run is (`a rejected rate_limit_event`). */
+  readonly name: string
+  /** The run's raw output as it came, stdout and stderr. */
+  readonly chunks: ReadonlyArray<HarnessEvent>
+  /** The run's exit code (0 unless given). */
+  readonly exitCode?: number
+  /** Each limit read, in order (a loop waits on the last); none for a run that hit none. */
+  readonly limited: ReadonlyArray<ReadLimit>
+  /** The run's failures, where they are part of what the case pins. */
+  readonly failed?: ReadonlyArray<string>
+  /** Text shown to the person, each found in what is shown. */
+  readonly shown?: ReadonlyArray<string>
+  /** All that is shown to the person, where the case pins it whole. */
+  readonly display?: string
+}
+
+/** How a harness reads the usage limits its agent reports: the data its limit cases need. */
+export interface LimitSpec {
+  /** The agent's name, for the suite's title. */
+  readonly agent: string
+  /** A fresh reader of one run's output, on a clock at `now` (a reset time may be a time of day). */
+  readonly makeOutput: (now: number) => { readonly feed: (event: HarnessEvent) => ReadonlyArray<HarnessEvent> }
+  /** The clock's time while the runs are read. */
+  readonly now: number
+  /** Runs that hit a usage limit, in the agent's own output: at least one. */
+  readonly limits: ReadonlyArray<LimitCase>
+  /** Runs that hit none, though they speak of limits: an ordinary error, a limit's words in the agent's own text. */
+  readonly notLimits: ReadonlyArray<Omit<LimitCase, "limited">>
+  /** A successful run whose agent writes `text` as its own words. */
+  readonly agentSays: (text: string) => ReadonlyArray<HarnessEvent>
+}
+
+/**
+ * The usage-limit cases: each run that hit a limit read as one, with its reset time or delay when
+ * the agent gave one; a run that hit none read as none; and the very words of each limit, written
+ * by the agent itself, never taken for a limit.
+ */
+export const limitConformance = (spec: LimitSpec) => {
+  const read = (chunks: ReadonlyArray<HarnessEvent>, exitCode = 0) => {
+    const output = spec.makeOutput(spec.now)
+    const result = sortEvents([...chunks, HarnessEvent.Exited({ exitCode, signal: null })].flatMap(output.feed))
+    return { ...result, limits: result.limited.map(({ _tag, ...limit }): ReadLimit => limit) }
+  }
+  const check = (run: Omit<LimitCase, "name">) => {
+    const result = read(run.chunks, run.exitCode)
+    assert.deepStrictEqual(result.limits, run.limited)
+    if (run.failed !== undefined) assert.deepStrictEqual(result.failed, run.failed)
+    for (const text of run.shown ?? []) assert.include(result.display, text)
+    if (run.display !== undefined) assert.strictEqual(result.display, run.display)
+  }
+
+  describe(`${spec.agent} harness: usage limits`, () => {
+    it("has a run that hits a limit to read", () => {
+      assert.isNotEmpty(spec.limits)
+      for (const run of spec.limits) assert.isNotEmpty(run.limited, run.name)
+    })
+
+    for (const run of spec.limits) it(`reads a limit: ${run.name}`, () => check(run))
+
+    for (const run of spec.notLimits) it(`reads no limit: ${run.name}`, () => check({ ...run, limited: [] }))
+
+    it("never takes the agent's own words for a limit, even a limit's very words", () => {
+      for (const message of new Set(spec.limits.flatMap((run) => run.limited.map((limit) => limit.message)))) {
+        const said = read(spec.agentSays(message))
+        assert.deepStrictEqual(said.limits, [], message)
+        assert.deepStrictEqual(said.failed, [], message)
+      }
     })
   })
 }
