@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
-import { outputConformance } from "@spool/testkit/harnessConformance"
+import { limitConformance, outputConformance } from "@spool/testkit/harnessConformance"
 import { ClaudeOutput } from "../src/index.js"
 
 // Lines shaped like those claude 2.1 prints (trimmed of fields spool does not read).
@@ -60,6 +60,70 @@ outputConformance({
   agent: "claude",
   makeOutput: () => ClaudeOutput.makeClaudeOutput({ cwd: CWD, now: () => NOW }),
   chunks: [outputOf("stdout", init + assistant([text("hi")])), outputOf("stderr", "a warning\n"), outputOf("stdout", result())]
+})
+
+/** A run that failed with `message` as claude reports an API error: in an assistant message, and in the result. */
+const failedWith = (message: string, status: number | null) => ({
+  chunks: [outputOf("stdout", apiError(message, status ?? 0) + result({ is_error: true, result: message, api_error_status: status }))],
+  exitCode: 1
+})
+
+limitConformance({
+  agent: "claude",
+  makeOutput: (now) => ClaudeOutput.makeClaudeOutput({ cwd: CWD, now: () => now }),
+  now: NOW,
+  limits: [
+    {
+      name: "a rejected rate_limit_event, resetsAt in seconds: at that time",
+      chunks: [outputOf("stdout", line({ type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt: 1768500000, rateLimitType: "five_hour" } }))],
+      limited: [{ message: "claude hit a usage limit (five_hour); it resets at 2026-01-15T18:00:00.000Z", resetAt: 1768500000000, retryAfterMs: null, resets: true }]
+    },
+    {
+      name: "`You've hit your limit · resets 3pm (Europe/Paris)`: at the next 3pm in Paris, the run failed with it",
+      ...failedWith("You've hit your limit · resets 3pm (Europe/Paris)", null),
+      limited: [{ message: "You've hit your limit · resets 3pm (Europe/Paris)", resetAt: Date.UTC(2026, 0, 15, 14, 0), retryAfterMs: null, resets: true }],
+      failed: ["You've hit your limit · resets 3pm (Europe/Paris)"]
+    },
+    {
+      name: "`Claude AI usage limit reached|<epoch seconds>`: at that time",
+      ...failedWith("Claude AI usage limit reached|1768500000", null),
+      limited: [{ message: "claude usage limit reached; it resets at 2026-01-15T18:00:00.000Z", resetAt: 1768500000000, retryAfterMs: null, resets: true }]
+    },
+    {
+      name: "HTTP 429: at a time nobody said",
+      ...failedWith("API Error: Request rejected (429) · slow down", 429),
+      limited: [{ message: "API Error: Request rejected (429) · slow down", resetAt: null, retryAfterMs: null, resets: true }]
+    },
+    {
+      name: "HTTP 529 (overloaded): at a time nobody said",
+      ...failedWith("API Error: 529 Overloaded", 529),
+      limited: [{ message: "API Error: 529 Overloaded", resetAt: null, retryAfterMs: null, resets: true }]
+    },
+    {
+      name: "a credit balance too low: a quota waiting does not restore",
+      ...failedWith("API Error: 400 Your credit balance is too low to access the Anthropic API.", 400),
+      limited: [{ message: "API Error: 400 Your credit balance is too low to access the Anthropic API.", resetAt: null, retryAfterMs: null, resets: false }]
+    }
+  ],
+  notLimits: [
+    {
+      name: "rate_limit_events that only report the state (allowed, allowed_warning)",
+      chunks: [
+        outputOf(
+          "stdout",
+          line({ type: "rate_limit_event", rate_limit_info: { status: "allowed", resetsAt: 1768500000 } }) +
+            line({ type: "rate_limit_event", rate_limit_info: { status: "allowed_warning", utilization: 0.9 } }) + result()
+        )
+      ]
+    },
+    { name: "another API error (HTTP 500)", ...failedWith("API Error: 500 Internal server error", 500) },
+    {
+      name: "the agent's own words about a limit, in its message and its result",
+      chunks: [outputOf("stdout", assistant([text("You've hit your limit · resets 3pm (Europe/Paris)")]) + result({ result: "You've hit your limit · resets 3pm (Europe/Paris)" }))],
+      failed: []
+    }
+  ],
+  agentSays: (words) => [outputOf("stdout", init + assistant([text(words)]) + result({ result: words }))]
 })
 
 describe("ClaudeOutput: the agent's text", () => {
@@ -308,38 +372,10 @@ describe("ClaudeOutput: usage, permissions and failures", () => {
   })
 })
 
-describe("ClaudeOutput: usage limits, from claude's error channels only", () => {
-  const failedWith = (message: string, status: number | null) =>
-    run(apiError(message, status ?? 0) + result({ is_error: true, result: message, api_error_status: status }), { exitCode: 1 })
-
-  it("a rejected rate_limit_event (resetsAt in seconds) is Limited at that time", () => {
-    const r = run(line({ type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt: 1768500000, rateLimitType: "five_hour" } }))
-    assert.deepStrictEqual(r.limited.map(({ _tag, ...limit }) => limit), [{
-      message: "claude hit a usage limit (five_hour); it resets at 2026-01-15T18:00:00.000Z",
-      resetAt: 1768500000000,
-      retryAfterMs: null,
-      resets: true
-    }])
-  })
-
+describe("ClaudeOutput: usage limits, another form of claude's reports and a reset time carried from one report to the next", () => {
   it("a rate_limit_event with its fields at the top and resetsAt in milliseconds is read too", () => {
     const r = run(line({ type: "rate_limit_event", status: "rejected", resetsAt: 1768500000000 }))
     assert.strictEqual(r.limited[0]?.resetAt, 1768500000000)
-  })
-
-  it("rate_limit_events that only report the state (allowed, allowed_warning) are not limits", () => {
-    const r = run(
-      line({ type: "rate_limit_event", rate_limit_info: { status: "allowed", resetsAt: 1768500000 } }) +
-        line({ type: "rate_limit_event", rate_limit_info: { status: "allowed_warning", utilization: 0.9 } }) + result()
-    )
-    assert.deepStrictEqual(r.limited, [])
-  })
-
-  it("`You've hit your limit · resets 3pm (Europe/Paris)` is Limited at the next 3pm in Paris", () => {
-    const r = failedWith("You've hit your limit · resets 3pm (Europe/Paris)", null)
-    assert.deepStrictEqual(r.failed, ["You've hit your limit · resets 3pm (Europe/Paris)"])
-    assert.strictEqual(r.limited.length, 1)
-    assert.deepInclude(r.limited[0], { message: "You've hit your limit · resets 3pm (Europe/Paris)", resetAt: Date.UTC(2026, 0, 15, 14, 0), resets: true })
   })
 
   it("a limit text without a readable time takes the reset time of an earlier rejected rate_limit_event", () => {
@@ -375,26 +411,5 @@ describe("ClaudeOutput: usage limits, from claude's error channels only", () => 
       { exitCode: 1 }
     )
     assert.strictEqual(r.limited.at(-1)?.resetAt, 1768600000000)
-  })
-
-  it("`Claude AI usage limit reached|<epoch seconds>` is Limited at that time", () => {
-    const r = failedWith("Claude AI usage limit reached|1768500000", null)
-    assert.deepInclude(r.limited[0], { resetAt: 1768500000000, resets: true })
-  })
-
-  it("HTTP 429 and 529 are Limited at an unknown time; a credit balance too low does not reset", () => {
-    assert.deepInclude(failedWith("API Error: Request rejected (429) · slow down", 429).limited[0], { resetAt: null, resets: true })
-    assert.deepInclude(failedWith("API Error: 529 Overloaded", 529).limited[0], { resetAt: null, resets: true })
-    assert.deepInclude(failedWith("API Error: 400 Your credit balance is too low to access the Anthropic API.", 400).limited[0], {
-      resetAt: null,
-      resets: false
-    })
-  })
-
-  it("other API errors, and the agent's own words about limits, are not limits", () => {
-    assert.deepStrictEqual(failedWith("API Error: 500 Internal server error", 500).limited, [])
-    const said = run(assistant([text("You've hit your limit · resets 3pm (Europe/Paris)")]) + result({ result: "You've hit your limit · resets 3pm (Europe/Paris)" }))
-    assert.deepStrictEqual(said.limited, [])
-    assert.deepStrictEqual(said.failed, [])
   })
 })
