@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
-import { outputConformance } from "@spool/testkit/harnessConformance"
+import { limitConformance, outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { decodeLine, errorMessage } from "../src/CodexEvent.js"
 import { incompleteTurn, makeCodexOutput, shownCommand } from "../src/CodexOutput.js"
@@ -32,6 +32,63 @@ outputConformance({
   agent: "codex",
   makeOutput: () => makeCodexOutput({ cwd, now: () => 0 }),
   chunks: [stdout(message("hi")), stderr("WARNING: proceeding\n"), stdout(turnCompleted)]
+})
+
+/** codex's own words for a usage limit (`try again at <time>.`, `try again later.`). */
+const USAGE = "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again"
+
+limitConformance({
+  agent: "codex",
+  makeOutput: (now) => makeCodexOutput({ cwd, now: () => now }),
+  // Local time, so the reset times hold in any time zone.
+  now: new Date(2026, 10, 23, 20, 9).getTime(),
+  limits: [
+    {
+      name: "the usage limit at a time of day, in the error and the failed turn: at that time, once",
+      chunks: [stdout(streamError(`${USAGE} at 10:09 PM.`)), stdout(turnFailed(`${USAGE} at 10:09 PM.`))],
+      exitCode: 1,
+      limited: [{ message: `${USAGE} at 10:09 PM.`, resetAt: new Date(2026, 10, 23, 22, 9).getTime(), retryAfterMs: null, resets: true }],
+      failed: [`${USAGE} at 10:09 PM.`]
+    },
+    {
+      name: "a usage limit in an error event alone: once, at the time it names, and the turn that completes not failed",
+      chunks: [stdout(streamError("You've hit your usage limit. Try again at 10:09 PM.")), stdout(streamError("exceeded retry limit, last status: 429 Too Many Requests")), stdout(turnCompleted)],
+      limited: [{ message: "You've hit your usage limit. Try again at 10:09 PM.", resetAt: new Date(2026, 10, 23, 22, 9).getTime(), retryAfterMs: null, resets: true }],
+      failed: []
+    },
+    {
+      name: "`try again later`: at a time nobody said, the run failed with it",
+      chunks: [
+        stdout(streamError("You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more credits or try again later.")),
+        stdout(turnFailed("You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more credits or try again later."))
+      ],
+      exitCode: 1,
+      limited: [{ message: "You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more credits or try again later.", resetAt: null, retryAfterMs: null, resets: true }],
+      failed: ["You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more credits or try again later."]
+    },
+    {
+      name: "a rate limit codex gave up retrying: at a time nobody said",
+      chunks: [stdout(turnFailed("exceeded retry limit, last status: 429 Too Many Requests"))],
+      exitCode: 1,
+      limited: [{ message: "exceeded retry limit, last status: 429 Too Many Requests", resetAt: null, retryAfterMs: null, resets: true }]
+    },
+    {
+      name: "a quota used up: one waiting does not restore",
+      chunks: [stdout(turnFailed("Quota exceeded. Check your plan and billing details."))],
+      exitCode: 1,
+      limited: [{ message: "Quota exceeded. Check your plan and billing details.", resetAt: null, retryAfterMs: null, resets: false }]
+    }
+  ],
+  notLimits: [
+    {
+      name: "another failed turn (high demand)",
+      chunks: [stdout(turnFailed("We’re currently experiencing high demand, which may cause temporary errors."))],
+      exitCode: 1,
+      failed: ["We’re currently experiencing high demand, which may cause temporary errors."]
+    },
+    { name: "the agent's own words about a limit", chunks: [stdout(message("You've hit your usage limit. Try again at 3:51 PM.")), stdout(turnCompleted)] }
+  ],
+  agentSays: (words) => [stdout(message(words)), stdout(turnCompleted)]
 })
 
 describe("codex JSON output", () => {
@@ -114,18 +171,6 @@ describe("codex JSON output", () => {
     assert.deepStrictEqual(badConfig.failed, [`${incompleteTurn} (exit code 1): Error: approval_policy = "untrusted" is no longer supported`])
   })
 
-  it("reports a usage limit once, as Limited, from the error channels", () => {
-    const text = "You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more credits or try again later."
-    const result = translate([stdout(streamError(text)), stdout(turnFailed(text))], exited(1))
-    assert.deepStrictEqual(result.limited, [HarnessEvent.Limited({ message: text, resetAt: null, retryAfterMs: null, resets: true })])
-    assert.deepStrictEqual(result.failed, [text])
-  })
-
-  it("never takes the agent's own words about a limit for a limit", () => {
-    const result = translate([stdout(message("You've hit your usage limit. Try again at 3:51 PM.")), stdout(turnCompleted)])
-    assert.deepStrictEqual(result.limited, [])
-  })
-
   it("shows lines that are not JSON events, and ignores unknown or malformed events", () => {
     const result = translate([
       stdout("plain words\n\n"),
@@ -201,14 +246,6 @@ describe("codex JSON output: details", () => {
   it("takes cached and reasoning tokens out without going below zero", () => {
     const result = translate([stdout(line({ type: "turn.completed", usage: { input_tokens: 5, cached_input_tokens: 9, output_tokens: 1, reasoning_output_tokens: 4 } }))])
     assert.deepStrictEqual(result.usage, [{ inputTokens: 0, outputTokens: 0, reasoningTokens: 4, cacheReadTokens: 9, cacheWriteTokens: 0, cost: null }])
-  })
-
-  it("a usage limit in an error event alone is Limited, once, with its time read against the clock", () => {
-    const now = new Date(2026, 10, 23, 20, 9).getTime()
-    const text = "You've hit your usage limit. Try again at 10:09 PM."
-    const result = translate([stdout(streamError(text)), stdout(streamError("exceeded retry limit, last status: 429 Too Many Requests")), stdout(turnCompleted)], exited(), now)
-    assert.deepStrictEqual(result.limited, [HarnessEvent.Limited({ message: text, resetAt: new Date(2026, 10, 23, 22, 9).getTime(), retryAfterMs: null, resets: true })])
-    assert.deepStrictEqual(result.failed, [])
   })
 
   it("the run's failure names the first stderr line starting with Error:, and shows every non-blank stderr line", () => {
