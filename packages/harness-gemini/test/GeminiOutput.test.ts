@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, outputOf } from "@spool/core"
-import { outputConformance } from "@spool/testkit/harnessConformance"
+import { limitConformance, outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { readFileSync } from "node:fs"
 import { apiErrorOf } from "../src/GeminiEvent.js"
@@ -21,14 +21,58 @@ const translate = (chunks: ReadonlyArray<HarnessEvent>, end: HarnessEvent = exit
   return sortEvents([...chunks, end].flatMap(output.feed))
 }
 
-/** A recorded run: its stdout in chunks of `size` bytes, its stderr, its exit code. */
-const recorded = (name: string, exitCode: number, size = 97) =>
-  translate([...inBatches(fixture(`${name}.stdout.jsonl`), size), stderr(fixture(`${name}.stderr.txt`))], exited(exitCode))
+/** A recorded run's raw output: its stdout in chunks of `size` bytes, then its stderr. */
+const recordedChunks = (name: string, size = 97) => [...inBatches(fixture(`${name}.stdout.jsonl`), size), stderr(fixture(`${name}.stderr.txt`))]
+
+/** A recorded run, read: its output, then its exit code. */
+const recorded = (name: string, exitCode: number, size = 97) => translate(recordedChunks(name, size), exited(exitCode))
 
 outputConformance({
   agent: "gemini",
   makeOutput: () => makeGeminiOutput({ cwd }),
   chunks: [stdout(fixture("write-yolo.stdout.jsonl")), stderr(fixture("write-yolo.stderr.txt"))]
+})
+
+/** The error message of a recorded run's failed result, as gemini printed it. */
+const recordedError = (name: string): string => JSON.parse(fixture(`${name}.stdout.jsonl`).trim().split("\n").at(-1)!).error.message
+
+const exhausted = { error: { code: 429, message: "Resource has been exhausted (e.g. check quota).", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "37s" }] } }
+
+limitConformance({
+  agent: "gemini",
+  makeOutput: () => makeGeminiOutput({ cwd }),
+  now: 0,
+  limits: [
+    {
+      name: "the quota error gemini ends with after its own retries (recorded): after the delay it names, the run failed with it",
+      chunks: recordedChunks("api-429"),
+      exitCode: 173,
+      limited: [{ message: recordedError("api-429"), resetAt: null, retryAfterMs: 1_500, resets: true }],
+      failed: ["Quota exceeded for metric: generate_content_free_tier_requests, limit: 50. Please retry in 1.5s."],
+      shown: ["Attempt 10 failed: Quota exceeded"]
+    },
+    {
+      name: "a failed result with a 429 (RESOURCE_EXHAUSTED): after the API's RetryInfo delay",
+      chunks: [stdout(line({ type: "result", status: "error", error: { type: "unknown", message: `[API Error: ${JSON.stringify(exhausted)}]` }, stats: {} }))],
+      exitCode: 1,
+      limited: [{ message: "Resource has been exhausted (e.g. check quota).", resetAt: null, retryAfterMs: 37_000, resets: true }],
+      failed: ["Resource has been exhausted (e.g. check quota). (HTTP 429)"]
+    },
+    {
+      name: "a quota in a result that names no delay: after the one gemini printed while retrying (recorded)",
+      chunks: [stderr(fixture("limit-retry.stderr.txt")), stdout(line({ type: "result", status: "error", error: { message: "Quota exceeded for quota metric 'Requests per day'" } }))],
+      exitCode: 1,
+      limited: [{ message: "Quota exceeded for quota metric 'Requests per day'", resetAt: null, retryAfterMs: 37_000, resets: true }]
+    }
+  ],
+  notLimits: [
+    { name: "an ordinary API error (HTTP 400, recorded)", chunks: recordedChunks("api-400"), exitCode: 144 },
+    {
+      name: "the model's own text about a quota",
+      chunks: [stdout(line({ type: "message", role: "assistant", content: "Quota exceeded: 429 RESOURCE_EXHAUSTED", delta: true }) + line({ type: "result", status: "success", stats: {} }))]
+    }
+  ],
+  agentSays: (words) => [stdout(line({ type: "message", role: "assistant", content: words, delta: true }) + line({ type: "result", status: "success", stats: {} }))]
 })
 
 describe("gemini JSON output", () => {
@@ -69,7 +113,6 @@ describe("gemini JSON output", () => {
     assert.include(result.display, "Error when talking to Gemini API")
     assert.notInclude(result.display, "256-color")
     assert.include(result.display, "Ripgrep is not available")
-    assert.deepStrictEqual(result.limited, [])
     assert.strictEqual(result.usage.length, 1)
   })
 
@@ -79,32 +122,6 @@ describe("gemini JSON output", () => {
     assert.match(result.failed[0]!, new RegExp(`^${NO_RESULT}: Gemini CLI is not running in a trusted directory`))
     assert.notInclude(result.failed[0]!, "\x1b[")
     assert.deepStrictEqual(translate([]).failed, ["gemini ended without a result"])
-  })
-
-  it("makes a failed result with a 429 a usage limit with the API's retry delay, or the one gemini printed while retrying", () => {
-    const body = { error: { code: 429, message: "Resource has been exhausted (e.g. check quota).", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "37s" }] } }
-    const failed = line({ type: "result", status: "error", error: { type: "unknown", message: `[API Error: ${JSON.stringify(body)}]` }, stats: {} })
-    const result = translate([stdout(failed)], exited(1))
-    assert.deepStrictEqual(result.failed, ["Resource has been exhausted (e.g. check quota). (HTTP 429)"])
-    assert.deepStrictEqual(result.limited.map((l) => [l.retryAfterMs, l.resets]), [[37_000, true]])
-
-    const plain = line({ type: "result", status: "error", error: { message: "Quota exceeded for quota metric 'Requests per day'" } })
-    const retried = translate([stderr(fixture("limit-retry.stderr.txt")), stdout(plain)], exited(1))
-    assert.deepStrictEqual(retried.limited.map((l) => l.retryAfterMs), [37_000])
-  })
-
-  it("makes the quota error gemini ends with after its own retries a usage limit with the delay it names", () => {
-    const result = recorded("api-429", 173)
-    assert.deepStrictEqual(result.failed, ["Quota exceeded for metric: generate_content_free_tier_requests, limit: 50. Please retry in 1.5s."])
-    assert.deepStrictEqual(result.limited.map((l) => [l.retryAfterMs, l.resets]), [[1_500, true]])
-    assert.include(result.display, "Attempt 10 failed: Quota exceeded")
-  })
-
-  it("never takes a limit from the model's own text, nor an ordinary API error for one", () => {
-    const text = line({ type: "message", role: "assistant", content: "Quota exceeded: 429 RESOURCE_EXHAUSTED", delta: true })
-    const done = line({ type: "result", status: "success", stats: {} })
-    assert.deepStrictEqual(translate([stdout(text + done)]).limited, [])
-    assert.isNull(fromError("[API Error: {\"error\":{\"code\":400,\"message\":\"bad\",\"status\":\"INVALID_ARGUMENT\"}}]"))
   })
 
   it("reads API error bodies and gemini's retry lines", () => {
