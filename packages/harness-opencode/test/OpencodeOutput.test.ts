@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { compactJsonLine, makeLineBuffer } from "@spool/core"
-import { outputConformance } from "@spool/testkit/harnessConformance"
+import { limitConformance, outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { decodeLine } from "../src/OpencodeEvent.js"
 
@@ -30,6 +30,56 @@ const translate = (chunks: ReadonlyArray<HarnessEvent>) => {
 }
 
 outputConformance({ agent: "opencode", makeOutput: () => makeOpencodeOutput({ cwd }), chunks: [stdout(text("p1", "hi")), stderr("some log\n")] })
+
+/** An `error` event of `opencode run --format json`: the provider's API error as opencode passes it on. */
+const apiError = (data: object) => stdout(line({ type: "error", error: { name: "APIError", data: { isRetryable: true, ...data } } }))
+
+limitConformance({
+  agent: "opencode",
+  makeOutput: () => makeOpencodeOutput({ cwd }),
+  now: 0,
+  limits: [
+    {
+      name: "an API error with status 429 and retry-after in seconds: after as many seconds",
+      chunks: [apiError({ message: "Rate limit reached", statusCode: 429, responseHeaders: { "Retry-After": "2" } })],
+      limited: [{ message: "Rate limit reached", resetAt: null, retryAfterMs: 2000, resets: true }],
+      display: "✗ opencode error: Rate limit reached\n"
+    },
+    {
+      name: "retry-after-ms, before retry-after",
+      chunks: [apiError({ message: "slow down", status: 429, responseHeaders: { "retry-after-ms": "1500", "retry-after": "2" } })],
+      limited: [{ message: "slow down", resetAt: null, retryAfterMs: 1500, resets: true }]
+    },
+    {
+      name: "status 529 (overloaded) with an HTTP date in retry-after: at that time",
+      chunks: [apiError({ message: "Overloaded", statusCode: 529, responseHeaders: { "retry-after": "Wed, 25 Nov 2026 15:51:00 GMT" } })],
+      limited: [{ message: "Overloaded", resetAt: Date.UTC(2026, 10, 25, 15, 51), retryAfterMs: null, resets: true }]
+    },
+    {
+      name: "status 429 without a retry-after: at a time nobody said",
+      chunks: [apiError({ message: "Too Many Requests", statusCode: 429 })],
+      limited: [{ message: "Too Many Requests", resetAt: null, retryAfterMs: null, resets: true }]
+    },
+    {
+      name: "a used-up quota: one waiting does not restore",
+      chunks: [
+        apiError({
+          message: "You exceeded your current quota, please check your plan and billing details.",
+          statusCode: 429,
+          responseBody: "{\"error\":{\"code\":\"insufficient_quota\"}}"
+        })
+      ],
+      limited: [{ message: "You exceeded your current quota, please check your plan and billing details.", resetAt: null, retryAfterMs: null, resets: false }]
+    }
+  ],
+  notLimits: [
+    { name: "another API error, though it speaks of a rate limit (HTTP 400)", chunks: [stdout(line({ type: "error", error: { name: "APIError", data: { message: "rate limit exceeded", statusCode: 400 } } }))] },
+    { name: "an error with no status, in a limit's words", chunks: [stdout(line({ type: "error", error: { name: "UnknownError", data: { message: "You've hit your limit · resets 3pm" } } }))] },
+    { name: "the agent's own text in a limit's words", chunks: [stdout(text("p1", "You've hit your usage limit. Try again at 3:51 PM.\nHTTP 429 Too Many Requests"))] },
+    { name: "stderr that speaks of a 429", chunks: [stderr("429 Too Many Requests retry-after: 2\n")] }
+  ],
+  agentSays: (words) => [stdout(text("p1", words) + stepFinish(1, 1, 0))]
+})
 
 describe("opencode JSON output", () => {
   it("reassembles an event line split across chunks", () => {
@@ -151,36 +201,6 @@ describe("opencode JSON output", () => {
     const result = translate([stdout(line({ type: "error", error: { data: { statusCode: 429 } } }))])
     assert.strictEqual(result.display, "✗ opencode error: unknown error\n")
     assert.deepStrictEqual(result.limits, [{ message: "HTTP 429", resetAt: null, retryAfterMs: null, resets: true }])
-  })
-
-  it("reports a usage limit for an API error with status 429, waiting as its retry-after says", () => {
-    const apiError = (data: object) => stdout(line({ type: "error", error: { name: "APIError", data: { isRetryable: true, ...data } } }))
-    const seconds = translate([apiError({ message: "Rate limit reached", statusCode: 429, responseHeaders: { "Retry-After": "2" } })])
-    assert.deepStrictEqual(seconds.limits, [{ message: "Rate limit reached", resetAt: null, retryAfterMs: 2000, resets: true }])
-    assert.strictEqual(seconds.display, "✗ opencode error: Rate limit reached\n")
-    const millis = translate([apiError({ message: "slow down", status: 429, responseHeaders: { "retry-after-ms": "1500", "retry-after": "2" } })])
-    assert.strictEqual(millis.limits[0]?.retryAfterMs, 1500)
-    const date = translate([apiError({ message: "Overloaded", statusCode: 529, responseHeaders: { "retry-after": "Wed, 25 Nov 2026 15:51:00 GMT" } })])
-    assert.deepStrictEqual(date.limits, [{ message: "Overloaded", resetAt: Date.UTC(2026, 10, 25, 15, 51), retryAfterMs: null, resets: true }])
-    const none = translate([apiError({ message: "Too Many Requests", statusCode: 429 })])
-    assert.deepStrictEqual(none.limits, [{ message: "Too Many Requests", resetAt: null, retryAfterMs: null, resets: true }])
-  })
-
-  it("reports a used-up quota as a limit that does not reset", () => {
-    const result = translate([
-      stdout(line({ type: "error", error: { name: "APIError", data: { message: "You exceeded your current quota, please check your plan and billing details.", statusCode: 429, responseBody: "{\"error\":{\"code\":\"insufficient_quota\"}}" } } }))
-    ])
-    assert.deepStrictEqual(result.limits.map((limit) => limit.resets), [false])
-  })
-
-  it("takes no other error, and no text about limits, as a usage limit", () => {
-    const result = translate([
-      stdout(line({ type: "error", error: { name: "APIError", data: { message: "rate limit exceeded", statusCode: 400 } } })),
-      stdout(line({ type: "error", error: { name: "UnknownError", data: { message: "You've hit your limit · resets 3pm" } } })),
-      stdout(text("p1", "You've hit your usage limit. Try again at 3:51 PM.\nHTTP 429 Too Many Requests")),
-      stderr("429 Too Many Requests retry-after: 2\n")
-    ])
-    assert.deepStrictEqual(result.limits, [])
   })
 
   it("warns once, suggesting --allow-all, when opencode auto-rejects permission requests", () => {
