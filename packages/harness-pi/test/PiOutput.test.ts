@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
-import { outputConformance } from "@spool/testkit/harnessConformance"
+import { limitConformance, outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { readFileSync } from "node:fs"
 import { decodeLine } from "../src/PiEvent.js"
@@ -29,6 +29,30 @@ const assistant = (text: string, extra: object = {}) =>
 
 outputConformance({ agent: "pi", makeOutput: () => makePiOutput({ cwd }), chunks: [stdout(fixture("write.stdout.jsonl")), stderr("a warning\n")] })
 
+limitConformance({
+  agent: "pi",
+  makeOutput: () => makePiOutput({ cwd }),
+  now: 0,
+  limits: [
+    {
+      name: "a 429 that outlasted pi's retries (recorded): after the provider's retry delay, the run failed with it",
+      chunks: inBatches(fixture("limit-429.stdout.jsonl"), 89),
+      limited: [{ message: "429 Rate limit reached, retry after 20s", resetAt: null, retryAfterMs: 20_000, resets: true }],
+      failed: ["429 Rate limit reached, retry after 20s"],
+      shown: ["… pi retries a failed model request (attempt 1/3)"]
+    }
+  ],
+  notLimits: [
+    { name: "a failed model request that is no limit (HTTP 400, recorded)", chunks: inBatches(fixture("api-400.stdout.jsonl"), 89) },
+    {
+      name: "the model's own text in a limit's words",
+      chunks: [stdout(assistant("429 rate limit: quota exceeded, retry after 5s") + line({ type: "agent_end" }))],
+      failed: []
+    }
+  ],
+  agentSays: (words) => [stdout(assistant(words) + line({ type: "agent_end" }))]
+})
+
 describe("pi JSON output", () => {
   it("takes each finished model message's text as agent text on lines of its own, never the prompt, thinking or a tool's input", () => {
     const result = recorded("write")
@@ -54,14 +78,6 @@ describe("pi JSON output", () => {
     const result = recorded("api-400")
     assert.deepStrictEqual(result.failed, ["400 fake bad request"])
     assert.include(result.display, "✗ pi: 400 fake bad request")
-    assert.deepStrictEqual(result.limited, [])
-  })
-
-  it("makes a 429 that outlasted pi's retries a failure and a usage limit with the provider's retry delay", () => {
-    const result = recorded("limit-429")
-    assert.deepStrictEqual(result.failed, ["429 Rate limit reached, retry after 20s"])
-    assert.deepStrictEqual(result.limited.map((l) => [l.retryAfterMs, l.resets]), [[20_000, true]])
-    assert.include(result.display, "… pi retries a failed model request (attempt 1/3)")
   })
 
   it("forgets a failed request once a retry succeeds", () => {
@@ -77,12 +93,6 @@ describe("pi JSON output", () => {
   it("makes a run that ends before agent_end a failure, with pi's last stderr line", () => {
     assert.deepStrictEqual(translate([stdout(assistant("Half"))], exited(1)).failed, ["pi ended without finishing its run"])
     assert.deepStrictEqual(translate([stderr("Error: No API key found for fake\n")], exited(1)).failed, [`${NO_END}: Error: No API key found for fake`])
-  })
-
-  it("never takes a limit from the model's own text", () => {
-    const result = translate([stdout(assistant("429 rate limit: quota exceeded, retry after 5s") + line({ type: "agent_end" }))])
-    assert.deepStrictEqual(result.limited, [])
-    assert.deepStrictEqual(result.failed, [])
   })
 
   it("skips streamed updates unread, and reads a multi-MiB tool result line in bounded form", () => {
