@@ -3,6 +3,9 @@
 // shows it), a piece of the mutated line, and why it is equivalent. `pnpm mutate` leaves them out of
 // the score and lists them in MUTATION.md; an entry that no longer matches a survivor is reported.
 export const equivalents = [
+  // Figures
+  { file: "packages/core/src/text/Figures.ts", mutator: "EqualityOperator", replacement: "ms >= 0", line: "const asDuration = (ms: number) =>",
+    reason: "at 0 both sides give 0: the duration itself, or none" },
   // CompletionRule
   { file: "packages/core/src/completion/CompletionRule.ts", mutator: "Regex", replacement: "/\\s*(?:[-*+]\\s+|\\d+[.)]\\s+|#{1,6}\\s+)?/", line: "const LINE_MARKER = /^\\s*(?:[-*+]\\s+|\\d+[.)]\\s+|#{1,6}\\s+)?/",
     reason: "the pattern can match nothing, so without ^ its first match is still at the start of the text (replace without g takes only the first)" },
