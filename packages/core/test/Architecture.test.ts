@@ -74,14 +74,23 @@ describe("the code's layout", () => {
     expect(findCircle(rooms)).toBeNull()
   })
 
-  it("only the CLI's entry points read the process: its directory, environment, streams, arguments and exit code", () => {
-    const entryPoints = new Set(["bin.ts", "loader.ts", "statusMain.ts"])
-    const src = join(packages, "cli", "src")
-    const readers = sourcesIn(src)
-      .filter((file) => !entryPoints.has(relative(src, file)))
-      .filter((file) => /\bprocess\.(cwd|env|exitCode|stdout|stderr|stdin|argv|pid)\b/.test(readFileSync(file, "utf8")))
-      .map((file) => relative(src, file))
+  it("only the CLI's entry points read the process: its directory, environment, streams, arguments and exit code; the application never does", () => {
+    // The entry points, and the one module that reads the process for them (`edge/Started`).
+    const entryPoints = new Set(["cli/src/bin.ts", "cli/src/loader.ts", "cli/src/statusMain.ts", "cli/src/edge/Started.ts"])
+    const readers = [...sourcesIn(join(packages, "cli", "src")), ...sourcesIn(join(packages, "app", "src"))]
+      .map((file) => relative(packages, file))
+      .filter((file) => !entryPoints.has(file))
+      .filter((file) => /\bprocess\.(cwd|env|exitCode|stdout|stderr|stdin|argv|pid)\b/.test(readFileSync(join(packages, file), "utf8")))
     expect(readers).toEqual([])
+  })
+
+  it("packages import one way: the application below the CLI, never the CLI; nothing below it imports the application", () => {
+    const spoolImports = (pkg: string) =>
+      sourcesIn(join(packages, pkg, "src")).flatMap((file) => importsOf(file).filter((spec) => spec.startsWith("@spool/") || spec === "spool-ralph"))
+    expect(spoolImports("app").filter((spec) => !/^@spool\/(core|git|harness-\w+)$/.test(spec))).toEqual([])
+    for (const pkg of workspacePackages.filter((name) => name !== "app" && name !== "cli")) {
+      expect(spoolImports(pkg).filter((spec) => spec.startsWith("@spool/app")), pkg).toEqual([])
+    }
   })
 
   it("core imports only effect, @effect/platform and itself", () => {
