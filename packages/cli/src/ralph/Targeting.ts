@@ -31,7 +31,7 @@ export const moduleIdOf = (args: Pick<RalphArgs, "module">) =>
   })
 
 /** `--module` in a tree without modules (OpenSpec's, spec-kit's) asks for what is not there. */
-export const refuseModuleWithout = (args: Pick<RalphArgs, "module">) =>
+const refuseModuleWithout = (args: Pick<RalphArgs, "module">) =>
   Effect.gen(function*() {
     const { tree } = yield* Workspace
     if (Option.isSome(args.module) && tree.modulesDir === null) {

@@ -5,8 +5,6 @@ import { TerminalReporter } from "../TerminalReporter.js"
 import type { DashboardPlan } from "./DashboardOptions.js"
 import { serveDashboard } from "./DashboardServer.js"
 
-export { dashboardPlan, type DashboardPlan } from "./DashboardOptions.js"
-
 /** Serves the dashboard for the scope and says where, never with the token. */
 const start = (plan: DashboardPlan) =>
   Effect.gen(function*() {
