@@ -13,7 +13,10 @@ export const needs = [
   { pkg: "git", command: "git", usedBy: "every end-to-end test (repositories, git daemon)" },
   { pkg: "rsync", command: "rsync", usedBy: "gitlab-ci-local, which copies each job's files with it" },
   { pkg: "jq", command: "jq", usedBy: "the CI examples' step scripts" },
-  { pkg: "chromium", path: "/usr/bin/chromium", usedBy: "the dashboard's browser tests" }
+  { pkg: "chromium", path: "/usr/bin/chromium", usedBy: "the dashboard's browser tests" },
+  { pkg: "bubblewrap", command: "bwrap", usedBy: "the sandbox's tests (--sandbox)" },
+  { pkg: "socat", command: "socat", usedBy: "the sandbox's network proxy" },
+  { pkg: "ripgrep", command: "rg", usedBy: "the sandbox runtime, which finds files to guard with it" }
 ]
 
 const executable = (file) => {

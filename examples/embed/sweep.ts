@@ -44,6 +44,7 @@ const sweep = Effect.gen(function*() {
     remote: null,
     deadline: null,
     notices: noNotices,
+    sandbox: null,
     settings: { file: null, fromFile: [], fromCommandLine: [] }
   })
   return report.rows.every((row) => row.outcome === "complete" && row.merge?.merged === true)

@@ -15,6 +15,8 @@ const common = {
   minify: true,
   legalComments: "none",
   logLevel: "warning",
+  // Loaded only under --sandbox, from the package's own dependency: it finds its helper programs beside itself.
+  external: ["@anthropic-ai/sandbox-runtime"],
   // The dashboard's script, bundled for the browser, served from the bundle as a string.
   define: await pageDefine()
 }

@@ -23,6 +23,7 @@ const request = (change: string, agent: string, overrides: Partial<RunRequest> =
   remote: null,
   deadline: null,
   notices: noNotices,
+  sandbox: null,
   settings: { file: null, fromFile: [], fromCommandLine: [] },
   ...overrides
 })

@@ -2,7 +2,7 @@
 // settings file and the `--status` entry alike (which loads no command-line parser).
 
 /** The groups of the help, in the order it shows them. */
-export const groups = ["targeting", "backlog", "harness", "iterations", "state and context", "git", "across machines", "guards", "being told", "output"] as const
+export const groups = ["targeting", "backlog", "harness", "iterations", "state and context", "git", "across machines", "guards", "sandbox", "being told", "output"] as const
 export type Group = (typeof groups)[number]
 
 interface Common {

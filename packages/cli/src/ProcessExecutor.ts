@@ -71,13 +71,11 @@ const startStandard = (fs: FileSystem.FileSystem, env: NodeJS.ProcessEnv, comman
       code !== null
         ? Effect.succeed(CommandExecutor.ExitCode(code))
         : Effect.fail(systemError("exitCode", `Process interrupted due to receipt of signal: ${signal}`)))
-    const stdin = child.stdin === null
-      ? Effect.void
-      : Effect.forkDaemon(Stream.run(
-        command.stdin as Stream.Stream<Uint8Array>,
-        NodeSink.fromWritable(() => child.stdin!, (error) => systemError("stdin", String(error)))
-      ))
-    yield* typeof command.stdin === "string" ? Effect.void : stdin
+    // A stream given as stdin is fed to it; "pipe" (the default) and "inherit" are the child's as spawned.
+    const input = command.stdin
+    if (child.stdin !== null && typeof input !== "string") {
+      yield* Effect.forkDaemon(Stream.run(input, NodeSink.fromWritable(() => child.stdin!, (error) => systemError("stdin", String(error)))))
+    }
     return Object.assign(Object.create(ProcessProto), {
       pid: CommandExecutor.ProcessId(child.pid!),
       exitCode,

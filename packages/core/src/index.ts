@@ -37,6 +37,10 @@ export { type CompletionJudgement, judgeCompletion, makeCompletionJudge, type Ve
 export { CheckResult, describeCheck, describeVerification } from "./domain/CheckResult.js"
 export * from "./verify/CheckRunner.js"
 
+// sandbox: the walls around the agent and the checks (`--sandbox`), and who may pass them.
+export * from "./sandbox/Sandbox.js"
+export * from "./sandbox/SandboxPolicy.js"
+
 // harness: driving an agent, and the scaffold each agent's package describes itself on.
 export * as AgentHarness from "./harness/AgentHarness.js"
 export * as CommandHarness from "./harness/CommandHarness.js"

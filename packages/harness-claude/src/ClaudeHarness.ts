@@ -1,8 +1,18 @@
-import { AgentHarness, HarnessError } from "@spool/core"
+import { AgentHarness, HarnessError, type SandboxNeeds } from "@spool/core"
 import { Effect } from "effect"
 import { makeClaudeOutput, rootHint } from "./ClaudeOutput.js"
 
 export const name = "claude"
+
+/** What claude needs inside spool's sandbox (`--sandbox`): its own sandbox is off in `-p`, so it does not nest. */
+export const sandboxNeeds: SandboxNeeds = {
+  stateDirs: [".claude"],
+  stateFiles: [".claude.json", ".claude.json.backup"],
+  stateEnv: ["CLAUDE_CONFIG_DIR"],
+  hosts: ["api.anthropic.com"],
+  env: ["ANTHROPIC_*", "CLAUDE_*", "IS_SANDBOX", "DISABLE_*"],
+  baseUrlEnv: ["ANTHROPIC_BASE_URL"]
+}
 
 /** claude: `model` is passed as it is (`sonnet`); `allowAll` is `--dangerously-skip-permissions`. */
 export interface ClaudeHarnessOptions extends AgentHarness.AgentOptions {

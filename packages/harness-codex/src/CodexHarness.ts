@@ -1,13 +1,29 @@
-import { AgentHarness, type HarnessRequest } from "@spool/core"
+import { AgentHarness, type HarnessRequest, type SandboxNeeds } from "@spool/core"
 import { makeCodexOutput } from "./CodexOutput.js"
 
 export const name = "codex"
 
 /**
+ * What codex needs inside spool's sandbox (`--sandbox`). Its own sandbox, bubblewrap too, cannot
+ * make the namespaces it needs inside spool's: there it runs with `--sandbox danger-full-access`,
+ * spool's walls standing in for its own.
+ */
+export const sandboxNeeds: SandboxNeeds = {
+  stateDirs: [".codex"],
+  stateEnv: ["CODEX_HOME"],
+  hosts: ["api.openai.com", "chatgpt.com"],
+  env: ["OPENAI_*", "CODEX_*"],
+  baseUrlEnv: ["OPENAI_BASE_URL"]
+}
+
+/**
  * codex: `model` is passed as `-m` (`gpt-5.5`); `allowAll` is `--dangerously-bypass-approvals-and-sandbox`.
  * Tests point codex at a fake model server through `CODEX_HOME` in `env`.
  */
-export type CodexHarnessOptions = AgentHarness.AgentOptions
+export interface CodexHarnessOptions extends AgentHarness.AgentOptions {
+  /** Inside spool's sandbox (`--sandbox`): codex's own is switched off, spool's walls standing in for it. */
+  readonly walled?: boolean
+}
 
 /**
  * The arguments of one iteration; the prompt goes to stdin (`-`). Without `--allow-all` codex
@@ -16,7 +32,7 @@ export type CodexHarnessOptions = AgentHarness.AgentOptions
  * `--skip-git-repo-check` lets spool run outside a git repository as the other harnesses do.
  */
 export const commandArgs = (
-  options: Pick<CodexHarnessOptions, "model" | "allowAll">,
+  options: Pick<CodexHarnessOptions, "model" | "allowAll" | "walled">,
   request: Pick<HarnessRequest, "cwd">
 ): Array<string> => [
   "exec",
@@ -25,7 +41,9 @@ export const commandArgs = (
   "--ephemeral",
   "-C",
   request.cwd,
-  ...(options.allowAll ? ["--dangerously-bypass-approvals-and-sandbox"] : ["--sandbox", "workspace-write"]),
+  ...(options.allowAll
+    ? ["--dangerously-bypass-approvals-and-sandbox"]
+    : ["--sandbox", options.walled === true ? "danger-full-access" : "workspace-write"]),
   ...(options.model === null ? [] : ["-m", options.model]),
   "-"
 ]

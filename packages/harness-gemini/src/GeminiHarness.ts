@@ -1,7 +1,16 @@
-import { AgentHarness } from "@spool/core"
+import { AgentHarness, type SandboxNeeds } from "@spool/core"
 import { makeGeminiOutput } from "./GeminiOutput.js"
 
 export const name = "gemini"
+
+/** What gemini needs inside spool's sandbox (`--sandbox`); its own (a container) is off unless asked for, so it does not nest. */
+export const sandboxNeeds: SandboxNeeds = {
+  stateDirs: [".gemini"],
+  stateEnv: ["GEMINI_CLI_HOME"],
+  hosts: ["generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com"],
+  env: ["GEMINI_*", "GOOGLE_*"],
+  baseUrlEnv: ["GOOGLE_GEMINI_BASE_URL"]
+}
 
 /**
  * gemini: `model` is passed as `-m` (`gemini-2.5-pro`); `allowAll` is `--yolo`. Tests point

@@ -1,7 +1,16 @@
-import { AgentHarness, type HarnessRequest } from "@spool/core"
+import { AgentHarness, type HarnessRequest, type SandboxNeeds } from "@spool/core"
 import { makeOpencodeOutput } from "./OpencodeOutput.js"
 
 export const name = "opencode"
+
+/** What opencode needs inside spool's sandbox (`--sandbox`): its data, config, cache and state directories, and its providers' hosts. */
+export const sandboxNeeds: SandboxNeeds = {
+  stateDirs: [".local/share/opencode", ".config/opencode", ".cache/opencode", ".local/state/opencode"],
+  stateEnv: ["XDG_DATA_HOME/opencode", "XDG_CONFIG_HOME/opencode", "XDG_CACHE_HOME/opencode", "XDG_STATE_HOME/opencode"],
+  hosts: ["api.anthropic.com", "api.openai.com", "opencode.ai", "models.dev"],
+  env: ["OPENCODE_*", "ANTHROPIC_*", "OPENAI_*", "OPENROUTER_*", "GEMINI_*", "GOOGLE_*", "XDG_*"],
+  baseUrlEnv: ["ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]
+}
 
 /** opencode: `model` is `provider/model`; `allowAll` is `--auto` (rules that deny still apply). */
 export type OpencodeHarnessOptions = AgentHarness.AgentOptions

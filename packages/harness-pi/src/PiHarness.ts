@@ -1,7 +1,16 @@
-import { AgentHarness } from "@spool/core"
+import { AgentHarness, type SandboxNeeds } from "@spool/core"
 import { makePiOutput } from "./PiOutput.js"
 
 export const name = "pi"
+
+/** What pi needs inside spool's sandbox (`--sandbox`): its agent directory and its providers' hosts. */
+export const sandboxNeeds: SandboxNeeds = {
+  stateDirs: [".pi"],
+  stateEnv: ["PI_CODING_AGENT_DIR"],
+  hosts: ["api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com"],
+  env: ["PI_*", "ANTHROPIC_*", "OPENAI_*", "GEMINI_*"],
+  baseUrlEnv: ["ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]
+}
 
 /**
  * pi: `model` is passed as `--model` (`anthropic/claude-sonnet-4-5`, or a pattern pi matches);

@@ -1,4 +1,4 @@
-import { CommandHarness, type LoopState, type OutputReader, splitArgs, viewOfLog } from "@spool/core"
+import { CommandHarness, type LoopState, type OutputReader, type SandboxNeeds, splitArgs, viewOfLog } from "@spool/core"
 import { ClaudeHarness, ClaudeOutput } from "@spool/harness-claude"
 import { CodexHarness, CodexOutput } from "@spool/harness-codex"
 import { GeminiHarness, GeminiOutput } from "@spool/harness-gemini"
@@ -12,6 +12,8 @@ export interface HarnessSettings {
   readonly model: string | null
   readonly allowAll: boolean
   readonly harnessCommand: string | null
+  /** Inside spool's sandbox: an agent's own sandbox that cannot nest there is switched off. */
+  readonly walled?: boolean
 }
 
 /** The agent a loop runs: a harness by its name, with its settings. */
@@ -38,7 +40,7 @@ export const harnesses = {
       isSandbox: invocation.env.IS_SANDBOX
     })),
   codex: (settings: HarnessSettings, invocation: InvocationShape) =>
-    Effect.succeed(CodexHarness.layer(agentOptions(settings, "SPOOL_CODEX_BIN", invocation))),
+    Effect.succeed(CodexHarness.layer({ ...agentOptions(settings, "SPOOL_CODEX_BIN", invocation), walled: settings.walled === true })),
   gemini: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.succeed(GeminiHarness.layer(agentOptions(settings, "SPOOL_GEMINI_BIN", invocation))),
   pi: (settings: HarnessSettings, invocation: InvocationShape) =>
@@ -67,6 +69,16 @@ export const harnesses = {
 } as const
 
 export type HarnessName = keyof typeof harnesses
+
+/** What each agent needs inside the sandbox, as its harness names it; a command is given only what `--allow-host` and `--pass-env` add. */
+export const sandboxNeeds: Record<HarnessName, SandboxNeeds> = {
+  opencode: OpencodeHarness.sandboxNeeds,
+  claude: ClaudeHarness.sandboxNeeds,
+  codex: CodexHarness.sandboxNeeds,
+  gemini: GeminiHarness.sandboxNeeds,
+  pi: PiHarness.sandboxNeeds,
+  command: { stateDirs: [], hosts: [], env: [], baseUrlEnv: [] }
+}
 export const harnessNames = Object.keys(harnesses) as ReadonlyArray<HarnessName>
 
 export const harnessLayer = ({ harness, ...settings }: AgentChoice, invocation: InvocationShape) =>

@@ -1,4 +1,4 @@
-import type { LoopOptions, SettingsSource } from "@spool/core"
+import type { LoopOptions, SandboxSettings, SettingsSource } from "@spool/core"
 import type { AgentChoice } from "../agents/Harnesses.js"
 import type { NoticeRequest } from "../notices/Notices.js"
 
@@ -23,6 +23,8 @@ export interface LoopRequest {
   /** When the loop must have ended, as epoch ms; null: no deadline. */
   readonly deadline: number | null
   readonly notices: NoticeRequest
+  /** Every agent and check in a sandbox, with these additions to its walls; null: none. */
+  readonly sandbox: SandboxSettings | null
   /** Where the options came from, for the loop's state and `--status`. */
   readonly settings: SettingsSource
 }

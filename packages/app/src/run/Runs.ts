@@ -17,12 +17,13 @@ import {
   HarnessService
 } from "@spool/core"
 import { GitRemoteHome } from "@spool/git"
-import { Context, Effect, Layer, Random } from "effect"
+import { Context, Effect, Layer, Random, type Scope } from "effect"
 import { Invocation } from "../host/Invocation.js"
 import { lockIdentity } from "../host/Process.js"
 import { requireRemote } from "../list/Lists.js"
 import { secretEnv, withNotices } from "../notices/Notices.js"
 import { gitLayer } from "../place/GitLayer.js"
+import { withinWalls } from "../sandbox/Walls.js"
 import { afterLoop, placeLayer, workPlace } from "../place/WorkPlace.js"
 import { loopReporter } from "../report/Reports.js"
 import type { RemoteRequest, RunRequest } from "./LoopRequest.js"
@@ -92,7 +93,11 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
         settings: request.settings,
         resume: request.resume,
         deadline: request.deadline
-      }).pipe(Effect.provide(Layer.merge(lease === null ? lock : leaseLayer(lease).pipe(Layer.provide(lock)), gitLayer(place.cwd))))
+      }).pipe(
+        Effect.provide(Layer.merge(lease === null ? lock : leaseLayer(lease).pipe(Layer.provide(lock)), gitLayer(place.cwd))),
+        // Behind the sandbox's walls, the agent and the checks of this place, and no other, run.
+        withinWalls(prepared.walls, prepared.harness, place)
+      )
       if (prepared.merged !== true || result.status !== "complete") {
         yield* afterLoop(place, result.status === "complete", prepared.remote?.name ?? null)
       }
@@ -130,12 +135,13 @@ export class Runs extends Context.Tag("@spool/app/Runs")<Runs, {
 }>() {
   static readonly layer = Layer.effect(
     Runs,
-    Effect.map(Effect.context<Exclude<RunNeeds, LoopEvents | UsageLimitGate>>(), (context) => ({
+    Effect.map(Effect.context<Exclude<RunNeeds, LoopEvents | UsageLimitGate | Scope.Scope>>(), (context) => ({
       run: <E2 = never, R2 = never>(request: RunRequest, around?: Around<LoopResult, RunError, E2, R2>) =>
-        Effect.flatMap(runRequest(request), ({ run }) => {
+        // Scoped: what the request starts for its run (the sandbox) ends with it.
+        Effect.scoped(Effect.flatMap(runRequest(request), ({ run }) => {
           const checked = run.pipe(Effect.provide(Layer.merge(LoopEvents.layer, UsageLimitGate.layerPerLoop)), Effect.provide(context))
           return around === undefined ? checked : around(checked)
-        }).pipe(Effect.provide(context))
+        })).pipe(Effect.provide(context))
     }))
   )
 }

@@ -18,7 +18,7 @@ import {
   Workspace
 } from "@spool/core"
 import { Path } from "@effect/platform"
-import { Context, Effect, Layer, Option, Ref } from "effect"
+import { Context, Effect, Layer, Option, Ref, type Scope } from "effect"
 import { changeCandidates, onRemote } from "../list/Lists.js"
 import { withNotices } from "../notices/Notices.js"
 import { gitLayer } from "../place/GitLayer.js"
@@ -181,12 +181,13 @@ export class Sweeps extends Context.Tag("@spool/app/Sweeps")<Sweeps, {
 }>() {
   static readonly layer = Layer.effect(
     Sweeps,
-    Effect.map(Effect.context<SweepContext>(), (context) => ({
+    Effect.map(Effect.context<Exclude<SweepContext, Scope.Scope>>(), (context) => ({
       run: <E2 = never, R2 = never>(request: SweepRequest, around?: Around<SweepReport, SweepError, E2, R2>) =>
-        Effect.flatMap(sweepRequest(request), (checked: Checked) => {
+        // Scoped: what the request starts for its sweep (the sandbox) ends with it.
+        Effect.scoped(Effect.flatMap(sweepRequest(request), (checked: Checked) => {
           const sweep = runChecked(request, checked).pipe(Effect.provide(context))
           return around === undefined ? sweep : around(sweep)
-        }).pipe(Effect.provide(context))
+        })).pipe(Effect.provide(context))
     }))
   )
 }

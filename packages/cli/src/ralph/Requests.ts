@@ -9,6 +9,7 @@ import type { OptionSpec } from "../OptionSpec.js"
 import { usageError } from "../UsageError.js"
 import { guardOptions, wholeNumber } from "./GuardOptions.js"
 import { type RalphArgs, ralphOptionSpecs as specs } from "./Options.js"
+import { sandboxSettings } from "./SandboxOptions.js"
 import { SettingsOrigin } from "./Settings.js"
 import { moduleIdOf } from "./Targeting.js"
 
@@ -140,6 +141,7 @@ export const loopRequest = (args: RalphArgs) =>
       remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration(specs.leaseTtl.name, args.leaseTtl) },
       deadline: Option.isNone(args.deadline) ? null : yield* parseDeadline(args.deadline.value, yield* Clock.currentTimeMillis),
       notices: yield* noticeRequest(args),
+      sandbox: yield* sandboxSettings(args),
       settings: yield* SettingsOrigin
     } satisfies LoopRequest
   })

@@ -59,6 +59,35 @@ export const runningOptionSpecs = {
     default: "6h",
     description: "wait this long at most for a usage limit to lift (up to 7d); 0: do not wait (exit 5)"
   }),
+  sandbox: switchOption({
+    name: "sandbox",
+    group: "sandbox",
+    description: "run every agent and check in a sandbox: writes to the work tree only, no secrets read, only the model's hosts reached"
+  }),
+  allowHost: valueOption({
+    name: "allow-host",
+    group: "sandbox",
+    pseudo: "host",
+    example: "registry.npmjs.org",
+    repeatable: true,
+    description: "with --sandbox: the agent and the checks may reach this host too (host or host:port); repeatable"
+  }),
+  denyRead: valueOption({
+    name: "deny-read",
+    group: "sandbox",
+    pseudo: "path",
+    example: "~/private",
+    repeatable: true,
+    description: "with --sandbox: nothing inside may read this path either; repeatable"
+  }),
+  passEnv: valueOption({
+    name: "pass-env",
+    group: "sandbox",
+    pseudo: "name",
+    example: "NPM_TOKEN",
+    repeatable: true,
+    description: "with --sandbox: pass this environment variable in too (NAME, or PREFIX_*); repeatable"
+  }),
   notify: valueOption({
     name: "notify",
     group: "being told",

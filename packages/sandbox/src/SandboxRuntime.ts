@@ -1,0 +1,109 @@
+import { Sandbox, type SandboxCommand, SandboxError, type SandboxRules, type WrappedCommand } from "@spool/core"
+import { Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+
+/** The runtime's module, loaded only when a sandbox is asked for: it costs a quarter of a second. */
+type Runtime = typeof import("@anthropic-ai/sandbox-runtime")
+type Manager = Runtime["SandboxManager"]
+
+/** Each word of a command travels in a variable of its own: no word is ever spelled into shell text. */
+const WORD = "SPOOL_SANDBOX_WORD_"
+const TMPDIR = "SPOOL_SANDBOX_TMPDIR"
+
+const isLoopback = (host: string) => /^(?:localhost|127\.\d+\.\d+\.\d+|::1)(?::\d+)?$/.test(host)
+
+/**
+ * The shell text the runtime runs inside its walls: it names variables only. The runtime points
+ * every client at its proxy but lets loopback bypass it, and loopback inside is the sandbox's own,
+ * empty: so when an allowed host is on loopback, nothing bypasses the proxy. The temporary
+ * directory is the loop's own, not the runtime's shared one.
+ */
+export const innerScript = (words: number, loopback: boolean) => {
+  const names = Array.from({ length: words }, (_, i) => `${WORD}${i}`)
+  return [
+    ...(loopback ? ["unset NO_PROXY no_proxy"] : []),
+    `export TMPDIR="$${TMPDIR}"`,
+    `set -- ${names.map((name) => `"$${name}"`).join(" ")}`,
+    `unset ${[TMPDIR, ...names].join(" ")}`,
+    `exec "$@"`
+  ].join("; ")
+}
+
+/** What is missing for the runtime on this machine, each with what installs it; empty when nothing is. */
+export const missingParts = (manager: Manager): ReadonlyArray<string> => {
+  if (!manager.isSupportedPlatform()) return [`the sandbox runs on Linux and macOS, not ${process.platform}`]
+  const { errors } = manager.checkDependencies()
+  return errors
+}
+
+/** In spool's bundle (CommonJS) `require`, which loads the ES module; elsewhere `import`. */
+declare const require: ((id: string) => unknown) | undefined
+
+const loadRuntime = Effect.tryPromise({
+  try: (): Promise<Runtime> =>
+    typeof require === "function"
+      ? Promise.resolve(require("@anthropic-ai/sandbox-runtime") as Runtime)
+      : import("@anthropic-ai/sandbox-runtime"),
+  catch: (error) => new SandboxError({ message: `the sandbox runtime cannot be loaded: ${String(error)}` })
+})
+
+const wrapWith = (manager: Manager) => (command: SandboxCommand, rules: SandboxRules) =>
+  Effect.gen(function*() {
+    // Unguessable, as the runtime requires: the id is all that ties a connection to its allowed hosts.
+    const id = randomBytes(16).toString("base64url")
+    yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => manager.registerCommandNetworkLists(id, { allowedDomains: [...rules.hosts] }),
+        catch: (error) => new SandboxError({ message: `an allowed host is not one: ${String(error)}` })
+      }),
+      () => Effect.sync(() => manager.unregisterCommandNetworkLists(id))
+    )
+    const words = [command.command, ...command.args]
+    const { argv } = yield* Effect.tryPromise({
+      try: () =>
+        manager.wrapWithSandboxArgv(
+          innerScript(words.length, rules.hosts.some(isLoopback)),
+          "/bin/bash",
+          { filesystem: { denyRead: [...rules.denyRead], allowWrite: [...rules.allowWrite], denyWrite: [...rules.denyWrite] } },
+          undefined,
+          command.cwd,
+          { commandId: id, commandText: command.command }
+        ),
+      catch: (error) => new SandboxError({ message: String(error instanceof Error ? error.message : error) })
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => manager.cleanupAfterCommand()))
+    const env: Record<string, string> = { ...command.env, [TMPDIR]: command.env.TMPDIR ?? rules.env.TMPDIR ?? "/tmp" }
+    words.forEach((word, i) => {
+      env[`${WORD}${i}`] = word
+    })
+    return { command: argv[0]!, args: argv.slice(1), env } satisfies WrappedCommand
+  })
+
+/**
+ * The sandbox on `@anthropic-ai/sandbox-runtime` (bubblewrap and socat on Linux, sandbox-exec on
+ * macOS): checked (a missing part fails the layer, naming it), started once for the process (its
+ * proxy denies every host no command was given), and stopped with the layer's scope.
+ */
+export const layer: Layer.Layer<Sandbox, SandboxError> = Layer.scoped(
+  Sandbox,
+  Effect.gen(function*() {
+    const { SandboxManager } = yield* loadRuntime
+    const missing = missingParts(SandboxManager)
+    if (missing.length > 0) return yield* new SandboxError({ message: missing.join("; ") })
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () =>
+          SandboxManager.initialize({
+            network: { allowedDomains: [], deniedDomains: [] },
+            filesystem: { denyRead: [], allowWrite: [], denyWrite: [] }
+          }),
+        catch: (error) => new SandboxError({ message: `the sandbox cannot start: ${String(error instanceof Error ? error.message : error)}` })
+      }),
+      () => Effect.promise(() => SandboxManager.reset()).pipe(Effect.ignore)
+    )
+    return {
+      runtime: process.platform === "darwin" ? "sandbox-exec" : "bubblewrap",
+      wrap: wrapWith(SandboxManager)
+    }
+  })
+)

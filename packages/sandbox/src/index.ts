@@ -1,0 +1,1 @@
+export * as SandboxRuntime from "./SandboxRuntime.js"
