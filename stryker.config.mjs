@@ -47,6 +47,8 @@ export const groups = [
   },
   // One view of a loop: its summary (abandoned or not, spend, tasks) and how money, durations and task counts are written.
   { name: "views", mutate: [core("status/LoopSummary"), core("text/Figures")], tests: coreTests("LoopSummary", "Figures") },
+  // The sandbox's policy: what an agent and a check may write, read, reach and see.
+  { name: "sandbox", mutate: [core("sandbox/SandboxPolicy")], tests: coreTests("SandboxPolicy") },
   // Which tree of changes a directory holds, and which one spool reads.
   { name: "trees", mutate: [core("tree/Layout"), core("tree/TreeFinder")], tests: coreTests("Trees") },
   // The sweep's policy and runner, and the guards: small groups, before the long ones.
