@@ -18,8 +18,7 @@ import {
   type SettingsSource,
   statusJson,
   type StatusReport,
-  withLiveness
-} from "@spool/core"
+  withLiveness, type SandboxNote } from "@spool/core"
 import { Effect } from "effect"
 import { type Palette, palette } from "./Colour.js"
 
@@ -48,6 +47,15 @@ const settingsLine = (source: SettingsSource) => {
   ]
   return parts.length === 0 ? "defaults" : parts.join("; ")
 }
+
+/** `bubblewrap; hosts api.anthropic.com, registry.npmjs.org; unreadable too ~/private; passed in NPM_TOKEN`. */
+const sandboxLine = (note: SandboxNote) =>
+  [
+    note.runtime,
+    `hosts ${note.hosts.length === 0 ? "none" : note.hosts.join(", ")}`,
+    ...(note.denyRead.length === 0 ? [] : [`unreadable too ${note.denyRead.join(", ")}`]),
+    ...(note.passEnv.length === 0 ? [] : [`passed in ${note.passEnv.join(", ")}`])
+  ].join("; ")
 
 const promiseColumn = (r: IterationRecord) => {
   const fate = promiseFate(r)
@@ -91,6 +99,7 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     if (state.branch !== undefined) lines.push(`branch:    ${state.branch}`)
     if (state.worktree !== undefined) lines.push(`worktree:  ${state.worktree}`)
     if (state.settings !== undefined) lines.push(`settings:  ${settingsLine(state.settings)}`)
+    if (state.sandbox !== undefined) lines.push(`sandbox:   ${sandboxLine(state.sandbox)}`)
     const guards = guardsLine(state, summary)
     if (guards !== null) lines.push(`guards:    ${guards}`)
     if (state.status === "waiting" && state.resumeAt !== null) lines.push(`waiting:   for the usage limit until ${state.resumeAt}`)

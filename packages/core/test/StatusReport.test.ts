@@ -67,6 +67,7 @@ describe("a change's status", () => {
         resumeAt: null,
         guards: null,
         settings: null,
+        sandbox: null,
         merge: null,
         usage: null,
         tasks: { total: 3, complete: 1, shelved: 1 },

@@ -23,7 +23,7 @@ import { lockIdentity } from "../host/Process.js"
 import { requireRemote } from "../list/Lists.js"
 import { secretEnv, withNotices } from "../notices/Notices.js"
 import { gitLayer } from "../place/GitLayer.js"
-import { withinWalls } from "../sandbox/Walls.js"
+import { sandboxNote, withinWalls } from "../sandbox/Walls.js"
 import { afterLoop, placeLayer, workPlace } from "../place/WorkPlace.js"
 import { loopReporter } from "../report/Reports.js"
 import type { RemoteRequest, RunRequest } from "./LoopRequest.js"
@@ -91,6 +91,7 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
         pid: invocation.pid,
         redact: makeRedactor(secretEnv(invocation.env, prepared.secrets)),
         settings: request.settings,
+        ...(prepared.walls === null ? {} : { sandbox: sandboxNote(prepared.walls, invocation.env) }),
         resume: request.resume,
         deadline: request.deadline
       }).pipe(

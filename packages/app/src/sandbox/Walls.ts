@@ -1,9 +1,11 @@
 import { Command, CommandExecutor, FileSystem } from "@effect/platform"
 import {
+  agentHosts,
   agentRules,
   CheckRunner,
   checkRules,
   type HarnessService,
+  type SandboxNote,
   Sandbox,
   type SandboxNeeds,
   sandboxedExecutor,
@@ -110,3 +112,11 @@ export const withinWalls = (
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | RequestError, R | Layer.Layer.Context<ReturnType<typeof walledLayers>>> =>
   walls === null ? effect : Effect.provide(effect, walledLayers(walls, harness, place))
+
+/** What `--status` and the loop's state say of the walls: the runtime, the agent's hosts, the person's additions. */
+export const sandboxNote = (walls: Walls, env: Readonly<Record<string, string | undefined>>): SandboxNote => ({
+  runtime: walls.sandbox.runtime,
+  hosts: agentHosts(walls.needs, walls.settings, env),
+  denyRead: walls.settings.denyRead,
+  passEnv: walls.settings.passEnv
+})

@@ -155,6 +155,15 @@ export const MergeNote = Schema.Struct({
 })
 export type MergeNote = typeof MergeNote.Type
 
+/** A run in the sandbox (`--sandbox`): its runtime, the hosts its agent may reach, and the person's additions to its walls. */
+export const SandboxNote = Schema.Struct({
+  runtime: Schema.String,
+  hosts: Schema.Array(Schema.String),
+  denyRead: Schema.Array(Schema.String),
+  passEnv: Schema.Array(Schema.String)
+})
+export type SandboxNote = typeof SandboxNote.Type
+
 /** The small state file of the current (or last) run of a change. */
 export const LoopState = Schema.Struct({
   changeId: Schema.String,
@@ -184,6 +193,8 @@ export const LoopState = Schema.Struct({
   failureStreak: Schema.optionalWith(Schema.Array(Schema.NullOr(Schema.String)), { exact: true }),
   /** Where the run's settings came from (the settings file, the command line). */
   settings: Schema.optionalWith(SettingsSource, { exact: true }),
+  /** The run's agent and checks ran in the sandbox, so walled; absent: they did not. */
+  sandbox: Schema.optionalWith(SandboxNote, { exact: true }),
   /** A run completed in a `--merge` sweep: what became of its merge (not merged until it is made); absent otherwise. */
   merge: Schema.optionalWith(MergeNote, { exact: true })
 })

@@ -1,4 +1,4 @@
-import type { LoopOptions, SettingsSource } from "../domain/Domain.js"
+import type { LoopOptions, SandboxNote, SettingsSource } from "../domain/Domain.js"
 import type { Redactor } from "../output/Redact.js"
 import type { Change } from "../state/Workspace.js"
 
@@ -15,6 +15,8 @@ export interface LoopRequest {
   readonly redact: Redactor
   /** Where the options came from, for `--status`; absent when not known. */
   readonly settings?: SettingsSource
+  /** With `--sandbox`: the walls its agent and checks run in, for `--status`; absent: none. */
+  readonly sandbox?: SandboxNote
   /**
    * With `--worktree`: the branch the loop commits to and the worktree's directory holding `.spool/`,
    * named in every state the loop writes and publishes. Null or absent: the main work tree.

@@ -105,7 +105,8 @@ export const makeLoopRun = (
       stopMessage: null,
       resumeAt: null,
       guards: guardReport(options, resumed?.counters ?? initialCounters),
-      ...(input.settings === undefined ? {} : { settings: input.settings })
+      ...(input.settings === undefined ? {} : { settings: input.settings }),
+      ...(input.sandbox === undefined ? {} : { sandbox: input.sandbox })
     })
     const saveState = (patch: Partial<LoopState>) =>
       Effect.gen(function*() {

@@ -131,11 +131,6 @@ export const agentRules = (
   host: Readonly<Record<string, string | undefined>>
 ): SandboxRules => {
   const env = baseEnv(host, place, settings, needs.env)
-  const baseUrls = needs.baseUrlEnv.flatMap((name) => {
-    const value = env[name]
-    const url = value === undefined ? null : hostOfUrl(value)
-    return url === null ? [] : [url]
-  })
   const moved = (needs.stateEnv ?? []).flatMap((entry) => {
     const [name, ...below] = entry.split("/")
     const dir = host[name!]
@@ -144,9 +139,23 @@ export const agentRules = (
   const state = [...[...needs.stateDirs, ...(needs.stateFiles ?? [])].map((entry) => join(place.home, entry)), ...moved]
   return {
     ...walls(place, settings, state),
-    hosts: unique([...(baseUrls.length > 0 ? baseUrls : needs.hosts), ...settings.allowHosts]),
+    hosts: agentHosts(needs, settings, host),
     env
   }
+}
+
+/**
+ * The hosts an agent may reach: its model's (or, where a variable of its own sets a base URL, that
+ * URL's host instead) and `--allow-host`'s.
+ */
+export const agentHosts = (needs: SandboxNeeds, settings: SandboxSettings, host: Readonly<Record<string, string | undefined>>) => {
+  const own = pickEnv(host, needs.env)
+  const baseUrls = needs.baseUrlEnv.flatMap((name) => {
+    const value = own[name]
+    const url = value === undefined ? null : hostOfUrl(value)
+    return url === null ? [] : [url]
+  })
+  return unique([...(baseUrls.length > 0 ? baseUrls : needs.hosts), ...settings.allowHosts])
 }
 
 /**

@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { CheckResult } from "../domain/CheckResult.js"
-import { type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, SettingsSource, StopReason } from "../domain/Domain.js"
+import { type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, SandboxNote, SettingsSource, StopReason } from "../domain/Domain.js"
 import { UsageTotals } from "../domain/Usage.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
 import { readTaskList } from "../tree/TreeTasks.js"
@@ -91,6 +91,8 @@ export const StatusJson = Schema.Struct({
   resumeAt: Schema.NullOr(Schema.String),
   guards: Schema.NullOr(GuardReport),
   settings: Schema.NullOr(SettingsSource),
+  /** The walls the run's agent and checks ran in (`--sandbox`); null: none. */
+  sandbox: Schema.NullOr(SandboxNote),
   /** A run completed in a `--merge` sweep: what became of its merge (`merged` false until it is made); null otherwise. */
   merge: Schema.NullOr(MergeNote),
   usage: Schema.NullOr(UsageTotals),
@@ -120,6 +122,7 @@ export const statusJson = (report: StatusReport): StatusJson => {
     resumeAt: summary.resumeAt,
     guards: report.state?.guards ?? null,
     settings: report.state?.settings ?? null,
+    sandbox: report.state?.sandbox ?? null,
     merge: summary.merge,
     usage: summary.usage,
     tasks: { total: summary.tasks.total, complete: summary.tasks.complete, shelved: summary.tasks.shelved },
