@@ -16,7 +16,9 @@ export const needs = [
   { pkg: "chromium", path: "/usr/bin/chromium", usedBy: "the dashboard's browser tests" },
   { pkg: "bubblewrap", command: "bwrap", usedBy: "the sandbox's tests (--sandbox)" },
   { pkg: "socat", command: "socat", usedBy: "the sandbox's network proxy" },
-  { pkg: "ripgrep", command: "rg", usedBy: "the sandbox runtime, which finds files to guard with it" }
+  { pkg: "ripgrep", command: "rg", usedBy: "the sandbox runtime, which finds files to guard with it" },
+  { pkg: "zsh", command: "zsh", usedBy: "the completion scripts' tests, which run them" },
+  { pkg: "fish", command: "fish", usedBy: "the completion scripts' tests, which run them" }
 ]
 
 const executable = (file) => {

@@ -10,8 +10,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 const script = join(root, "scripts", "system-packages.mjs")
 
 describe("the test suite's system packages (scripts/system-packages.mjs)", () => {
-  it("names what the tests use: git, rsync for gitlab-ci-local, jq, the chromium the browser tests launch, and the sandbox's parts", () => {
-    expect(needs.map((need) => need.pkg)).toEqual(["git", "rsync", "jq", "chromium", "bubblewrap", "socat", "ripgrep"])
+  it("names what the tests use: git, rsync for gitlab-ci-local, jq, the chromium the browser tests launch, the sandbox's parts, and the shells the completion tests run", () => {
+    expect(needs.map((need) => need.pkg)).toEqual(["git", "rsync", "jq", "chromium", "bubblewrap", "socat", "ripgrep", "zsh", "fish"])
     const browserTest = readFileSync(join(root, "packages", "cli", "test", "dashboard.browser.e2e.test.ts"), "utf8")
     const chromium = needs.find((need) => need.pkg === "chromium")!
     expect(browserTest).toContain(`const CHROMIUM = ${JSON.stringify(chromium.path)}`)
@@ -33,7 +33,7 @@ describe("the test suite's system packages (scripts/system-packages.mjs)", () =>
   })
 
   it("lists the needs that are not met, in order", () => {
-    expect(missing(needs, (need) => need.pkg === "git" || need.pkg === "jq").map((need) => need.pkg)).toEqual(["rsync", "chromium", "bubblewrap", "socat", "ripgrep"])
+    expect(missing(needs, (need) => need.pkg === "git" || need.pkg === "jq").map((need) => need.pkg)).toEqual(["rsync", "chromium", "bubblewrap", "socat", "ripgrep", "zsh", "fish"])
     expect(missing(needs, () => true)).toEqual([])
   })
 
@@ -49,7 +49,7 @@ describe("the test suite's system packages (scripts/system-packages.mjs)", () =>
     expect(adviceLine(rsync)).toBe(
       "spool tests: missing rsync (gitlab-ci-local, which copies each job's files with it); install it with: sudo apt-get install -y rsync"
     )
-    expect(adviceLine(needs.filter((need) => need.pkg !== "git"))).toMatch(/; install them with: sudo apt-get install -y rsync jq chromium bubblewrap socat ripgrep$/)
+    expect(adviceLine(needs.filter((need) => need.pkg !== "git"))).toMatch(/; install them with: sudo apt-get install -y rsync jq chromium bubblewrap socat ripgrep zsh fish$/)
   })
 
   it("stops before the tests with that line, exit 1, where it cannot install (no apt-get on the PATH)", () => {
@@ -60,6 +60,6 @@ describe("the test suite's system packages (scripts/system-packages.mjs)", () =>
     const lines = result.stderr.trim().split("\n")
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^spool tests: missing git \(every end-to-end test .*\), rsync \(.*\), jq \(.*\)/)
-    expect(lines[0]).toMatch(/install them with: sudo apt-get install -y git rsync jq( chromium)? bubblewrap socat ripgrep$/)
+    expect(lines[0]).toMatch(/install them with: sudo apt-get install -y git rsync jq( chromium)? bubblewrap socat ripgrep zsh fish$/)
   })
 })
