@@ -1,7 +1,8 @@
-import { CliConfig, Command, CommandDescriptor, HelpDoc, ValidationError } from "@effect/cli"
+import { CliConfig, CommandDescriptor, HelpDoc, ValidationError } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
-import { type Shell, readCommandLine } from "./CommandLine.js"
+import { readCommandLine } from "./CommandLine.js"
 import { type CommandSpec, version } from "./Commands.js"
+import { completionScript } from "./Completions.js"
 import { handler, loop, ralph } from "./commands/ralph.js"
 import { Outcome } from "./ExitCode.js"
 import { describeFailure } from "./Failure.js"
@@ -14,42 +15,12 @@ import { TerminalReporter } from "./TerminalReporter.js"
 import { UsageError } from "./UsageError.js"
 
 const runnable = { ralph, loop } as const
-const spool = Command.make("spool").pipe(Command.withSubcommands([ralph, loop]))
 
 // spool has checked the command line already: the parser only converts it, to the letter.
 const config = CliConfig.make({ isCaseSensitive: true, autoCorrectLimit: 0 })
 
 const print = (text: string) => Effect.as(Effect.flatMap(TerminalReporter, (terminal) => terminal.print(text)), Outcome.Done())
 const stdoutPalette = Effect.map(TerminalReporter, (terminal) => terminal.stdoutPalette)
-
-/**
- * @effect/cli's scripts also offer its built-in `--wizard` and `--log-level`, and `--completions`
- * after a command: spool answers none of those, so its scripts leave them out.
- */
-const BUILT_IN = /(?:^|[\s'"])(?:--|-l )(?:wizard|log-level)\b/
-const SUBCOMMAND_COMPLETIONS = /(?:--|-l )completions\b/
-
-export const withoutBuiltIns = (shell: Shell, lines: ReadonlyArray<string>): Array<string> =>
-  shell === "bash"
-    ? lines.map((line) =>
-      /^\s*opts="/.test(line)
-        ? line.replace(/ --(?:wizard|log-level)\b/g, "").replace(/--change\b.* --completions\b/, (m) => m.replace(/ --completions\b/, ""))
-        : line
-    )
-    : lines.filter((line) =>
-      !BUILT_IN.test(line) &&
-      !(SUBCOMMAND_COMPLETIONS.test(line) && (shell === "fish" ? line.includes("__fish_seen_subcommand_from") : /^ {16}/.test(line)))
-    )
-
-const completions = (shell: Shell) =>
-  Effect.flatMap(
-    shell === "bash"
-      ? CommandDescriptor.getBashCompletions(spool.descriptor, "spool")
-      : shell === "zsh"
-      ? CommandDescriptor.getZshCompletions(spool.descriptor, "spool")
-      : CommandDescriptor.getFishCompletions(spool.descriptor, "spool"),
-    (lines) => print(withoutBuiltIns(shell, lines).join("\n"))
-  )
 
 const firstLine = (error: ValidationError.ValidationError) =>
   HelpDoc.toAnsiText(error.error).replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((line) => line.trim() !== "")?.trim()
@@ -68,7 +39,7 @@ export const parseRun = (command: CommandSpec, args: ReadonlyArray<string>) =>
   })
 
 /**
- * `spool <argv>`: help, version and completions answered here, commands parsed by @effect/cli and
+ * `spool <argv>`: help, version and completion scripts answered here, commands parsed by @effect/cli and
  * run. It ends with how it ended (`exitCodeOf` makes that the exit code), or fails with what went wrong.
  */
 export const run = (argv: ReadonlyArray<string>) =>
@@ -83,7 +54,7 @@ export const run = (argv: ReadonlyArray<string>) =>
       case "Version":
         return yield* print(version)
       case "Completions":
-        return yield* completions(request.right.shell)
+        return yield* print(completionScript(request.right.shell).trimEnd())
       case "Run": {
         const { args, command, given } = request.right
         const parsed = yield* parseRun(command, args)
