@@ -152,7 +152,7 @@ describe.each(completionShells)("the %s completion script", (shell) => {
     expect(words(shell, "spool ralph --max-iterations 5 --max-it")).toEqual([])
     expect(words(shell, "spool ralph --max-iterations=5 --max-it")).toEqual([])
     expect(words(shell, "spool ralph -m 002 --mod")).toEqual(["--model"])
-    expect(words(shell, "spool ralph --yolo --allow")).toEqual([])
+    expect(words(shell, "spool ralph --yolo --allow")).toEqual(["--allow-host"])
     expect(words(shell, "spool ralph -c 001 --change 002 --cha")).toEqual(["--change"])
     expect(words(shell, "spool ralph --verify true --veri")).toEqual(["--verify", "--verify-timeout"])
   })
