@@ -20,10 +20,12 @@ const main: SandboxPlace = {
   home: "/home/ada"
 }
 
+// spool's directories of the main tree hold the worktree (a wall over them would shut it), and the worktree has its own.
 const worktree: SandboxPlace = {
   ...main,
   workTree: "/repo/.spool/.state/worktrees/001-01",
-  gitDir: "/repo/.git/worktrees/001-01"
+  gitDir: "/repo/.git/worktrees/001-01",
+  spoolDirs: ["/repo/.spool/.state", "/repo/.spool/.state/worktrees/001-01/.spool/.state"]
 }
 
 const claudeLike: SandboxNeeds = {
@@ -82,8 +84,14 @@ describe("the sandbox's policy", () => {
       "/repo/.git/worktrees/001-01/config",
       "/repo/.git/worktrees/001-01/config.worktree",
       "/repo/.git/worktrees/001-01/info/attributes",
-      "/repo/.spool/.state"
+      "/repo/.spool/.state/worktrees/001-01/.spool/.state"
     ])
+  })
+
+  it("a directory of spool's beside the work tree whose name starts the same is still shut", () => {
+    const rules = agentRules(claudeLike, noSettings, { ...main, workTree: "/repo/.spool/.state-x", spoolDirs: ["/repo/.spool/.state", "/"] }, hostEnv)
+    expect(rules.denyWrite).toContain("/repo/.spool/.state")
+    expect(rules.denyWrite).not.toContain("/")
   })
 
   it("outside git there is nothing of git's to write or guard", () => {
@@ -148,7 +156,8 @@ describe("the sandbox's policy", () => {
       "/repo/.git/logs"
     ])
     expect(rules.denyWrite).toContain("/repo/.git/hooks")
-    expect(rules.denyWrite).toContain("/repo/.spool/.state")
+    expect(rules.denyWrite).toContain("/repo/.spool/.state/worktrees/001-01/.spool/.state")
+    expect(checkRules(noSettings, main, hostEnv).denyWrite).toContain("/repo/.spool/.state")
     expect(rules.denyRead).toContain("/home/ada/.aws")
     expect(rules.hosts).toEqual(["registry.npmjs.org"])
     expect(rules.env).toEqual({ PATH: "/usr/bin:/bin", HOME: "/home/ada", TMPDIR: "/tmp/spool-sandbox-1", LANG: "C.UTF-8", LC_ALL: "C.UTF-8", TERM: "xterm", GITHUB_TOKEN: "ghp" })

@@ -23,7 +23,7 @@ import { lockIdentity } from "../host/Process.js"
 import { requireRemote } from "../list/Lists.js"
 import { secretEnv, withNotices } from "../notices/Notices.js"
 import { gitLayer } from "../place/GitLayer.js"
-import { sandboxNote, withinWalls } from "../sandbox/Walls.js"
+import { sandboxNote, warnUnwalled, withinWalls } from "../sandbox/Walls.js"
 import { afterLoop, placeLayer, workPlace } from "../place/WorkPlace.js"
 import { loopReporter } from "../report/Reports.js"
 import type { RemoteRequest, RunRequest } from "./LoopRequest.js"
@@ -117,6 +117,7 @@ const runRequest = (request: RunRequest) =>
   Effect.gen(function*() {
     const change = yield* (yield* Workspace).resolveChange(request.change)
     const prepared = yield* prepareLoop(request)
+    if (request.remote !== null) yield* warnUnwalled(request, `this loop on ${request.remote.name}`)
     return { prepared, run: withNotices(prepared.notify, runPrepared(prepared, change)) }
   })
 

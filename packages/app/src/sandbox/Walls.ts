@@ -10,6 +10,7 @@ import {
   type SandboxNeeds,
   sandboxedExecutor,
   type SandboxPlace,
+  type SandboxRules,
   type SandboxSettings,
   WORK_DIR,
   Workspace
@@ -19,6 +20,7 @@ import { Effect, Layer } from "effect"
 import { join } from "node:path"
 import { Invocation } from "../host/Invocation.js"
 import type { WorkPlace } from "../place/WorkPlace.js"
+import { Reports } from "../report/Reports.js"
 import { RequestError } from "../RequestError.js"
 
 /** The sandbox a run's loops share, with the person's additions and what its agent needs. */
@@ -58,19 +60,22 @@ const gitDirs = (cwd: string) =>
     Effect.orElseSucceed(() => null)
   )
 
-/** Where the loop at `place` works, as the walls see it; its private temporary directory lasts as long as the scope. */
-const placeOf = (place: WorkPlace) =>
+/**
+ * Where a loop (or a check) at `cwd` works, as the walls see it, `treeRoot` being where that tree
+ * holds `.spool/` when it is not the main one; its private temporary directory lasts as long as the scope.
+ */
+const placeAt = (cwd: string, treeRoot: string | null) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const workspace = yield* Workspace
-    const git = yield* gitDirs(place.cwd)
-    const roots = [workspace.root, ...(place.worktree === null ? [] : [place.worktree.root])]
+    const git = yield* gitDirs(cwd)
+    const roots = [workspace.root, ...(treeRoot === null ? [] : [treeRoot])]
     // spool's own files: made now where missing, so that the wall stands before anything is there.
     yield* workspace.ensureWorkDir.pipe(Effect.ignore)
     const spoolDirs = [...new Set(roots.flatMap((root) => [join(root, WORK_DIR), join(root, workspace.tree.ralphDir)]))]
     for (const dir of spoolDirs) yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.ignore)
     return {
-      workTree: git?.top ?? place.cwd,
+      workTree: git?.top ?? cwd,
       gitCommonDir: git?.common ?? null,
       gitDir: git?.own ?? null,
       spoolDirs,
@@ -80,6 +85,10 @@ const placeOf = (place: WorkPlace) =>
       home: (yield* Invocation).env.HOME ?? "/"
     } satisfies SandboxPlace
   })
+
+/** A process runner that starts every process through `walls`' sandbox, inside `rules`. */
+const through = (walls: Walls, rules: SandboxRules) =>
+  Effect.map(CommandExecutor.CommandExecutor, (base) => Layer.succeed(CommandExecutor.CommandExecutor, sandboxedExecutor(base, walls.sandbox, rules)))
 
 /**
  * The agent and the checks of the loop at `place`, each behind its walls (`agentRules`,
@@ -91,16 +100,21 @@ export const walledLayers = (
   place: WorkPlace
 ) =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    const base = yield* CommandExecutor.CommandExecutor
     const { env } = yield* Invocation
-    const at = yield* placeOf(place)
-    const through = (rules: Parameters<typeof sandboxedExecutor>[2]) =>
-      Layer.succeed(CommandExecutor.CommandExecutor, sandboxedExecutor(base, walls.sandbox, rules))
+    const at = yield* placeAt(place.cwd, place.worktree?.root ?? null)
     return Layer.merge(
-      harness.pipe(Layer.provide(through(agentRules(walls.needs, walls.settings, at, env)))),
-      CheckRunner.layer.pipe(Layer.provide(through(checkRules(walls.settings, at, env))))
+      harness.pipe(Layer.provide(yield* through(walls, agentRules(walls.needs, walls.settings, at, env)))),
+      CheckRunner.layer.pipe(Layer.provide(yield* through(walls, checkRules(walls.settings, at, env))))
     )
   }))
+
+/** The project's checks of a tree at `cwd` (a merged one) behind `walls`' walls for checks, for as long as the scope lasts. */
+export const walledChecks = (walls: Walls, cwd: string) =>
+  Effect.gen(function*() {
+    const { env } = yield* Invocation
+    const at = yield* placeAt(cwd, cwd)
+    return yield* CheckRunner.pipe(Effect.provide(CheckRunner.layer.pipe(Layer.provide(yield* through(walls, checkRules(walls.settings, at, env))))))
+  })
 
 /** `effect` with the agent and the checks of `place` behind `walls`; as it is without walls. */
 export const withinWalls = (
@@ -120,3 +134,13 @@ export const sandboxNote = (walls: Walls, env: Readonly<Record<string, string | 
   denyRead: walls.settings.denyRead,
   passEnv: walls.settings.passEnv
 })
+
+/**
+ * Agents left to run unattended (a sweep, loops on a remote) with `--allow-all` and no walls: one
+ * warning that names `--sandbox`.
+ */
+export const warnUnwalled = (request: { readonly agent: { readonly allowAll: boolean }; readonly sandbox: SandboxSettings | null }, what: string) =>
+  request.agent.allowAll && request.sandbox === null
+    ? Effect.flatMap(Reports, (reports) =>
+      reports.warn(`${what} runs its agents with --allow-all and your rights: every file you can read, every host you can reach; --sandbox walls each one in`))
+    : Effect.void

@@ -12,11 +12,13 @@ import {
   Workspace,
   Worktrees
 } from "@spool/core"
-import { Effect, Option, Ref } from "effect"
+import type { CommandExecutor, FileSystem } from "@effect/platform"
+import { type Context, Effect, Option, Ref } from "effect"
 import { Invocation } from "../host/Invocation.js"
 import { secretEnv } from "../notices/Notices.js"
 import { Reports } from "../report/Reports.js"
 import type { PreparedLoop } from "../run/PreparedLoop.js"
+import { walledChecks } from "../sandbox/Walls.js"
 
 /** What a change completed in a `--merge` sweep is until its merge is made: a sweep that ends first leaves it so. */
 export const awaitingMerge: MergeNote = { merged: false, text: "not merged: the sweep ended before its merge" }
@@ -37,9 +39,13 @@ export const rememberMerge = (changeId: string, merge: MergeNote) =>
     )
   )
 
-/** The project's checks on a merged tree, in order: null when they all pass, else the one that failed, kept in `failed`. */
-const checksPass = (checks: CheckRunner["Type"], prepared: PreparedLoop, changeId: string, failed: Ref.Ref<CheckRun | null>) => (cwd: string) =>
+/**
+ * The project's checks on a merged tree, in order: null when they all pass, else the one that
+ * failed, kept in `failed`. With `--sandbox` they run behind the walls of checks, as in the loop.
+ */
+const checksPass = <R>(unwalled: CheckRunner["Type"], context: Context.Context<R>, prepared: PreparedLoop, changeId: string, failed: Ref.Ref<CheckRun | null>) => (cwd: string) =>
   Effect.gen(function*() {
+    const checks = prepared.walls === null ? unwalled : yield* walledChecks(prepared.walls, cwd)
     for (const command of prepared.options.verify) {
       const result = yield* checks.run({
         command,
@@ -50,7 +56,7 @@ const checksPass = (checks: CheckRunner["Type"], prepared: PreparedLoop, changeI
       if (!result.passed) return yield* Ref.set(failed, result).pipe(Effect.as(oneLine(command, 80)))
     }
     return null
-  })
+  }).pipe(Effect.scoped, Effect.provide(context))
 
 /** A check that failed on the merged tree, and what it printed (its head and tail, as the runner keeps them), secrets hidden. */
 const checkOutput = (changeId: string, run: CheckRun, redact: (text: string) => string) => {
@@ -70,7 +76,9 @@ export const mergeChange = (prepared: PreparedLoop, base: string) => (changeId: 
     const failed = yield* Ref.make<CheckRun | null>(null)
     const branch = branchOf(changeId)
     yield* reports.print(`merging ${branch} into ${base}${prepared.options.verify.length > 0 ? " and checking the merged tree" : ""}`)
-    const result = yield* (yield* Merges).merge({ root: workspace.root, branch, base, check: checksPass(yield* CheckRunner, prepared, changeId, failed) })
+    const context = yield* Effect.context<CommandExecutor.CommandExecutor | FileSystem.FileSystem | Invocation | Workspace>()
+    const checks = checksPass(yield* CheckRunner, context, prepared, changeId, failed)
+    const result = yield* (yield* Merges).merge({ root: workspace.root, branch, base, check: checks })
     if (result._tag === "Merged" || result._tag === "AlreadyMerged") {
       yield* (yield* Worktrees).remove({ root: workspace.root, changeId }).pipe(Effect.ignore)
     }

@@ -27,6 +27,7 @@ import { requestError } from "../RequestError.js"
 import type { Around } from "../run/Runs.js"
 import { runPrepared } from "../run/Runs.js"
 import { type PreparedLoop, prepareLoop, preflight } from "../run/PreparedLoop.js"
+import { warnUnwalled } from "../sandbox/Walls.js"
 import { awaitingMerge, mergeChange, rememberMerge } from "./SweepMerge.js"
 import type { SweepRequest, SweepTarget } from "./SweepRequest.js"
 import { sweepSummary } from "./SweepSummary.js"
@@ -104,6 +105,7 @@ const sweepRequest = (request: SweepRequest) =>
     const prepared0 = yield* prepareLoop(request)
     // An agent that cannot start is the sweep's failure, said once, before any change is touched.
     yield* preflight(prepared0)
+    yield* warnUnwalled(request, "this sweep")
     // Loops side by side, or brought home by a merge, each work in a worktree of their own.
     const prepared: PreparedLoop = { ...prepared0, worktree: prepared0.worktree || maxParallel > 1 || merge }
     const workspace = yield* Workspace

@@ -36,6 +36,16 @@ describe("a change's page", () => {
     expect(all(app, "table.iterations th")[4]).toBe("Cost")
   })
 
+  it("says that a run was sandboxed, with the hosts its agent could reach, and says nothing of walls a run had not", () => {
+    const view = detailView(app)
+    view.update(detailOf("001-a", { sandbox: { runtime: "bubblewrap", hosts: ["api.anthropic.com", "127.0.0.1:4000"], denyRead: [], passEnv: [] } }))
+    expect(all(app, ".meta span")).toContain("sandboxed (bubblewrap): hosts api.anthropic.com, 127.0.0.1:4000")
+    view.update(detailOf("001-a", { sandbox: { runtime: "bubblewrap", hosts: [], denyRead: [], passEnv: [] } }))
+    expect(all(app, ".meta span")).toContain("sandboxed (bubblewrap): hosts none")
+    view.update(detailOf("001-a"))
+    expect(all(app, ".meta span").some((line) => line?.startsWith("sandboxed"))).toBe(false)
+  })
+
   it("says what there is not yet: no output, no journal, no iteration", () => {
     detailView(app).update(detailOf("001-a", { iterations: [], output: null }))
     expect(text(app, "[data-pane=output]")).toBe("No output yet.")

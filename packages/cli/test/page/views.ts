@@ -41,6 +41,7 @@ export const detailOf = (changeId: string, fields: Partial<DashboardDetail> = {}
   stopReason: null,
   stopMessage: null,
   resumeAt: null,
+  sandbox: null,
   iterations: [iterationOf(1)],
   journal: { text: "", truncated: false },
   output: { run: "r1", iteration: 2, text: "line one\n", truncated: false },

@@ -38,7 +38,10 @@ export interface SandboxPlace {
   readonly gitCommonDir: string | null
   /** This work tree's own git directory: `gitCommonDir`, or `gitCommonDir/worktrees/<name>`; null outside git. */
   readonly gitDir: string | null
-  /** spool's own files in the main work tree: loops' state, worktrees, merges (`.spool/.state`). */
+  /**
+   * spool's own files: loops' state, worktrees, merges (`.spool/.state`); never writable, but for
+   * one that holds the work tree itself (a worktree is made in one).
+   */
   readonly spoolDirs: ReadonlyArray<string>
   /** The loop's private temporary directory. */
   readonly tmpDir: string
@@ -88,6 +91,9 @@ export const hostOfUrl = (text: string): string | null => {
 
 const unique = (items: ReadonlyArray<string>) => [...new Set(items)]
 
+/** Whether `path` is `dir` or below it. */
+const within = (path: string, dir: string) => path === dir || path.startsWith(`${dir.replace(/\/+$/, "")}/`)
+
 /** `rel` under `dir`. */
 const join = (dir: string, rel: string) => `${dir.replace(/\/+$/, "")}/${rel}`
 
@@ -103,7 +109,9 @@ const gitGuarded = ({ gitCommonDir, gitDir }: SandboxPlace) =>
 
 const walls = (place: SandboxPlace, settings: SandboxSettings, writable: ReadonlyArray<string>) => ({
   allowWrite: unique([place.workTree, place.tmpDir, ...gitWrites(place), ...writable]),
-  denyWrite: unique([...gitGuarded(place), ...place.spoolDirs]),
+  // A wall over a directory stands over all below it: spool's directories that hold the work tree
+  // (a worktree is made under them) stay open; those outside it are shut already.
+  denyWrite: unique([...gitGuarded(place), ...place.spoolDirs.filter((dir) => !within(place.workTree, dir))]),
   denyRead: unique([...SECRET_PLACES.map((entry) => join(place.home, entry)), ...settings.denyRead])
 })
 

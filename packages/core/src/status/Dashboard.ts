@@ -1,6 +1,6 @@
 import { incompleteTail } from "../bytes/Utf8Tail.js"
 import type { CheckResult } from "../domain/CheckResult.js"
-import { countTokens, type IterationOutcome, type IterationRecord, type StopReason } from "../domain/Domain.js"
+import { countTokens, type IterationOutcome, type IterationRecord, type SandboxNote, type StopReason } from "../domain/Domain.js"
 import type { SpendFigures, TaskCounts } from "../text/Figures.js"
 import { type LoopReading, type LoopSummary, loopSummary } from "./LoopSummary.js"
 
@@ -73,6 +73,8 @@ export interface DashboardDetail {
   readonly stopReason: StopReason | null
   readonly stopMessage: string | null
   readonly resumeAt: string | null
+  /** The walls the run's agent and checks ran in (`--sandbox`); null: none. */
+  readonly sandbox: SandboxNote | null
   /** Oldest first, of every run the history's tail holds. */
   readonly iterations: ReadonlyArray<DashboardIteration>
   readonly journal: TextTail
@@ -139,6 +141,7 @@ export const dashboardDetail = (
     stopReason: summary.stopReason,
     stopMessage: summary.stopMessage,
     resumeAt: summary.resumeAt,
+    sandbox: reading.state?.sandbox ?? null,
     iterations: reading.history.map(dashboardIteration),
     journal: files.journal,
     output: files.output
@@ -154,6 +157,7 @@ export const unreadableDetail = (changeId: string, problem: string): DashboardDe
   stopReason: null,
   stopMessage: null,
   resumeAt: null,
+  sandbox: null,
   iterations: [],
   journal: { text: "", truncated: false },
   output: null

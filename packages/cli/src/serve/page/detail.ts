@@ -65,6 +65,7 @@ export const detailView = (app: HTMLElement) => {
     syncMeta([
       ...(detail.run ? [["run", "run " + detail.run] as const] : []),
       ...(loop.branch ? [["branch", loop.branch] as const] : []),
+      ...(detail.sandbox ? [["sandbox", "sandboxed (" + detail.sandbox.runtime + "): hosts " + (detail.sandbox.hosts.join(", ") || "none")] as const] : []),
       ...(detail.startedAt ? [["started", "started " + clock(detail.startedAt)] as const] : []),
       ...(loop.updatedAt ? [["updated", () => "updated " + ago(loop.updatedAt!)] as const] : [])
     ])
