@@ -27,6 +27,7 @@ const ended = (overrides: Partial<IterationEnd> = {}): IterationEnd => ({
   redact: (text) => text.replaceAll("hunter2", "[REDACTED]"),
   error: null,
   stderr: "",
+  sandboxed: false,
   ...overrides
 })
 
@@ -56,6 +57,11 @@ describe("what an iteration leaves behind", () => {
     assert.deepStrictEqual(record.warnings, ["agent [REDACTED]", "open tasks", "auto-commit [REDACTED]"])
     assert.deepStrictEqual([record.run, record.iteration, record.durationMs, record.startedAt, record.commit], ["run-1", 2, 5_000, "1970-01-01T00:00:01.000Z", "c0ffee1"])
     assert.isFalse("verify" in record)
+  })
+
+  it("says in the record that the iteration ran sandboxed, and nothing of walls where it had none", () => {
+    assert.strictEqual(iterationRecord(ended({ sandboxed: true })).sandboxed, true)
+    assert.isFalse("sandboxed" in iterationRecord(ended()))
   })
 
   it("journals nothing of an iteration that neither failed nor had its claim rejected", () => {

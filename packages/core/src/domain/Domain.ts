@@ -81,7 +81,9 @@ export const IterationRecord = Schema.Struct({
   error: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   warnings: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   /** The `--verify` checks run on the iteration's claim, in order, up to the first that failed. */
-  verify: Schema.optionalWith(Schema.Array(CheckResult), { exact: true })
+  verify: Schema.optionalWith(Schema.Array(CheckResult), { exact: true }),
+  /** Its agent and checks ran in the sandbox (`--sandbox`); absent: they did not. */
+  sandboxed: Schema.optionalWith(Schema.Literal(true), { exact: true })
 })
 export type IterationRecord = typeof IterationRecord.Type
 

@@ -174,7 +174,8 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           logPath,
           redact,
           error: capture.error === null ? null : redact(capture.error),
-          stderr: redact(capture.stderr.text(logPath))
+          stderr: redact(capture.stderr.text(logPath)),
+          sandboxed: ctx.input.sandbox !== undefined
         }
         const record = iterationRecord(end)
         yield* recordIteration(ctx, capture, record, journalEntryOf(end))

@@ -47,6 +47,8 @@ export interface IterationEnd {
   /** What the agent reported may quote secrets, like its output: redacted once, used everywhere. */
   readonly error: string | null
   readonly stderr: string
+  /** Its agent and checks ran in the sandbox (`--sandbox`). */
+  readonly sandboxed: boolean
 }
 
 /** What the error journal, then the failure breaker, are told: the agent run failed, or a check rejected its claim. */
@@ -70,7 +72,8 @@ export const iterationRecord = (end: IterationEnd): IterationRecord => {
     usage: capture.usage,
     error: end.outcome === "limited" ? (capture.limited === null ? null : redact(capture.limited.message)) : end.error,
     warnings: [...capture.warnings, ...claim.warnings, ...end.work.warnings].map(redact),
-    ...(verification === null ? {} : { verify: verification.results.map(checkResult) })
+    ...(verification === null ? {} : { verify: verification.results.map(checkResult) }),
+    ...(end.sandboxed ? { sandboxed: true } : {})
   }
 }
 
