@@ -38,6 +38,9 @@ export interface Settings extends Given {
   readonly files: ReadonlyArray<string>
 }
 
+/** A path the file gives, from the repository root; one under the home directory (`~/...`) stays so, for the option to read. */
+const fromRoot = (path: Path.Path, root: string) => (given: string) => (given === "~" || given.startsWith("~/") ? given : path.resolve(root, given))
+
 const show = (value: unknown) => JSON.stringify(value) ?? String(value)
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -94,7 +97,7 @@ const spoolSettings = (root: string) =>
         message: `${SETTINGS_FILE}: "${SECTION}" must be an object of spool ralph options, e.g. {"${SECTION}": {"verify": ["pnpm test"]}}; got ${show(section)}`
       })
     }
-    return yield* sectionIn(SETTINGS_FILE, section, { lenient: false, rooted: (file) => path.resolve(root, file) })
+    return yield* sectionIn(SETTINGS_FILE, section, { lenient: false, rooted: fromRoot(path, root) })
   })
 
 /**
@@ -110,7 +113,7 @@ const itoSettings = (root: string) =>
     if (json === null) return null
     const section = json[SECTION]
     const own = isObject(section)
-      ? yield* sectionIn(file, section, { lenient: true, rooted: (given) => path.resolve(root, given) })
+      ? yield* sectionIn(file, section, { lenient: true, rooted: fromRoot(path, root) })
       : { values: {}, places: [] }
     const validation = itoValidationCommands(json)
     if (validation === null || own.values.verify !== undefined) return own.places.length === 0 && !isObject(section) ? null : own
