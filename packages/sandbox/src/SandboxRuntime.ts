@@ -10,6 +10,9 @@ type Manager = Runtime["SandboxManager"]
 const WORD = "SPOOL_SANDBOX_WORD_"
 const TMPDIR = "SPOOL_SANDBOX_TMPDIR"
 
+/** The shell that runs the runtime's script and spool's: POSIX's, on every system the runtime runs on. */
+const SHELL = "/bin/sh"
+
 const isLoopback = (host: string) => /^(?:localhost|127\.\d+\.\d+\.\d+|::1)(?::\d+)?$/.test(host)
 
 /**
@@ -63,7 +66,9 @@ const wrapWith = (manager: Manager) => (command: SandboxCommand, rules: SandboxR
       try: () =>
         manager.wrapWithSandboxArgv(
           innerScript(words.length, rules.hosts.some(isLoopback)),
-          "/bin/bash",
+          // Not bash: given a socket for stdin, as a process runner's pipe is, bash takes itself for
+          // a remote shell and reads ~/.bashrc first (half a second here, and the user's code).
+          SHELL,
           { filesystem: { denyRead: [...rules.denyRead], allowWrite: [...rules.allowWrite], denyWrite: [...rules.denyWrite] } },
           undefined,
           command.cwd,
