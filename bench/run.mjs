@@ -11,6 +11,7 @@ import { modelRequests } from "./figures/modelRequests.mjs"
 import { remoteOverhead } from "./figures/remote.mjs"
 import { status } from "./figures/status.mjs"
 import { streaming, streamingHarnesses } from "./figures/streaming.mjs"
+import { sandboxCost } from "./figures/sandbox.mjs"
 import { sweepOverhead, sweepPeakMemory } from "./figures/sweep.mjs"
 import { renderDocument } from "./lib/document.mjs"
 import { machine } from "./lib/machine.mjs"
@@ -22,8 +23,8 @@ import { lastRun, loopArgs, runSpool } from "./lib/spool.mjs"
 
 const quick = process.argv.includes("--quick")
 const settings = quick
-  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2, sweepBytes: 16 * 1024 ** 2, parallel: 4, remoteIterations: 8, remoteRuns: 3 }
-  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2, sweepBytes: 128 * 1024 ** 2, parallel: 4, remoteIterations: 25, remoteRuns: 6 }
+  ? { statusRuns: 5, loopRuns: 1, iterations: 10, gitRuns: 4, streamBytes: 128 * 1024 ** 2, streamRuns: 1, profileBytes: 32 * 1024 ** 2, sweepBytes: 16 * 1024 ** 2, parallel: 4, remoteIterations: 8, remoteRuns: 3, sandboxIterations: 5 }
+  : { statusRuns: 15, loopRuns: 3, iterations: 50, gitRuns: 10, streamBytes: 1024 ** 3, streamRuns: 3, profileBytes: 128 * 1024 ** 2, sweepBytes: 128 * 1024 ** 2, parallel: 4, remoteIterations: 25, remoteRuns: 6, sandboxIterations: 20 }
 
 if (!existsSync(spoolBin)) {
   console.error(`bench: ${spoolBin} is missing; run \`pnpm bench\` (it builds first) or \`pnpm build\``)
@@ -108,6 +109,16 @@ if (large !== null) {
     }
     line("simple-git: a command printing nothing", fmtMs(r.large.simpleGitSilent.median), "one printing a line", fmtMs(r.large.simpleGitPrinting.median), "")
     say(`  inside git (large): ${Object.entries(r.insideGit).map(([name, ms]) => `${name} ${fmtMs(ms)}`).join(", ")}`)
+    return r
+  })
+}
+
+if (large !== null) {
+  results.sandbox = await figure(`--sandbox: per iteration and per check (${settings.sandboxIterations} iterations, ${settings.loopRuns} runs)`, () => {
+    const r = sandboxCost({ dir: large.dir, iterations: settings.sandboxIterations, runs: settings.loopRuns })
+    line("large repository: per iteration, --sandbox", fmtMs(r.perIteration.walled), "without", fmtMs(r.perIteration.plain), `${fmtRatio(r.perIteration.walled / r.perIteration.plain)} (goal: at most 2x)`)
+    line(`a check (true), --sandbox`, fmtMs(r.perCheck.walled), "without", fmtMs(r.perCheck.plain), fmtRatio(r.perCheck.walled / r.perCheck.plain))
+    say(`  the sandbox's start, once per run: ${fmtMs(r.startup)}`)
     return r
   })
 }

@@ -1,6 +1,7 @@
 // BENCHMARKS.md from a run's results: the figures with their references and goals, what each
 // measures, by how much a missed goal is missed and what it would take, the machine, how to reproduce.
 import { dashboardRow, dashboardSection } from "./dashboardSection.mjs"
+import { sandboxRows, sandboxSection } from "./sandboxSection.mjs"
 import { fmtMiB, fmtMs, fmtRate, fmtRatio } from "./measure.mjs"
 
 /** The project's goals: `--status` at most 1.8x `node -e 0`, a loop's overhead at most 1.5x `git status`. */
@@ -67,6 +68,8 @@ const figuresTable = (results) => {
   if (r) {
     lines.push(row([`${code("--remote origin")}: what it adds per iteration (its push of the branch, the loop's state and the lease's renewal), ${r.iterations} iterations, remote over git:// on 127.0.0.1`, fmtMs(r.perIteration), `${code("git push")} of one new commit to the same remote`, fmtMs(r.push.median), fmtRatio(r.perIteration / r.push.median), "at most 1.5x", atMost(r.perIteration, r.push.median, 1.5)]))
   } else lines.push(notMeasured("`--remote`: per iteration", failureOf(results, "--remote")))
+  if (results.sandbox) lines.push(...sandboxRows(results.sandbox))
+  else lines.push(notMeasured("`--sandbox`: per iteration", failureOf(results, "--sandbox")))
   if (results.dashboard) lines.push(dashboardRow(results.dashboard))
   else lines.push(notMeasured("the dashboard: the server's CPU", failureOf(results, "the dashboard")))
   if (m) {
@@ -377,6 +380,7 @@ export const renderDocument = (results) => {
     streamingSection(results),
     historySection(results),
     remoteSection(results),
+    sandboxSection(results),
     dashboardSection(results),
     modelSection(results),
     "## Reproducing",
