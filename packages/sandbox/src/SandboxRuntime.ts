@@ -1,6 +1,8 @@
 import { Sandbox, type SandboxCommand, SandboxError, type SandboxRules, type WrappedCommand } from "@spool/core"
 import { Effect, Layer } from "effect"
+import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { tmpdir } from "node:os"
 
 /** The runtime's module, loaded only when a sandbox is asked for: it costs a quarter of a second. */
 type Runtime = typeof import("@anthropic-ai/sandbox-runtime")
@@ -84,6 +86,32 @@ const wrapWith = (manager: Manager) => (command: SandboxCommand, rules: SandboxR
     return { command: argv[0]!, args: argv.slice(1), env } satisfies WrappedCommand
   })
 
+/** Runs `argv` to its end (no shell), with `env` alone: its exit code and the first line it wrote to stderr. */
+const runToEnd = (argv: ReadonlyArray<string>, env: Readonly<Record<string, string>>) =>
+  Effect.async<{ readonly code: number | null; readonly error: string }>((resume) => {
+    const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ["ignore", "ignore", "pipe"] })
+    let error = ""
+    child.stderr.on("data", (bytes: Buffer) => (error += bytes.toString("utf8")))
+    child.on("error", (cause) => resume(Effect.succeed({ code: null, error: cause.message })))
+    child.on("close", (code) => resume(Effect.succeed({ code, error: error.trim().split("\n")[0] ?? "" })))
+  })
+
+/**
+ * One process through the walls before any loop relies on them: where the platform cannot build
+ * them (no user namespaces, a bubblewrap that refuses), the sandbox fails here, saying why.
+ */
+const probe = (wrap: ReturnType<typeof wrapWith>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const rules: SandboxRules = { allowWrite: [], denyWrite: [], denyRead: [], hosts: [], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TMPDIR: tmpdir() } }
+    const wrapped = yield* wrap({ command: "true", args: [], cwd: "/", env: rules.env }, rules)
+    const ended = yield* runToEnd([wrapped.command, ...wrapped.args], wrapped.env)
+    if (ended.code !== 0) {
+      return yield* new SandboxError({
+        message: `a process could not start inside it (${ended.error || `exit ${ended.code}`}); it needs user namespaces, which this system or its container may not allow`
+      })
+    }
+  }))
+
 /**
  * The sandbox on `@anthropic-ai/sandbox-runtime` (bubblewrap and socat on Linux, sandbox-exec on
  * macOS): checked (a missing part fails the layer, naming it), started once for the process (its
@@ -106,9 +134,8 @@ export const layer: Layer.Layer<Sandbox, SandboxError> = Layer.scoped(
       }),
       () => Effect.promise(() => SandboxManager.reset()).pipe(Effect.ignore)
     )
-    return {
-      runtime: process.platform === "darwin" ? "sandbox-exec" : "bubblewrap",
-      wrap: wrapWith(SandboxManager)
-    }
+    const wrap = wrapWith(SandboxManager)
+    yield* probe(wrap)
+    return { runtime: process.platform === "darwin" ? "sandbox-exec" : "bubblewrap", wrap }
   })
 )
