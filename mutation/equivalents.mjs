@@ -6,6 +6,13 @@ export const equivalents = [
   // Figures
   { file: "packages/core/src/text/Figures.ts", mutator: "EqualityOperator", replacement: "ms >= 0", line: "const asDuration = (ms: number) =>",
     reason: "at 0 both sides give 0: the duration itself, or none" },
+  // SandboxPolicy
+  { file: "packages/core/src/sandbox/SandboxPolicy.ts", mutator: "Regex", replacement: "/\\[|\\](?=:|$)/g", line: "url.host.replace(/^\\[|\\](?=:|$)/g, \"\")",
+    reason: "a URL's host holds a `[` only at its start (a bracketed address), so the anchor changes nothing" },
+  { file: "packages/core/src/sandbox/SandboxPolicy.ts", mutator: "ArrayDeclaration", replacement: "[\"Stryker was here\"]", line: "const moved = (needs.stateEnv ?? [])",
+    reason: "a variable's name never holds a space: the name the mutant adds is set in no environment, so it moves no state" },
+  { file: "packages/core/src/sandbox/SandboxPolicy.ts", mutator: "ArrayDeclaration", replacement: "[\"Stryker was here\"]", line: "env: baseEnv(host, place, settings, [])",
+    reason: "a variable's name never holds a space: the name the mutant adds is set in no environment, so it passes nothing" },
   // CompletionRule
   { file: "packages/core/src/completion/CompletionRule.ts", mutator: "Regex", replacement: "/\\s*(?:[-*+]\\s+|\\d+[.)]\\s+|#{1,6}\\s+)?/", line: "const LINE_MARKER = /^\\s*(?:[-*+]\\s+|\\d+[.)]\\s+|#{1,6}\\s+)?/",
     reason: "the pattern can match nothing, so without ^ its first match is still at the start of the text (replace without g takes only the first)" },

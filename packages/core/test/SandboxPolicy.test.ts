@@ -186,7 +186,31 @@ describe("the sandbox's policy", () => {
     expect(hostOfUrl("example.com")).toBeNull()
   })
 
-  it("the home directory's trailing slash makes no double slash", () => {
+  it("a home directory's trailing slashes make no double slash", () => {
     expect(agentRules(claudeLike, noSettings, { ...main, home: "/home/ada/" }, hostEnv).allowWrite).toContain("/home/ada/.claude")
+    expect(agentRules(claudeLike, noSettings, { ...main, home: "/home/ada//" }, hostEnv).allowWrite).toContain("/home/ada/.claude")
+  })
+
+  it("no additions: nothing more unreadable, reachable or passed in than the policy's own", () => {
+    expect(noSettings).toEqual({ allowHosts: [], denyRead: [], passEnv: [] })
+    expect(checkRules(noSettings, main, hostEnv).denyRead).toEqual(SECRET_PLACES.map((place) => `/home/ada/${place}`))
+  })
+
+  it("an agent that names no state files nor state variables writes only its state directories", () => {
+    const rules = agentRules({ stateDirs: [".pi"], hosts: [], env: [], baseUrlEnv: [] }, noSettings, main, hostEnv)
+    expect(rules.allowWrite).toEqual(["/repo", "/tmp/spool-sandbox-1", "/home/ada/.pi"])
+  })
+
+  it("a state variable's part below it may be deeper than one directory", () => {
+    const rules = agentRules({ ...claudeLike, stateEnv: ["XDG_DATA_HOME/vendor/agent"] }, noSettings, main, { ...hostEnv, XDG_DATA_HOME: "/xdg" })
+    expect(rules.allowWrite).toContain("/xdg/vendor/agent")
+  })
+
+  it("a work tree that is one of spool's directories itself is not walled off", () => {
+    const rules = agentRules(claudeLike, noSettings, { ...main, workTree: "/w/.spool/.state", spoolDirs: ["/w/.spool/.state", "/w/.spool/.state-other"] }, hostEnv)
+    expect(rules.denyWrite).not.toContain("/w/.spool/.state")
+    expect(rules.denyWrite).toContain("/w/.spool/.state-other")
+    const slashes = agentRules(claudeLike, noSettings, { ...main, workTree: "/w/.spool/.state/x", spoolDirs: ["/w/.spool/.state//"] }, hostEnv)
+    expect(slashes.denyWrite).not.toContain("/w/.spool/.state//")
   })
 })
