@@ -8,7 +8,7 @@ export const name = "claude"
 export const sandboxNeeds: SandboxNeeds = {
   stateDirs: [".claude"],
   stateFiles: [".claude.json", ".claude.json.backup"],
-  stateEnv: ["CLAUDE_CONFIG_DIR"],
+  stateEnv: ["CLAUDE_CONFIG_DIR", "CLAUDE_CODE_TMPDIR"],
   hosts: ["api.anthropic.com"],
   env: ["ANTHROPIC_*", "CLAUDE_*", "IS_SANDBOX", "DISABLE_*"],
   baseUrlEnv: ["ANTHROPIC_BASE_URL"]
