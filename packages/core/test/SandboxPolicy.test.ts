@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import {
   agentRules,
+  agentStateDirs,
   BASE_ENV,
   checkRules,
   hostOfUrl,
@@ -98,6 +99,15 @@ describe("the sandbox's policy", () => {
     const rules = agentRules(claudeLike, noSettings, { ...main, gitCommonDir: null, gitDir: null }, hostEnv)
     expect(rules.allowWrite).toEqual(["/repo", "/tmp/spool-sandbox-1", "/home/ada/.claude", "/home/ada/.claude.json"])
     expect(rules.denyWrite).toEqual(["/repo/.spool/.state"])
+  })
+
+  it("the agent's state directories, to be made before it starts, are those under the home directory and those its variables name, never its files", () => {
+    const host = { ...hostEnv, CLAUDE_CONFIG_DIR: "/srv/claude", XDG_DATA_HOME: "/xdg" }
+    expect(agentStateDirs(claudeLike, main, host)).toEqual(["/home/ada/.claude", "/srv/claude", "/xdg/claude"])
+    expect(agentStateDirs(claudeLike, main, { ...hostEnv, XDG_DATA_HOME: "relative/not/a/path" })).toEqual(["/home/ada/.claude"])
+    expect(agentStateDirs({ ...claudeLike, stateEnv: ["CLAUDE_CONFIG_DIR"] }, main, { ...hostEnv, CLAUDE_CONFIG_DIR: "/home/ada/.claude" })).toEqual(["/home/ada/.claude"])
+    // Each is writable: the walls open them.
+    for (const dir of agentStateDirs(claudeLike, main, host)) expect(agentRules(claudeLike, noSettings, main, host).allowWrite).toContain(dir)
   })
 
   it("reads go everywhere but where secrets live, and --deny-read's paths", () => {

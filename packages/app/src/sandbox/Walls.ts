@@ -2,6 +2,7 @@ import { Command, CommandExecutor, FileSystem } from "@effect/platform"
 import {
   agentHosts,
   agentRules,
+  agentStateDirs,
   CheckRunner,
   checkRules,
   type HarnessService,
@@ -100,8 +101,12 @@ export const walledLayers = (
   place: WorkPlace
 ) =>
   Layer.unwrapScoped(Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
     const { env } = yield* Invocation
     const at = yield* placeAt(place.cwd, place.worktree?.root ?? null)
+    // The agent's state directories, made where missing: the walls open only what exists, and an
+    // agent's first run makes them, which a wall of its parent would refuse.
+    for (const dir of agentStateDirs(walls.needs, at, env)) yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.ignore)
     return Layer.merge(
       harness.pipe(Layer.provide(yield* through(walls, agentRules(walls.needs, walls.settings, at, env)))),
       CheckRunner.layer.pipe(Layer.provide(yield* through(walls, checkRules(walls.settings, at, env))))

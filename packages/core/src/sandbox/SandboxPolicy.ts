@@ -127,6 +127,25 @@ const baseEnv = (
   TMPDIR: place.tmpDir
 })
 
+/** The state directories the agent's variables name (`stateEnv`), where set to an absolute path. */
+const movedState = (needs: SandboxNeeds, host: Readonly<Record<string, string | undefined>>) =>
+  (needs.stateEnv ?? []).flatMap((entry) => {
+    const [name, ...below] = entry.split("/")
+    const dir = host[name!]
+    return dir === undefined || !dir.startsWith("/") ? [] : [below.length === 0 ? dir : join(dir, below.join("/"))]
+  })
+
+/**
+ * The agent's state directories (not its files), absolute: those under the home directory and
+ * those its variables name. The runtime opens for writing only what exists, so they are made,
+ * empty, before the agent starts, as the agent would make them on its first run.
+ */
+export const agentStateDirs = (
+  needs: SandboxNeeds,
+  place: Pick<SandboxPlace, "home">,
+  host: Readonly<Record<string, string | undefined>>
+): ReadonlyArray<string> => unique([...needs.stateDirs.map((entry) => join(place.home, entry)), ...movedState(needs, host)])
+
 /**
  * The agent's walls: it writes its work tree, its temporary directory and its own state; it reads
  * all but the secrets; it reaches its model's hosts (or those of a base URL its environment sets)
@@ -139,12 +158,7 @@ export const agentRules = (
   host: Readonly<Record<string, string | undefined>>
 ): SandboxRules => {
   const env = baseEnv(host, place, settings, needs.env)
-  const moved = (needs.stateEnv ?? []).flatMap((entry) => {
-    const [name, ...below] = entry.split("/")
-    const dir = host[name!]
-    return dir === undefined || !dir.startsWith("/") ? [] : [below.length === 0 ? dir : join(dir, below.join("/"))]
-  })
-  const state = [...[...needs.stateDirs, ...(needs.stateFiles ?? [])].map((entry) => join(place.home, entry)), ...moved]
+  const state = [...[...needs.stateDirs, ...(needs.stateFiles ?? [])].map((entry) => join(place.home, entry)), ...movedState(needs, host)]
   return {
     ...walls(place, settings, state),
     hosts: agentHosts(needs, settings, host),
