@@ -4,12 +4,22 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PROMISE } from "./agents/agent.js"
 import { opencode, userText } from "./agents/opencode.js"
-import { agentScenarios, ralph, statusJson, withAgent } from "./agents/scenarios.js"
+import { agentScenarios, ralph, sandboxedWrite, statusJson, withAgent } from "./agents/scenarios.js"
 import { addChange, git, spool, withFakeServer } from "./support.js"
 
 // The real opencode binary, driven by `spool ralph`, against a fake OpenAI-compatible server on 127.0.0.1.
 describe("spool ralph --harness opencode, with the real opencode binary", () => {
   agentScenarios(opencode)
+
+  // The fake server's address is in OPENCODE_CONFIG_CONTENT, no base URL variable: --allow-host lets opencode reach it.
+  it("completes a change under --sandbox, with --allow-host the fake server's address", () =>
+    sandboxedWrite(opencode, (server) => ["--allow-host", new URL(server.baseURL).host], (server) => [
+      "api.anthropic.com",
+      "api.openai.com",
+      "opencode.ai",
+      "models.dev",
+      new URL(server.baseURL).host
+    ]))
 
   it("with --verify, a claim completes only once the check passes: the first is rejected and the model is told why", () =>
     withAgent(

@@ -55,6 +55,31 @@ const waitFor = async (ready: () => boolean) => {
   for (let i = 0; i < 6000 && !ready(); i++) await new Promise((r) => setTimeout(r, 10))
 }
 
+/**
+ * The write scenario under `--sandbox` with `extra` flags: the agent completes the change inside
+ * the walls, its only way out the sandbox's proxy to `hosts`, and `--status --json` names them.
+ * Returns the server and the status, for the agent's own checks.
+ */
+export const sandboxedWrite = <Script, Server extends Closable>(
+  agent: Agent<Script, Server>,
+  extra: (server: Server) => ReadonlyArray<string>,
+  hosts: (server: Server) => ReadonlyArray<string>
+) =>
+  withAgent(agent, agent.write.script, async (server, root, env) => {
+    const args = ralph(agent, "Write greeting.txt.", "--max-iterations", "3", ...agent.write.flags, "--sandbox", ...extra(server))
+    const result = await spool(args, { cwd: root, env })
+    // What the agent met inside the walls is in its output: stdout.
+    expect(result.code, `${result.stderr}${result.stdout}`).toBe(0)
+    expect(result.stdout).toContain("complete: the promise was accepted at iteration 1")
+    expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe(`hello from ${agent.name}\n`)
+    expect(git(root, "show", "--format=", "--name-only", "HEAD")).toBe("greeting.txt")
+    expect(git(root, "status", "--porcelain")).toBe("")
+    expect(agent.requests(server).map((r) => r.model)).toEqual([agent.model, agent.model])
+    const status = await statusJson(root)
+    expect(status.sandbox).toMatchObject({ runtime: "bubblewrap", hosts: hosts(server) })
+    return { server, status }
+  })
+
 export const agentScenarios = <Script, Server extends Closable>(agent: Agent<Script, Server>) => {
   const requests = agent.requests
 
