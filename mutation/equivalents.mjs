@@ -9,7 +9,7 @@ export const equivalents = [
   // SandboxPolicy
   { file: "packages/core/src/sandbox/SandboxPolicy.ts", mutator: "Regex", replacement: "/\\[|\\](?=:|$)/g", line: "url.host.replace(/^\\[|\\](?=:|$)/g, \"\")",
     reason: "a URL's host holds a `[` only at its start (a bracketed address), so the anchor changes nothing" },
-  { file: "packages/core/src/sandbox/SandboxPolicy.ts", mutator: "ArrayDeclaration", replacement: "[\"Stryker was here\"]", line: "const moved = (needs.stateEnv ?? [])",
+  { file: "packages/core/src/sandbox/SandboxPolicy.ts", mutator: "ArrayDeclaration", replacement: "[\"Stryker was here\"]", line: "(needs.stateEnv ?? []).flatMap((entry) => {",
     reason: "a variable's name never holds a space: the name the mutant adds is set in no environment, so it moves no state" },
   { file: "packages/core/src/sandbox/SandboxPolicy.ts", mutator: "ArrayDeclaration", replacement: "[\"Stryker was here\"]", line: "env: baseEnv(host, place, settings, [])",
     reason: "a variable's name never holds a space: the name the mutant adds is set in no environment, so it passes nothing" },
