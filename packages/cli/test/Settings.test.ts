@@ -213,6 +213,45 @@ describe("the repository's settings files", () => {
       expect([settings?.values.verify, settings?.places.map((place) => place.path)]).toEqual([["make test"], [["ralph", "verify"]]])
     }))
 
+  it.effect("\"sandbox\" may hold the sandbox's additions: read as the switch and its options, in the file's order, each named where it stands", () =>
+    Effect.gen(function*() {
+      const root = repository({
+        ".spool/config.json": { ralph: { "max-iterations": 3, sandbox: { "allow-host": "registry.npmjs.org", "deny-read": ["~/private", "secrets"], "pass-env": "NPM_TOKEN" }, harness: "command" } }
+      })
+      const settings = yield* read(root)
+      expect(settings?.values).toEqual({
+        maxIterations: "3",
+        sandbox: true,
+        allowHost: ["registry.npmjs.org"],
+        denyRead: ["~/private", join(root, "secrets")],
+        passEnv: ["NPM_TOKEN"],
+        harness: "command"
+      })
+      expect(settings?.places.map((place) => place.path)).toEqual([
+        ["ralph", "max-iterations"],
+        ["ralph", "sandbox"],
+        ["ralph", "sandbox", "allow-host"],
+        ["ralph", "sandbox", "deny-read"],
+        ["ralph", "sandbox", "pass-env"],
+        ["ralph", "harness"]
+      ])
+      const { blame } = applySettings((yield* commandLine()).parsed, [], settings)
+      expect(blame(new UsageError({ message: "--pass-env: bad", option: "pass-env" })).message).toBe(".spool/config.json, \"ralph\".\"sandbox\".\"pass-env\": --pass-env: bad")
+      expect((yield* read(repository({ ".spool/config.json": { ralph: { sandbox: false } } })))?.values).toEqual({})
+    }))
+
+  it.effect("a key in \"sandbox\" that is not one of its additions, one given there and beside it, or a value of the wrong kind there, is one line naming where it stands", () =>
+    Effect.gen(function*() {
+      const failure = (ralph: unknown) => Effect.map(Effect.flip(read(repository({ ".spool/config.json": { ralph } }))), (error) => error.message)
+      expect(yield* failure({ sandbox: { verify: "true" } })).toBe(
+        ".spool/config.json: unknown key \"ralph\".\"sandbox\".\"verify\"; the keys there are allow-host, deny-read, pass-env"
+      )
+      expect(yield* failure({ "allow-host": "a.example", sandbox: { "allow-host": "b.example" } })).toBe(
+        ".spool/config.json: \"ralph\".\"sandbox\".\"allow-host\" and \"ralph\".\"allow-host\" are the same option; keep one"
+      )
+      expect(yield* failure({ sandbox: { "pass-env": [] } })).toMatch(/^\.spool\/config\.json: "ralph"\."sandbox"\."pass-env" must be a list of strings \(not empty\)/)
+    }))
+
   it.effect("a broken file or a section that is no object is one line naming the file; no file is nothing to read", () =>
     Effect.gen(function*() {
       const failure = (root: string) => Effect.map(Effect.flip(read(root)), (error) => error.message)

@@ -51,6 +51,11 @@ describe("spool ralph --sandbox, attacked (the built binary)", () => {
       const status = await statusJson(root)
       expect(status.status).toBe("complete")
       expect(status.history.map((r: { iteration: number; outcome: string }) => [r.iteration, r.outcome])).toEqual([[1, "continue"], [2, "complete"]])
+      // Seen: the run's walls in --status, as text and JSON, and in every iteration's record.
+      expect(status.sandbox).toEqual({ runtime: "bubblewrap", hosts: [allowed.address], denyRead: [], passEnv: [] })
+      expect(status.history.map((r: { sandboxed?: boolean }) => r.sandboxed)).toEqual([true, true])
+      const text = await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })
+      expect(lines(text.stdout)).toContain(`sandbox:   bubblewrap; hosts ${allowed.address}`)
       // The agent's own work is committed, iteration by iteration, the record of its attacks with it.
       expect(status.history.map((r: { git: { files: Array<string> } }) => r.git.files)).toEqual([
         [".myhooks/post-commit", "attacks.txt", "stolen.txt", "work-1.txt"],

@@ -6,6 +6,7 @@ import type { ValueOf } from "../EffectOptions.js"
 import { UsageError } from "../UsageError.js"
 import { itoValidationCommands } from "./ItoValidation.js"
 import { ralphOptionSpecs as specs } from "./Options.js"
+import { expandSandbox } from "./SandboxSetting.js"
 import { decodeSection, placeOf, type SettingsOf, settingKeys } from "./SettingsSchema.js"
 
 /** The repository's settings file, relative to its root; its `ralph` section holds options of `spool ralph`. */
@@ -50,17 +51,25 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 const sectionIn = (
   file: string,
-  section: Record<string, unknown>,
+  given: Record<string, unknown>,
   options: { readonly lenient: boolean; readonly rooted: (path: string) => string }
 ): Either.Either<Given, UsageError> =>
-  Either.map(decodeSection(specs, section, { ...options, file, at: [SECTION] }), (decoded) => {
+  Either.flatMap(expandSandbox(given, file, [SECTION]), ({ section, paths }) => sectionOf(file, section, paths, options))
+
+const sectionOf = (
+  file: string,
+  section: Record<string, unknown>,
+  paths: Readonly<Record<string, ReadonlyArray<string>>>,
+  options: { readonly lenient: boolean; readonly rooted: (path: string) => string }
+): Either.Either<Given, UsageError> =>
+  Either.map(decodeSection(specs, section, { ...options, file, at: [SECTION], paths }), (decoded) => {
     const keys = Object.keys(section)
     const values: Record<string, unknown> = decoded
     const places = Object.entries(specs).flatMap(([field, spec]): Array<SettingPlace> => {
       const key = settingKeys(spec).find((key) => Object.hasOwn(section, key))
       return key === undefined || values[field] === undefined || values[field] === false
         ? []
-        : [{ field: field as keyof typeof specs, option: spec.name, file, path: [SECTION, key] }]
+        : [{ field: field as keyof typeof specs, option: spec.name, file, path: [SECTION, ...(paths[key] ?? [key])] }]
     }).sort((a, b) => keys.indexOf(a.path[1]!) - keys.indexOf(b.path[1]!))
     return { values: Object.fromEntries(places.map((place) => [place.field, values[place.field]])), places }
   })

@@ -101,14 +101,16 @@ export const sectionSchema = <T extends Record<string, OptionSpec>>(
 export interface SectionPlace extends SectionOptions {
   readonly file: string
   readonly at: ReadonlyArray<string>
+  /** Keys that stood elsewhere in the file, by their path below `at` (`"sandbox"`'s own, in its object). */
+  readonly paths?: Readonly<Record<string, ReadonlyArray<string>>>
 }
 
 /** One line for a mistake of the section, the place named from the decode's path. */
-const describe = (issue: ParseResult.ArrayFormatterIssue, specs: Record<string, OptionSpec>, at: ReadonlyArray<string>) => {
-  const [key] = issue.path
+const describe = (issue: ParseResult.ArrayFormatterIssue, specs: Record<string, OptionSpec>, where: Pick<SectionPlace, "at" | "paths">) => {
+  const [key, ...below] = issue.path
   // The section as a whole: one option named twice, its message naming both keys.
   if (key === undefined) return issue.message
-  const place = placeOf([...at, ...issue.path])
+  const place = placeOf([...where.at, ...(where.paths?.[String(key)] ?? [key]), ...below])
   if (issue._tag !== "Unexpected") return `${place} ${issue.message}`
   const names = Object.values(specs).filter((spec) => spec.action !== true).map((spec) => spec.name)
   const suggestion = closest(String(key).replace(/^-+/, ""), names)
@@ -128,5 +130,5 @@ export const decodeSection = <T extends Record<string, OptionSpec>>(
     const keys = Object.keys(section)
     const rank = (issue: ParseResult.ArrayFormatterIssue) => (issue.path.length === 0 ? -1 : keys.indexOf(String(issue.path[0])))
     const [first] = ParseResult.ArrayFormatter.formatErrorSync(error).sort((a, b) => rank(a) - rank(b))
-    return new UsageError({ message: `${place.file}: ${first === undefined ? "cannot be read" : describe(first, specs, place.at)}` })
+    return new UsageError({ message: `${place.file}: ${first === undefined ? "cannot be read" : describe(first, specs, place)}` })
   })
