@@ -107,6 +107,19 @@ describe("Runs, Sweeps and Lists: the application below the CLI", () => {
       ])
     }))
 
+  it.live("a sweep with --allow-all and no sandbox says once that its agents have the person's rights, naming --sandbox", () =>
+    Effect.gen(function*() {
+      const root = repository(["001-01_hello"])
+      const allowAll = { harness: "command", harnessCommand: finishingAgent(), model: null, allowAll: true }
+      const { result, lines } = yield* onApplication(root, Effect.flatMap(Sweeps, (sweeps) =>
+        sweeps.run({ ...request("", finishingAgent(), { agent: allowAll }), selection: { _tag: "AllReady" }, maxParallel: 1, merge: false })))
+      expect(result._tag, lines.join("\n")).toBe("Right")
+      expect(lines.filter((line) => line.includes("--sandbox"))).toEqual([
+        "warning: this sweep runs its agents with --allow-all and your rights: every file you can read, every host you can reach; --sandbox walls each one in"
+      ])
+      expect(lines[0]).toContain("warning: this sweep")
+    }))
+
   it.live("Sweeps.run refuses a named change of another module, and several loops at once outside git, before any loop runs", () =>
     Effect.gen(function*() {
       const root = repository(["001-01_hello"])
