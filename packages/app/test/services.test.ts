@@ -120,6 +120,25 @@ describe("Runs, Sweeps and Lists: the application below the CLI", () => {
       expect(lines[0]).toContain("warning: this sweep")
     }))
 
+  it.live("with --sandbox, the checks of a merged tree run behind the walls too: one that writes outside its tree fails there, and nothing is merged", () =>
+    Effect.gen(function*() {
+      const root = repository(["001-01_hello"])
+      const outside = realpathSync(mkdtempSync(join(tmpdir(), "spool-app-outside-")))
+      // Passes in the loop; on the merged tree (SPOOL_MERGE=1) it writes outside the tree, and fails if it cannot.
+      const check = `if [ "$SPOOL_MERGE" = 1 ]; then echo escaped > ${outside}/escaped.txt || exit 1; fi`
+      const { result, lines } = yield* onApplication(root, Effect.flatMap(Sweeps, (sweeps) =>
+        sweeps.run({
+          ...request("", finishingAgent(), { options: { ...options, verify: [check] }, sandbox: { allowHosts: [], denyRead: [], passEnv: [] } }),
+          selection: { _tag: "AllReady" },
+          maxParallel: 1,
+          merge: true
+        })))
+      expect(result._tag === "Right" && result.right.rows.map((row) => row.outcome), lines.join("\n")).toEqual(["complete"])
+      expect(lines.some((line) => line.startsWith("001-01_hello: not merged:") && line.includes("failed on the merged tree")), lines.join("\n")).toBe(true)
+      expect(existsSync(join(outside, "escaped.txt"))).toBe(false)
+      expect(existsSync(join(root, "001-01_hello.txt"))).toBe(false)
+    }))
+
   it.live("Sweeps.run refuses a named change of another module, and several loops at once outside git, before any loop runs", () =>
     Effect.gen(function*() {
       const root = repository(["001-01_hello"])
