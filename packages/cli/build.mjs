@@ -3,8 +3,9 @@
 // V8 code cache made here by running it once on a copy of the example workspace.
 import { execFileSync } from "node:child_process"
 import { chmodSync, cpSync, mkdtempSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { build } from "esbuild"
 import { pageDefine } from "./page.mjs"
 
@@ -15,18 +16,38 @@ const common = {
   minify: true,
   legalComments: "none",
   logLevel: "warning",
-  // Loaded only under --sandbox, from the package's own dependency: it finds its helper programs beside itself.
-  external: ["@anthropic-ai/sandbox-runtime"],
   // The dashboard's script, bundled for the browser, served from the bundle as a string.
   define: await pageDefine()
 }
+// The sandbox runtime (`--sandbox`), an ES module of its own beside the bundles, loaded only when
+// asked for, with the helper programs it looks for beside itself (its Apache-2.0 licence with them).
+const runtimeEntry = createRequire(import.meta.url).resolve("@anthropic-ai/sandbox-runtime")
+const runtimeRoot = join(dirname(runtimeEntry), "..")
+const SANDBOX_RUNTIME = "./spool-sandbox.mjs"
+const sandboxRuntimeBeside = {
+  name: "sandbox-runtime-beside",
+  setup: (build) => build.onResolve({ filter: /^@anthropic-ai\/sandbox-runtime$/ }, () => ({ path: SANDBOX_RUNTIME, external: true }))
+}
+
 rmSync("dist", { recursive: true, force: true })
 await Promise.all([
+  build({
+    ...common,
+    entryPoints: [runtimeEntry],
+    outfile: "dist/spool-sandbox.mjs",
+    format: "esm",
+    // Its CommonJS dependencies require Node's own modules.
+    banner: { js: "import { createRequire as __spoolRequire } from 'node:module'; const require = __spoolRequire(import.meta.url);" }
+  }),
   build({ ...common, entryPoints: ["src/loader.ts"], outfile: "dist/spool.js", format: "esm", banner: { js: "#!/usr/bin/env node" } }),
-  build({ ...common, entryPoints: ["src/bin.ts"], outfile: "dist/spool-main.cjs", format: "cjs", sourcemap: "linked" }),
+  build({ ...common, entryPoints: ["src/bin.ts"], outfile: "dist/spool-main.cjs", format: "cjs", sourcemap: "linked", plugins: [sandboxRuntimeBeside] }),
   build({ ...common, entryPoints: ["src/statusMain.ts"], outfile: "dist/spool-status.cjs", format: "cjs", sourcemap: "linked" })
 ])
 chmodSync("dist/spool.js", 0o755)
+for (const dir of ["vendor/seccomp/x64", "vendor/seccomp/arm64", "vendor/java-proxy-agent"]) {
+  cpSync(join(runtimeRoot, dir), join("dist", dir), { recursive: true, filter: (file) => !file.endsWith(".ts") })
+}
+cpSync(join(runtimeRoot, "LICENSE"), "dist/vendor/LICENSE.sandbox-runtime")
 
 const workspace = mkdtempSync(join(tmpdir(), "spool-build-"))
 try {

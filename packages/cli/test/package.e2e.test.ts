@@ -8,17 +8,23 @@ import { addChange, baseEnv, commitAll, runProgram } from "./support.js"
 const cliDir = join(dirname(fileURLToPath(import.meta.url)), "..")
 const repositoryRoot = join(cliDir, "..", "..")
 
-// What the package holds: the loader (the bin), the two bundles with their V8 code caches, and
-// the manifest, README and LICENSE npm always adds. The source maps stay out (18 MB, three times
+// What the package holds: the loader (the bin), the two bundles with their V8 code caches, the
+// sandbox runtime's module with the helper programs it finds beside itself (and its licence), and
+// the manifest, README and LICENSE npm always adds. The source maps stay out (20 MB, three times
 // the rest, of which nothing reads at run time), as do the sources and tests.
 const published = [
   "LICENSE",
   "README.md",
   "dist/spool-main.cjs",
   "dist/spool-main.cjs.cache",
+  "dist/spool-sandbox.mjs",
   "dist/spool-status.cjs",
   "dist/spool-status.cjs.cache",
   "dist/spool.js",
+  "dist/vendor/LICENSE.sandbox-runtime",
+  "dist/vendor/java-proxy-agent/srt-proxy-agent.jar",
+  "dist/vendor/seccomp/arm64/apply-seccomp",
+  "dist/vendor/seccomp/x64/apply-seccomp",
   "package.json"
 ].sort()
 
@@ -119,6 +125,17 @@ describe("the npm package spool-ralph (npm pack, then npm install -g of the tarb
     const status = await run(["ralph", "--status", "--json", "--change", "001-01"])
     expect(status.code, status.stderr).toBe(0)
     expect(JSON.parse(status.stdout)).toMatchObject({ changeId: "001-01_x", status: "complete", iteration: 1 })
+
+    // The sandbox from the tarball alone: its module and its seccomp helper, which it finds beside itself.
+    addChange(repo, "001-02_y")
+    commitAll(repo)
+    const walled = `sh -c "echo out > ${repo}-escaped.txt || echo refused; echo '<promise>COMPLETE</promise>'"`
+    const sandboxed = await run(["ralph", "x", "--change", "001-02", "--harness", "command", "--harness-command", walled, "--no-interactive", "--sandbox"])
+    expect(sandboxed.code, sandboxed.stderr).toBe(0)
+    expect(sandboxed.stdout).toContain("refused")
+    expect(existsSync(`${repo}-escaped.txt`)).toBe(false)
+    const walls = await run(["ralph", "--status", "--json", "--change", "001-02"])
+    expect(JSON.parse(walls.stdout)).toMatchObject({ status: "complete", sandbox: { runtime: "bubblewrap" } })
   })
 
   it("runs without a code cache, and with one V8 refuses (made for other code)", async () => {
