@@ -34,11 +34,15 @@ export const innerScript = (words: number, loopback: boolean) => {
   ].join("; ")
 }
 
-/** What is missing for the runtime on this machine, each with what installs it; empty when nothing is. */
-export const missingParts = (manager: Manager): ReadonlyArray<string> => {
-  if (!manager.isSupportedPlatform()) return [`the sandbox runs on Linux and macOS, not ${process.platform}`]
+/** What installs the runtime's parts on Linux. */
+const INSTALL = "on Debian or Ubuntu: sudo apt-get install -y bubblewrap socat ripgrep"
+
+/** What is missing for the runtime on this machine, and what installs it; null when nothing is. */
+export const missingParts = (manager: Manager): string | null => {
+  if (!manager.isSupportedPlatform()) return `the sandbox runs on Linux and macOS, not ${process.platform}`
   const { errors } = manager.checkDependencies()
-  return errors
+  if (errors.length === 0) return null
+  return `${errors.join("; ")}${process.platform === "linux" ? `; ${INSTALL}` : ""}`
 }
 
 /** In spool's bundle (CommonJS) `require`, which loads the ES module; elsewhere `import`. */
@@ -122,7 +126,7 @@ export const layer: Layer.Layer<Sandbox, SandboxError> = Layer.scoped(
   Effect.gen(function*() {
     const { SandboxManager } = yield* loadRuntime
     const missing = missingParts(SandboxManager)
-    if (missing.length > 0) return yield* new SandboxError({ message: missing.join("; ") })
+    if (missing !== null) return yield* new SandboxError({ message: missing })
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () =>

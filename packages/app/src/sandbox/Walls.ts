@@ -31,8 +31,6 @@ export interface Walls {
   readonly needs: SandboxNeeds
 }
 
-const INSTALL = "sudo apt-get install -y bubblewrap socat ripgrep"
-
 /**
  * The sandbox, started for as long as the scope lasts. Where it cannot run (a part missing, no
  * user namespaces) this fails with one line naming what is missing and how to install it: a loop
@@ -42,11 +40,7 @@ export const openWalls = (settings: SandboxSettings, needs: SandboxNeeds) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(SandboxRuntime.layer).pipe(
       Effect.mapError((error) =>
-        new RequestError({
-          message: `--sandbox cannot run here: ${error.message}` +
-            (process.platform === "linux" ? `; on Debian or Ubuntu: ${INSTALL}` : ""),
-          option: "sandbox"
-        })
+        new RequestError({ message: `--sandbox cannot run here: ${error.message}`, option: "sandbox" })
       )
     )
     return { sandbox: yield* Effect.provide(Sandbox, context), settings, needs } satisfies Walls
