@@ -97,6 +97,21 @@ describe("a change's status", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("keeps a sandboxed iteration's word and the run's walls in the JSON, and says nothing of walls a run had not", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      const walls = { runtime: "bubblewrap", hosts: ["api.anthropic.com"], denyRead: [], passEnv: [] }
+      yield* store.writeState(changeId, { ...state, sandbox: walls })
+      yield* store.append(changeId, iterationRecord({ iteration: 1, sandboxed: true }))
+      yield* store.append(changeId, record(2))
+      const json = statusJson(yield* loadStatus(changeId))
+      assert.deepStrictEqual(json.sandbox, walls)
+      assert.deepStrictEqual(json.history.map((r) => r.sandboxed), [true, undefined])
+      assert.deepStrictEqual(Schema.decodeUnknownSync(StatusJson)(JSON.parse(JSON.stringify(json))), json)
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("says what became of a run's merge, when a --merge sweep completed it", () => {
     const { layer } = setup()
     return Effect.gen(function*() {

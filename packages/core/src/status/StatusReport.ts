@@ -142,7 +142,8 @@ export const statusJson = (report: StatusReport): StatusJson => {
       usage: r.usage,
       error: r.error,
       warnings: r.warnings,
-      verify: r.verify ?? []
+      verify: r.verify ?? [],
+      ...(r.sandboxed === true ? { sandboxed: true as const } : {})
     }))
   }
 }
