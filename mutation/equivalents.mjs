@@ -35,6 +35,8 @@ export const equivalents = [
   { file: "packages/core/src/completion/CompletionRule.ts", mutator: "ArithmeticOperator", replacement: "offset - match[0].length", line: "const text = excerpt(line.slice(",
     reason: "the text shown ends at most 98 characters after the promise starts, within either end of the window" },
   // CompletionJudge
+  { file: "packages/core/src/completion/JudgeLine.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (found.length > 0) state.pending =",
+    reason: "the line was settled at its start, so a pending line with no occurrence settles to no verdict (speed only)" },
   { file: "packages/core/src/completion/LineText.ts", mutator: "EqualityOperator", replacement: "flat.length >= 400", line: "flat.length > 400 ?", reason: "a line of exactly 400 characters keyed with its length appended still equals only the same line's key" },
   { file: "packages/core/src/completion/LineText.ts", mutator: "ConditionalExpression", replacement: "true", line: "const mayHoldPromise", reason: "PROMISE_WORD itself needs a `<` or an `&`: the `includes` checks only spare it a run (speed)" },
   { file: "packages/core/src/completion/LineText.ts", mutator: "LogicalOperator", replacement: "text.includes(\"<\") || text.includes(\"&\") || PROMISE_WORD.test(text)", line: "const mayHoldPromise", reason: "PROMISE_WORD itself needs a `<` or an `&`: the `includes` checks only spare it a run (speed)" },
