@@ -269,23 +269,26 @@ describe("a held lease", () => {
       assert.deepStrictEqual((error as LockError).owner, { pid: 0, host: "unknown", startedAt: "unknown" })
     }))
 
-  it.effect("once lost, is not given up at the end: the remote is not written again", () =>
+  it.effect("once lost, is not given up at the end: the remote is not written again, and nothing is said of expiring", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const remote = yield* MemoryRemote.make("origin")
       const writes = yield* Ref.make(0)
+      const told = yield* Ref.make(0)
       const counting = RemoteHome.of({
         ...remote.home,
         swapLease: (id, next, expected) => Effect.zipRight(Ref.update(writes, (n) => n + 1), remote.home.swapLease(id, next, expected))
       })
       yield* Effect.scoped(Effect.gen(function*() {
-        const held = yield* holdLease(changeId, settings)
+        const held = yield* holdLease(changeId, { ...settings, leftToExpire: () => Ref.update(told, (n) => n + 1) })
         const ours = yield* leaseOn(remote)
         yield* remote.home.swapLease(changeId, newLease(other, T0, TTL), ours!.version)
         yield* Effect.exit(held.checkpoint)
       })).pipe(Effect.provideService(RemoteHome, counting))
       // The take, and nothing after the loss was found.
       assert.strictEqual(yield* Ref.get(writes), 1)
+      // The lease is another loop's now: there is nothing of ours left to expire.
+      assert.strictEqual(yield* Ref.get(told), 0)
     }))
 
   it.effect("is the loop's lock (its check fails once the lease is lost) and its checkpoint (a push)", () =>
