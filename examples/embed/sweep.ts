@@ -17,6 +17,8 @@ const sweep = Effect.gen(function*() {
     merge: true,
     prompt: "",
     agent: { harness: "command", harnessCommand: agent, model: null, allowAll: false },
+    fallback: [],
+    rotate: false,
     options: {
       minIterations: 1,
       maxIterations: 5,

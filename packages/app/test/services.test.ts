@@ -18,6 +18,8 @@ const request = (change: string, agent: string, overrides: Partial<RunRequest> =
   prompt: "",
   options,
   agent: { harness: "command", harnessCommand: agent, model: null, allowAll: false },
+  fallback: [],
+  rotate: false,
   worktree: false,
   resume: false,
   remote: null,

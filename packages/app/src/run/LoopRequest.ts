@@ -14,6 +14,14 @@ export interface LoopRequest {
   readonly prompt: string
   readonly options: LoopOptions
   readonly agent: AgentChoice
+  /**
+   * The agents to go on with when the one running meets a usage limit, in order of preference, as
+   * written: `<harness>[:<model>]`, or `command:<command line>`. Each takes `agent`'s other settings
+   * (`allowAll`). Empty: none.
+   */
+  readonly fallback: ReadonlyArray<string>
+  /** Take `agent` and the fallbacks in turn, one iteration each, rather than only on a limit. */
+  readonly rotate: boolean
   /** Run in a worktree of its own. */
   readonly worktree: boolean
   /** Go on with the change's last run. */

@@ -136,6 +136,8 @@ export const loopRequest = (args: RalphArgs) =>
         allowAll: args.allowAll,
         harnessCommand: Option.getOrNull(args.harnessCommand)
       },
+      fallback: [],
+      rotate: false,
       worktree: args.worktree,
       resume: args.resume,
       remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration(specs.leaseTtl.name, args.leaseTtl) },
