@@ -67,6 +67,8 @@ export * from "./git/Worktrees.js"
 // guards: caps, breakers and usage-limit waits.
 export { UnsupportedGuardError } from "./guards/Guards.js"
 export * from "./guards/UsageLimitGate.js"
+export * from "./agents/AgentChoice.js"
+export * from "./agents/LoopAgents.js"
 
 // live: what the loops of this process do, as they do it.
 export * from "./live/LoopEvents.js"

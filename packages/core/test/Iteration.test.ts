@@ -114,7 +114,8 @@ const iterate = (
     }
     const watch = { onStart: Effect.void, onUsage: () => Effect.void, stopWhen: setup.stopWhen ?? Effect.never }
     return yield* Effect.gen(function*() {
-      const result = yield* runIteration(ctx, setup.iteration ?? 1, setup.notes ?? [], watch)
+      const agent = { id: "test", harness: "test", model: null, service: yield* HarnessService }
+      const result = yield* runIteration(ctx, setup.iteration ?? 1, setup.notes ?? [], watch, agent)
       const journal = yield* (yield* ErrorJournal).read(changeId)
       return {
         result,

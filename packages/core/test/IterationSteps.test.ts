@@ -28,6 +28,7 @@ const ended = (overrides: Partial<IterationEnd> = {}): IterationEnd => ({
   error: null,
   stderr: "",
   sandboxed: false,
+  agent: { id: "claude:opus", harness: "claude", model: "opus" },
   ...overrides
 })
 

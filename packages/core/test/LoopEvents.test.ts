@@ -31,7 +31,9 @@ const state = (changeId: string, status: LoopState["status"], iteration: number)
 const brief = (event: LoopEvent) =>
   event._tag === "StateChanged"
     ? `state ${event.state.status} ${event.state.iteration}`
-    : `record ${event.record.iteration} ${event.record.outcome}`
+    : event._tag === "IterationRecorded"
+    ? `record ${event.record.iteration} ${event.record.outcome}`
+    : `switched ${event.from} ${event.to}`
 
 describe("LoopEvents", () => {
   it.effect("gives each subscriber every event published from its subscription on, in order, and keeps each loop's latest state", () =>
@@ -86,7 +88,7 @@ describe("LoopEvents", () => {
       ])
       assert.deepStrictEqual(of(b), ["state running 0", "state running 1", "record 1 complete", "state complete 1"])
       // The events carry the run's own records and states.
-      const runs = new Set(seen.events.map((e) => (e._tag === "StateChanged" ? e.state.run : e.record.run)))
+      const runs = new Set(seen.events.map((e) => (e._tag === "StateChanged" ? e.state.run : e._tag === "IterationRecorded" ? e.record.run : e.run)))
       assert.deepStrictEqual([...runs].sort(), seen.results.map((r) => r.run).sort())
       assert.deepStrictEqual([...seen.loops.keys()].sort(), [a, b])
       assert.deepStrictEqual([...seen.loops.values()].map((s) => s.status), ["complete", "complete"])

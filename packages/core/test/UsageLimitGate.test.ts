@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Stream, TestClock } from "effect"
 import { ChangeId } from "../src/domain/Domain.js"
 import { UsageLimitGate } from "../src/guards/UsageLimitGate.js"
 
@@ -7,33 +7,40 @@ const a = ChangeId.make("001-01_alpha")
 const b = ChangeId.make("001-02_beta")
 const MINUTE = 60_000
 
+/** The holds as plain entries, for comparing. */
+const entries = <V>(map: ReadonlyMap<string, V>) => [...map.entries()]
+
 describe("UsageLimitGate", () => {
-  it.effect("one gate per loop: a limit one loop met holds no other, nor the loop itself", () =>
+  it.effect("one gate per loop: a limit one loop met holds that loop's agent, and no other loop's", () =>
     Effect.gen(function*() {
       const gates = yield* UsageLimitGate
       const first = yield* gates.forLoop(a)
       const second = yield* gates.forLoop(b)
-      yield* first.report(2 * MINUTE)
-      assert.isTrue(Option.isNone(yield* second.heldByOthers))
-      assert.isTrue(Option.isNone(yield* first.heldByOthers))
+      yield* first.report("claude", 2 * MINUTE)
+      assert.deepStrictEqual(entries(yield* first.held), [["claude", { changeId: a, until: 2 * MINUTE }]])
+      assert.deepStrictEqual(entries(yield* second.held), [])
     }).pipe(Effect.provide(UsageLimitGate.layerPerLoop)))
 
-  it.effect("shared: the other loops wait for a limit one met until it lifts; the loop that met it waits on its own", () =>
+  it.effect("shared: every loop sees a limit one met on an agent until it lifts, and only on that agent", () =>
     Effect.gen(function*() {
       const gates = yield* UsageLimitGate
       const first = yield* gates.forLoop(a)
       const second = yield* gates.forLoop(b)
-      assert.isTrue(Option.isNone(yield* second.heldByOthers))
-      yield* first.report(2 * MINUTE)
-      assert.deepStrictEqual(yield* second.heldByOthers, Option.some({ changeId: a, until: 2 * MINUTE }))
-      assert.isTrue(Option.isNone(yield* first.heldByOthers))
+      assert.deepStrictEqual(entries(yield* second.held), [])
+      yield* first.report("claude", 2 * MINUTE)
+      assert.deepStrictEqual(entries(yield* second.held), [["claude", { changeId: a, until: 2 * MINUTE }]])
+      assert.deepStrictEqual(entries(yield* first.held), [["claude", { changeId: a, until: 2 * MINUTE }]])
+      yield* second.report("codex:gpt-5.5", 3 * MINUTE)
+      assert.deepStrictEqual(entries(yield* first.held).map(([agent]) => agent), ["claude", "codex:gpt-5.5"])
       yield* TestClock.adjust(2 * MINUTE - 1)
-      assert.isTrue(Option.isSome(yield* second.heldByOthers))
+      assert.deepStrictEqual(entries(yield* second.held).map(([agent]) => agent), ["claude", "codex:gpt-5.5"])
       yield* TestClock.adjust(1)
-      assert.isTrue(Option.isNone(yield* second.heldByOthers))
+      assert.deepStrictEqual(entries(yield* second.held), [["codex:gpt-5.5", { changeId: b, until: 3 * MINUTE }]])
+      yield* TestClock.adjust(MINUTE)
+      assert.deepStrictEqual(entries(yield* first.held), [])
     }).pipe(Effect.provide(UsageLimitGate.layerShared)))
 
-  it.effect("shared: keeps the limit that lasts longest, and tells each one kept", () =>
+  it.effect("shared: keeps the hold of an agent that lasts longest, and tells each one kept", () =>
     Effect.gen(function*() {
       const gates = yield* UsageLimitGate
       const first = yield* gates.forLoop(a)
@@ -41,14 +48,21 @@ describe("UsageLimitGate", () => {
       const following = yield* Deferred.make<void>()
       const told = yield* Effect.fork(Stream.runCollect(first.holds.pipe(Stream.tap(() => Deferred.succeed(following, undefined)), Stream.take(3))))
       yield* Deferred.await(following)
-      yield* first.report(5 * MINUTE)
-      yield* second.report(3 * MINUTE)
-      // The shorter limit B met lifts before A's: B still waits for A's.
-      assert.deepStrictEqual(yield* second.heldByOthers, Option.some({ changeId: a, until: 5 * MINUTE }))
-      yield* second.report(7 * MINUTE)
-      assert.deepStrictEqual(yield* first.heldByOthers, Option.some({ changeId: b, until: 7 * MINUTE }))
-      assert.isTrue(Option.isNone(yield* second.heldByOthers))
-      const holds = Chunk.toReadonlyArray(yield* Fiber.join(told)).map(Option.getOrNull)
-      assert.deepStrictEqual(holds, [null, { changeId: a, until: 5 * MINUTE }, { changeId: b, until: 7 * MINUTE }])
+      yield* first.report("claude", 5 * MINUTE)
+      yield* second.report("claude", 3 * MINUTE)
+      // The shorter hold B met lifts before A's: claude stays held until A's.
+      assert.deepStrictEqual(entries(yield* second.held), [["claude", { changeId: a, until: 5 * MINUTE }]])
+      yield* second.report("claude", 7 * MINUTE)
+      assert.deepStrictEqual(entries(yield* first.held), [["claude", { changeId: b, until: 7 * MINUTE }]])
+      const holds = Chunk.toReadonlyArray(yield* Fiber.join(told)).map(entries)
+      assert.deepStrictEqual(holds, [[], [["claude", { changeId: a, until: 5 * MINUTE }]], [["claude", { changeId: b, until: 7 * MINUTE }]]])
     }).pipe(Effect.provide(UsageLimitGate.layerShared)))
+
+  it.effect("a hold for the rest of the run never lifts", () =>
+    Effect.gen(function*() {
+      const gate = yield* (yield* UsageLimitGate).forLoop(a)
+      yield* gate.report("pi", Number.POSITIVE_INFINITY)
+      yield* TestClock.adjust(365 * 24 * 60 * MINUTE)
+      assert.deepStrictEqual(entries(yield* gate.held).map(([agent]) => agent), ["pi"])
+    }).pipe(Effect.provide(UsageLimitGate.layerPerLoop)))
 })

@@ -1,7 +1,6 @@
-import type { CommandExecutor, FileSystem } from "@effect/platform"
 import { HarnessService, type LoopOptions, type NotifySettings, Workspace } from "@spool/core"
-import { Effect, type Layer } from "effect"
-import { type HarnessName, harnessLayer, sandboxNeeds } from "../agents/Harnesses.js"
+import { Effect } from "effect"
+import { agentList, type PreparedAgent } from "../agents/AgentList.js"
 import { Invocation } from "../host/Invocation.js"
 import { notifySettings } from "../notices/Notices.js"
 import { requestError } from "../RequestError.js"
@@ -13,7 +12,10 @@ export interface PreparedLoop {
   readonly userPrompt: string
   readonly options: LoopOptions
   readonly request: LoopRequest
-  readonly harness: Layer.Layer<HarnessService, never, FileSystem.FileSystem | CommandExecutor.CommandExecutor>
+  /** The agents the loops run, the loop's own first, then its fallbacks. */
+  readonly agents: readonly [PreparedAgent, ...Array<PreparedAgent>]
+  /** Take the agents in turn, one iteration each. */
+  readonly rotate: boolean
   /** Run in a worktree of its own. */
   readonly worktree: boolean
   readonly remote: RemoteRequest | null
@@ -35,18 +37,19 @@ export const prepareLoop = (request: LoopRequest) =>
   Effect.gen(function*() {
     const invocation = yield* Invocation
     const walled = request.sandbox !== null
-    const harness = yield* harnessLayer({ ...request.agent, walled }, invocation)
+    const agents = yield* agentList(request, invocation, walled)
     const { remote } = request
     if (remote !== null && !/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(remote.name)) {
       return yield* requestError(`--remote must name a git remote (as git remote -v lists them), got '${remote.name}'`, "remote")
     }
     const notify = yield* notifySettings(request.notices, (yield* Workspace).root)
-    const walls = request.sandbox === null ? null : yield* openWalls(request.sandbox, sandboxNeeds[request.agent.harness.trim() as HarnessName])
+    const walls = request.sandbox === null ? null : yield* openWalls(request.sandbox)
     return {
       userPrompt: request.prompt.trim() === "" ? "Implement the change proposal below." : request.prompt,
       options: request.options,
       request,
-      harness,
+      agents,
+      rotate: request.rotate,
       worktree: request.worktree || remote !== null,
       remote,
       notify,
@@ -55,6 +58,8 @@ export const prepareLoop = (request: LoopRequest) =>
     } satisfies PreparedLoop
   })
 
-/** The agent of `prepared` checked before anything is touched: one that cannot start fails here. */
+/** Every agent of `prepared` checked before anything is touched: one that cannot start fails here. */
 export const preflight = (prepared: PreparedLoop) =>
-  Effect.flatMap(HarnessService, (agent) => agent.preflight).pipe(Effect.provide(prepared.harness))
+  Effect.forEach(prepared.agents, (agent) => Effect.flatMap(HarnessService, (service) => service.preflight).pipe(Effect.provide(agent.layer)), {
+    discard: true
+  })

@@ -13,8 +13,7 @@ import {
   RemoteHome,
   runLoop,
   UsageLimitGate,
-  Workspace,
-  HarnessService
+  Workspace
 } from "@spool/core"
 import { GitRemoteHome } from "@spool/git"
 import { Context, Effect, Layer, Random, type Scope } from "effect"
@@ -27,7 +26,7 @@ import { sandboxNote, warnUnwalled, withinWalls } from "../sandbox/Walls.js"
 import { afterLoop, placeLayer, workPlace } from "../place/WorkPlace.js"
 import { loopReporter } from "../report/Reports.js"
 import type { RemoteRequest, RunRequest } from "./LoopRequest.js"
-import { type PreparedLoop, prepareLoop } from "./PreparedLoop.js"
+import { type PreparedLoop, prepareLoop, preflight } from "./PreparedLoop.js"
 
 /**
  * Takes the change's lease on `remote` for the scope and brings its branch and state from there:
@@ -77,7 +76,7 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
     const identity = lockIdentity(invocation.pid)
     const loop = Effect.gen(function*() {
       // An agent that cannot start must not leave a new worktree behind, nor take a lease.
-      if (prepared.worktree) yield* Effect.flatMap(HarnessService, (agent) => agent.preflight)
+      if (prepared.worktree) yield* preflight(prepared)
       // With a remote: the lease first (another machine's live one: exit 73, nothing touched), then the remote's branch and state.
       const lease = prepared.remote === null ? null : yield* takeRemoteHome(change, prepared.remote, identity)
       const place = yield* workPlace(change, { worktree: prepared.worktree, commits: options.commit })
@@ -91,13 +90,13 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
         pid: invocation.pid,
         redact: makeRedactor(secretEnv(invocation.env, prepared.secrets)),
         settings: request.settings,
-        ...(prepared.walls === null ? {} : { sandbox: sandboxNote(prepared.walls, invocation.env) }),
+        ...(prepared.walls === null ? {} : { sandbox: sandboxNote(prepared.walls, prepared.agents, invocation.env) }),
         resume: request.resume,
         deadline: request.deadline
       }).pipe(
         Effect.provide(Layer.merge(lease === null ? lock : leaseLayer(lease).pipe(Layer.provide(lock)), gitLayer(place.cwd))),
         // Behind the sandbox's walls, the agent and the checks of this place, and no other, run.
-        withinWalls(prepared.walls, prepared.harness, place)
+        withinWalls(prepared.walls, prepared.agents, prepared.rotate, place)
       )
       if (prepared.merged !== true || result.status !== "complete") {
         yield* afterLoop(place, result.status === "complete", prepared.remote?.name ?? null)
@@ -105,7 +104,7 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
       return result
     }).pipe(Effect.scoped)
     return yield* loop.pipe(
-      Effect.provide(Layer.mergeAll(prepared.harness, PromptBuilder.layer, loopReporter(change.id), CheckRunner.layer))
+      Effect.provide(Layer.mergeAll(PromptBuilder.layer, loopReporter(change.id), CheckRunner.layer))
     )
   })
 

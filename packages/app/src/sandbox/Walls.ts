@@ -5,10 +5,11 @@ import {
   agentStateDirs,
   CheckRunner,
   checkRules,
-  type HarnessService,
+  HarnessService,
+  type LoopAgent,
+  LoopAgents,
   type SandboxNote,
   Sandbox,
-  type SandboxNeeds,
   sandboxedExecutor,
   type SandboxPlace,
   type SandboxRules,
@@ -19,16 +20,16 @@ import {
 import { SandboxRuntime } from "@spool/sandbox"
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
+import type { PreparedAgent } from "../agents/AgentList.js"
 import { Invocation } from "../host/Invocation.js"
 import type { WorkPlace } from "../place/WorkPlace.js"
 import { Reports } from "../report/Reports.js"
 import { RequestError } from "../RequestError.js"
 
-/** The sandbox a run's loops share, with the person's additions and what its agent needs. */
+/** The sandbox a run's loops share, with the person's additions; each agent brings what it needs. */
 export interface Walls {
   readonly sandbox: Sandbox["Type"]
   readonly settings: SandboxSettings
-  readonly needs: SandboxNeeds
 }
 
 /**
@@ -36,14 +37,14 @@ export interface Walls {
  * user namespaces) this fails with one line naming what is missing and how to install it: a loop
  * asked to run sandboxed never runs without.
  */
-export const openWalls = (settings: SandboxSettings, needs: SandboxNeeds) =>
+export const openWalls = (settings: SandboxSettings) =>
   Effect.gen(function*() {
     const context = yield* Layer.build(SandboxRuntime.layer).pipe(
       Effect.mapError((error) =>
         new RequestError({ message: `--sandbox cannot run here: ${error.message}`, option: "sandbox" })
       )
     )
-    return { sandbox: yield* Effect.provide(Sandbox, context), settings, needs } satisfies Walls
+    return { sandbox: yield* Effect.provide(Sandbox, context), settings } satisfies Walls
   })
 
 /** `git rev-parse`'s absolute answers in `cwd`, or null outside a repository. */
@@ -85,25 +86,44 @@ const placeAt = (cwd: string, treeRoot: string | null) =>
 const through = (walls: Walls, rules: SandboxRules) =>
   Effect.map(CommandExecutor.CommandExecutor, (base) => Layer.succeed(CommandExecutor.CommandExecutor, sandboxedExecutor(base, walls.sandbox, rules)))
 
-/**
- * The agent and the checks of the loop at `place`, each behind its walls (`agentRules`,
- * `checkRules`): every process either starts through the sandbox, or not at all.
- */
-export const walledLayers = (
-  walls: Walls,
-  harness: Layer.Layer<HarnessService, never, FileSystem.FileSystem | CommandExecutor.CommandExecutor>,
-  place: WorkPlace
+/** The agents of a loop, each as the loop runs it, by `serviceOf`; the first is also the loop's `HarnessService`. */
+const agentsLayer = <E, R>(
+  agents: ReadonlyArray<PreparedAgent>,
+  rotate: boolean,
+  serviceOf: (agent: PreparedAgent) => Effect.Effect<HarnessService["Type"], E, R>
 ) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const ready = yield* Effect.forEach(agents, (agent) =>
+      Effect.map(serviceOf(agent), (service): LoopAgent => ({ id: agent.id, harness: agent.harness, model: agent.model, service })))
+    const [first, ...rest] = ready
+    return Layer.merge(Layer.succeed(LoopAgents, { agents: [first!, ...rest], rotate }), Layer.succeed(HarnessService, first!.service))
+  }))
+
+/** The agents of a loop, unwalled. */
+export const loopAgentsLayer = (agents: ReadonlyArray<PreparedAgent>, rotate: boolean) =>
+  agentsLayer(agents, rotate, (agent) => Effect.provide(HarnessService, agent.layer))
+
+/**
+ * The agents and the checks of the loop at `place`, each behind its walls (`agentRules` with that
+ * agent's needs, `checkRules`): every process either starts through the sandbox, or not at all.
+ */
+export const walledLayers = (walls: Walls, agents: ReadonlyArray<PreparedAgent>, rotate: boolean, place: WorkPlace) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const { env } = yield* Invocation
     const at = yield* placeAt(place.cwd, place.worktree?.root ?? null)
-    // The agent's state directories, made where missing: the walls open only what exists, and an
+    // Each agent's state directories, made where missing: the walls open only what exists, and an
     // agent's first run makes them, which a wall of its parent would refuse.
-    for (const dir of agentStateDirs(walls.needs, at, env)) yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.ignore)
+    for (const agent of agents) {
+      for (const dir of agentStateDirs(agent.needs, at, env)) yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.ignore)
+    }
+    const checks = yield* through(walls, checkRules(walls.settings, at, env))
+    const walled = yield* Effect.forEach(agents, (agent) =>
+      Effect.map(through(walls, agentRules(agent.needs, walls.settings, at, env)), (executor) => ({ agent, executor })))
     return Layer.merge(
-      harness.pipe(Layer.provide(yield* through(walls, agentRules(walls.needs, walls.settings, at, env)))),
-      CheckRunner.layer.pipe(Layer.provide(yield* through(walls, checkRules(walls.settings, at, env))))
+      agentsLayer(agents, rotate, (agent) =>
+        Effect.provide(HarnessService, agent.layer.pipe(Layer.provide(walled.find((w) => w.agent === agent)!.executor)))),
+      CheckRunner.layer.pipe(Layer.provide(checks))
     )
   }))
 
@@ -115,21 +135,17 @@ export const walledChecks = (walls: Walls, cwd: string) =>
     return yield* CheckRunner.pipe(Effect.provide(CheckRunner.layer.pipe(Layer.provide(yield* through(walls, checkRules(walls.settings, at, env))))))
   })
 
-/** `effect` with the agent and the checks of `place` behind `walls`; as it is without walls. */
-export const withinWalls = (
-  walls: Walls | null,
-  harness: Layer.Layer<HarnessService, never, FileSystem.FileSystem | CommandExecutor.CommandExecutor>,
-  place: WorkPlace
-) =>
+/** `effect` with the agents of the loop, and with walls, the agents and the checks of `place` behind them. */
+export const withinWalls = (walls: Walls | null, agents: ReadonlyArray<PreparedAgent>, rotate: boolean, place: WorkPlace) =>
 <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | RequestError, R | Layer.Layer.Context<ReturnType<typeof walledLayers>>> =>
-  walls === null ? effect : Effect.provide(effect, walledLayers(walls, harness, place))
+  walls === null ? Effect.provide(effect, loopAgentsLayer(agents, rotate)) : Effect.provide(effect, walledLayers(walls, agents, rotate, place))
 
-/** What `--status` and the loop's state say of the walls: the runtime, the agent's hosts, the person's additions. */
-export const sandboxNote = (walls: Walls, env: Readonly<Record<string, string | undefined>>): SandboxNote => ({
+/** What `--status` and the loop's state say of the walls: the runtime, the agents' hosts, the person's additions. */
+export const sandboxNote = (walls: Walls, agents: ReadonlyArray<PreparedAgent>, env: Readonly<Record<string, string | undefined>>): SandboxNote => ({
   runtime: walls.sandbox.runtime,
-  hosts: agentHosts(walls.needs, walls.settings, env),
+  hosts: [...new Set(agents.flatMap((agent) => agentHosts(agent.needs, walls.settings, env)))],
   denyRead: walls.settings.denyRead,
   passEnv: walls.settings.passEnv
 })

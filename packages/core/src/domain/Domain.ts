@@ -83,7 +83,12 @@ export const IterationRecord = Schema.Struct({
   /** The `--verify` checks run on the iteration's claim, in order, up to the first that failed. */
   verify: Schema.optionalWith(Schema.Array(CheckResult), { exact: true }),
   /** Its agent and checks ran in the sandbox (`--sandbox`); absent: they did not. */
-  sandboxed: Schema.optionalWith(Schema.Literal(true), { exact: true })
+  sandboxed: Schema.optionalWith(Schema.Literal(true), { exact: true }),
+  /** The agent that ran it, as the loop's list names it (`claude`, `codex:gpt-5.5`); absent in records written before it was kept. */
+  agent: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Its harness (`claude`, `command`, ...) and the model asked for (null: the harness's own). */
+  harness: Schema.optionalWith(Schema.String, { exact: true }),
+  model: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
 })
 export type IterationRecord = typeof IterationRecord.Type
 
@@ -166,6 +171,22 @@ export const SandboxNote = Schema.Struct({
 })
 export type SandboxNote = typeof SandboxNote.Type
 
+/**
+ * One agent of a run's list (the loop's agent, then its fallbacks): what it ran and spent in the
+ * run, and until when a usage limit it met holds it (null: none known).
+ */
+export const AgentNote = Schema.Struct({
+  agent: Schema.String,
+  harness: Schema.String,
+  model: Schema.NullOr(Schema.String),
+  iterations: Schema.Int,
+  /** US dollars; null while it has reported none. */
+  costUsd: Schema.NullOr(Schema.Number),
+  tokens: Schema.Number,
+  limitedUntil: Schema.NullOr(Schema.String)
+})
+export type AgentNote = typeof AgentNote.Type
+
 /** The small state file of the current (or last) run of a change. */
 export const LoopState = Schema.Struct({
   changeId: Schema.String,
@@ -182,6 +203,10 @@ export const LoopState = Schema.Struct({
   pid: Schema.Int,
   /** The harness the run drives (`claude`, `command`, ...), so that its log reads as it showed; absent in state written before it was kept. */
   harness: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The agent of the current (or last) iteration, as `agents` names it; absent before the first. */
+  agent: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Every agent of the run's list, in order (the loop's own first); absent in state written before they were kept. */
+  agents: Schema.optionalWith(Schema.Array(AgentNote), { exact: true }),
   /** Why the run ended; null while it runs (and in state written before it was recorded). */
   stopReason: Schema.optionalWith(Schema.NullOr(StopReason), { default: () => null }),
   /** The line that said why, naming the guard and the totals. */

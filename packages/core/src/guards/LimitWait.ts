@@ -5,9 +5,14 @@ import { formatDuration } from "../text/Figures.js"
 /** A usage limit as the harness reported it. */
 export type UsageLimit = Omit<Extract<HarnessEvent, { _tag: "Limited" }>, "_tag">
 
-/** A usage limit another loop sharing the account met: it lasts until `heldUntil` (epoch ms, the margin included). */
+/**
+ * A usage limit met before, by another loop sharing the account or by this loop on an agent it
+ * passed over since: it lasts until `heldUntil` (epoch ms).
+ */
 export interface HeldLimit {
   readonly heldUntil: number
+  /** Who met it; absent: another loop. */
+  readonly metBy?: "another loop" | "this loop"
 }
 
 /**
@@ -49,7 +54,7 @@ export type LimitPlan =
     readonly _tag: "Wait"
     readonly delayMs: number
     readonly resumeAt: number
-    readonly basis: "reset time" | "retry-after" | "backoff" | "another loop's limit"
+    readonly basis: "reset time" | "retry-after" | "backoff" | "another loop's limit" | "an earlier limit"
   }
   | { readonly _tag: "GiveUp"; readonly resumeAt: number | null; readonly why: string }
 
@@ -73,7 +78,8 @@ export const planLimitWait = (
   settings: LimitWaitSettings
 ): LimitPlan => {
   if ("heldUntil" in limit) {
-    return planKnownWait({ delayMs: Math.max(0, limit.heldUntil - now), basis: "another loop's limit" }, now, state, settings)
+    const basis = limit.metBy === "this loop" ? "an earlier limit" : "another loop's limit"
+    return planKnownWait({ delayMs: Math.max(0, limit.heldUntil - now), basis }, now, state, settings)
   }
   const known = limit.resetAt !== null
     ? { delayMs: Math.max(0, limit.resetAt - now) + RESET_MARGIN_MS, basis: "reset time" as const }
@@ -134,7 +140,7 @@ export const limitWaits = (settings: LimitWaitSettings): Schedule.Schedule<Limit
     const next: LimitWaitState = {
       waitedMs: state.waitedMs + plan.delayMs,
       // Only waits of unknown length back off.
-      backoffs: state.backoffs + (plan.basis === "reset time" || plan.basis === "another loop's limit" ? 0 : 1)
+      backoffs: state.backoffs + (plan.basis === "retry-after" || plan.basis === "backoff" ? 1 : 0)
     }
     return Effect.succeed([next, plan as LimitPlan, ScheduleDecision.continueWith(ScheduleInterval.after(now + plan.delayMs))] as const)
   })

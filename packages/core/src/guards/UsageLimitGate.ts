@@ -1,41 +1,46 @@
-import { Clock, Context, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
+import { Clock, Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
 import type { ChangeId } from "../domain/Domain.js"
 
-/** A usage limit a loop met and waits out: it runs again at `until` (epoch ms). */
+/** A usage limit a loop met on an agent: the agent may run again at `until` (epoch ms; Infinity: not in this run). */
 export interface LimitHold {
   readonly changeId: ChangeId
   readonly until: number
 }
 
-/** What one loop tells the loops it shares a usage limit with, and reads from them. */
+/** The agents held by a limit, by agent (`claude`, `codex:gpt-5.5`). */
+export type LimitHolds = ReadonlyMap<string, LimitHold>
+
+/** What one loop tells the loops it shares usage limits with, and reads from them. */
 export interface LimitGate {
-  /** This loop met a limit and waits until `until`. */
-  readonly report: (until: number) => Effect.Effect<void>
-  /** The limit another loop met that still lasts, if any: this loop waits for it rather than run into it. */
-  readonly heldByOthers: Effect.Effect<Option.Option<LimitHold>>
-  /** The latest limit reported to the gate, as it changes. */
-  readonly holds: Stream.Stream<Option.Option<LimitHold>>
+  /** This loop met `agent`'s limit: the agent is held until `until`. A shorter hold than one already known changes nothing. */
+  readonly report: (agent: string, until: number) => Effect.Effect<void>
+  /** The agents a limit holds now, whichever loop met it. */
+  readonly held: Effect.Effect<LimitHolds>
+  /** Every hold reported to the gate, as they change. */
+  readonly holds: Stream.Stream<LimitHolds>
 }
 
-/** The latest of the limits the loops of one gate met. */
-type Holds = SubscriptionRef.SubscriptionRef<Option.Option<LimitHold>>
+type Holds = SubscriptionRef.SubscriptionRef<LimitHolds>
 
 const gateOf = (holds: Holds, changeId: ChangeId): LimitGate => ({
-  report: (until) =>
-    SubscriptionRef.update(holds, (held) =>
-      Option.isSome(held) && held.value.until >= until ? held : Option.some({ changeId, until })),
-  heldByOthers: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.map(SubscriptionRef.get(holds), Option.filter((held) => held.changeId !== changeId && held.until > now))),
-  // A report that leaves the longer limit in place changes nothing to tell.
+  report: (agent, until) =>
+    SubscriptionRef.update(holds, (known) => {
+      const held = known.get(agent)
+      return held !== undefined && held.until >= until ? known : new Map(known).set(agent, { changeId, until })
+    }),
+  held: Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.map(SubscriptionRef.get(holds), (known) => new Map([...known].filter(([, hold]) => hold.until > now)))),
+  // A report that leaves the longer hold in place changes nothing to tell.
   holds: Stream.changes(holds.changes)
 })
 
-const makeHolds = SubscriptionRef.make<Option.Option<LimitHold>>(Option.none())
+const makeHolds = SubscriptionRef.make<LimitHolds>(new Map())
 
 /**
- * Where loops learn of the usage limits other loops met. With one gate per loop (the default) a
- * loop waits out only the limits it meets itself; with one gate for every loop of the process,
- * a loop about to run its agent waits for a limit another loop met first.
+ * Where loops learn of the usage limits other loops met. A limit is an account's, so it is kept
+ * by agent. With one gate per loop (the default) a loop knows only the limits it meets itself;
+ * with one gate for every loop of the process, a loop about to run an agent another loop found
+ * limited runs another agent, or waits for it.
  */
 // Stryker disable next-line StringLiteral: the key only tells services apart in a context, and no other service has an empty one
 export class UsageLimitGate extends Context.Tag("@spool/core/UsageLimitGate")<UsageLimitGate, {
@@ -47,7 +52,7 @@ export class UsageLimitGate extends Context.Tag("@spool/core/UsageLimitGate")<Us
     forLoop: (changeId) => Effect.map(makeHolds, (holds) => gateOf(holds, changeId))
   })
 
-  /** One gate for every loop of the process: they share one account's limits. */
+  /** One gate for every loop of the process: they share the agents' accounts, and so their limits. */
   static readonly layerShared = Layer.effect(
     UsageLimitGate,
     Effect.map(makeHolds, (holds) => ({ forLoop: (changeId: ChangeId) => Effect.succeed(gateOf(holds, changeId)) }))

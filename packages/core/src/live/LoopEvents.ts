@@ -5,10 +5,23 @@ import type { ChangeId, IterationRecord, LoopState } from "../domain/Domain.js"
  * What a loop tells the rest of the process as it runs:
  * - `StateChanged`: its state as it was just set (the state file is written from it)
  * - `IterationRecorded`: an iteration's record, once it is in the history
+ * - `AgentSwitched`: iteration `iteration` runs `to` rather than `from`: `held` is passed over, a
+ *   usage limit holding it `until` (ISO; null: for the rest of the run) (`limited`), or `held`'s
+ *   limit has lifted (`lifted`)
  */
 export type LoopEvent = Data.TaggedEnum<{
   StateChanged: { readonly changeId: ChangeId; readonly state: LoopState }
   IterationRecorded: { readonly changeId: ChangeId; readonly record: IterationRecord }
+  AgentSwitched: {
+    readonly changeId: ChangeId
+    readonly run: string
+    readonly iteration: number
+    readonly from: string
+    readonly to: string
+    readonly why: "limited" | "lifted"
+    readonly held: string
+    readonly until: string | null
+  }
 }>
 export const LoopEvent = Data.taggedEnum<LoopEvent>()
 

@@ -8,7 +8,7 @@ import type { IterationFacts, SpendGuard } from "../guards/Guards.js"
 export type IterationStop = SpendGuard | "deadline"
 import type { UsageLimit } from "../guards/LimitWait.js"
 import { type Capture, makeCapture } from "../harness/Capture.js"
-import { HarnessService } from "../harness/HarnessService.js"
+import type { LoopAgent } from "../agents/LoopAgents.js"
 import { runHarness } from "../harness/AgentRun.js"
 import { LoopReporter } from "../output/LoopReporter.js"
 import { currentTask } from "../prompt/Tasks.js"
@@ -112,14 +112,20 @@ const reportIteration = (record: IterationRecord, lines: ReadonlyArray<string>) 
   })
 
 /**
- * One iteration: builds the prompt, runs the agent under `watch`, then records, journals,
+ * One iteration: builds the prompt, runs `agent` under `watch`, then records, journals,
  * summarises and commits what it did, even when it was interrupted or stopped.
  */
-export const runIteration = (ctx: IterationContext, iteration: number, notesIn: ReadonlyArray<string>, watch: IterationWatch) =>
+export const runIteration = (
+  ctx: IterationContext,
+  iteration: number,
+  notesIn: ReadonlyArray<string>,
+  watch: IterationWatch,
+  agent: LoopAgent
+) =>
   Effect.gen(function*() {
     const history = yield* HistoryStore
     const git = yield* GitSummary
-    const harness = yield* HarnessService
+    const harness = agent.service
     const reporter = yield* LoopReporter
     const { change, options } = ctx.input
     const { inputs } = ctx
@@ -175,7 +181,8 @@ export const runIteration = (ctx: IterationContext, iteration: number, notesIn: 
           redact,
           error: capture.error === null ? null : redact(capture.error),
           stderr: redact(capture.stderr.text(logPath)),
-          sandboxed: ctx.input.sandbox !== undefined
+          sandboxed: ctx.input.sandbox !== undefined,
+          agent: { id: agent.id, harness: agent.harness, model: agent.model }
         }
         const record = iterationRecord(end)
         yield* recordIteration(ctx, capture, record, journalEntryOf(end))

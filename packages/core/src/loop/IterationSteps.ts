@@ -49,6 +49,8 @@ export interface IterationEnd {
   readonly stderr: string
   /** Its agent and checks ran in the sandbox (`--sandbox`). */
   readonly sandboxed: boolean
+  /** The agent that ran: its id, harness and model. */
+  readonly agent: { readonly id: string; readonly harness: string; readonly model: string | null }
 }
 
 /** What the error journal, then the failure breaker, are told: the agent run failed, or a check rejected its claim. */
@@ -73,7 +75,10 @@ export const iterationRecord = (end: IterationEnd): IterationRecord => {
     error: end.outcome === "limited" ? (capture.limited === null ? null : redact(capture.limited.message)) : end.error,
     warnings: [...capture.warnings, ...claim.warnings, ...end.work.warnings].map(redact),
     ...(verification === null ? {} : { verify: verification.results.map(checkResult) }),
-    ...(end.sandboxed ? { sandboxed: true } : {})
+    ...(end.sandboxed ? { sandboxed: true } : {}),
+    agent: end.agent.id,
+    harness: end.agent.harness,
+    model: end.agent.model
   }
 }
 

@@ -1,13 +1,14 @@
-import { Clock, Deferred, Effect, Option, Ref } from "effect"
+import { Clock, Deferred, Effect, Ref } from "effect"
 import type { HarnessUsage } from "../domain/Domain.js"
 import { addSpend, type GuardStop, spendStop } from "../guards/Guards.js"
-import { type LimitPlan, sleepLong } from "../guards/LimitWait.js"
+import { type LimitPlan, sleepLong, type UsageLimit } from "../guards/LimitWait.js"
 import { addUsage } from "../domain/Usage.js"
 import { LoopEvent, LoopEvents } from "../live/LoopEvents.js"
 import { LoopReporter } from "../output/LoopReporter.js"
 import { HistoryStore } from "../state/HistoryStore.js"
 import { LoopLock } from "../state/LoopLock.js"
 import { type IterationResult, type IterationStop, type IterationWatch, runIteration } from "./Iteration.js"
+import { chooseAgent, noteIteration, noteLimit } from "./AgentTurn.js"
 import { iterationWaits } from "./LimitWaiting.js"
 import type { LoopRun } from "./LoopRun.js"
 
@@ -64,9 +65,18 @@ const publishingHistory = Effect.gen(function*() {
   })
 })
 
+/** The plan of a wait that cannot end: a limit held for the rest of the run. */
+const neverLifts = (agent: string): Extract<LimitPlan, { _tag: "GiveUp" }> => ({
+  _tag: "GiveUp",
+  resumeAt: null,
+  why: `the usage limit of ${agent} does not reset by waiting`
+})
+
 /**
- * Runs iteration `iteration`, waiting out usage limits (its own, and those other loops met) and
- * running it again as the limit schedule allows. The lock is checked before each run of the agent.
+ * Runs iteration `iteration` with the agent the choice policy picks. A usage limit the agent meets
+ * holds it off: the iteration runs again at once with the next agent that is free, and only when
+ * every agent is held does it wait, as the limit schedule allows, for the first to be free. The
+ * lock is checked before each run of an agent.
  */
 export const attemptIteration = (run: LoopRun, iteration: number, notes: ReadonlyArray<string>) =>
   Effect.gen(function*() {
@@ -75,31 +85,43 @@ export const attemptIteration = (run: LoopRun, iteration: number, notes: Readonl
     const history = yield* publishingHistory
     const { change, options } = run.input
     const { deadlineAt, gate, maxDurationEnd, saveState } = run
+    const { agents } = run.agents
     const waitUntil = maxDurationEnd === null ? deadlineAt : deadlineAt === null ? maxDurationEnd : Math.min(maxDurationEnd, deadlineAt)
-    const { waitFor } = yield* iterationWaits({ settings: { maxLimitWaitMs: options.maxLimitWaitMs, deadline: waitUntil }, gate, reporter, saveState })
+    const settings = { maxLimitWaitMs: options.maxLimitWaitMs, deadline: waitUntil }
+    const { waitFor } = yield* iterationWaits({ settings, gate, reporter, saveState, several: agents.length > 1 })
+    const backoffs = new Map<string, number>()
+    /** The limit an agent met in this attempt, the last one: the iteration ran, and a wait for that agent plans from it. */
+    let met: { readonly index: number; readonly limit: UsageLimit; readonly error: string | null } | null = null
     for (;;) {
       yield* lock.check(change.id)
       const capped = spendStop(options, (yield* Ref.get(run.counters)).spend, yield* run.elapsed)
       if (capped !== null) return { _tag: "Capped", stop: capped } satisfies Attempt
-      const held = yield* gate.heldByOthers
-      if (Option.isSome(held)) {
-        const plan = yield* waitFor({ heldUntil: held.value.until })
+      const { held, pick } = yield* chooseAgent(run, iteration)
+      if (pick._tag === "Wait") {
+        const agent = agents[pick.index]!.id
+        const hold = held.get(agent)!
+        const plan = met !== null && met.index === pick.index
+          ? yield* waitFor(met.limit, agent)
+          : Number.isFinite(pick.until)
+          ? yield* waitFor({ heldUntil: pick.until, metBy: hold.changeId === change.id ? "this loop" : "another loop" }, agent)
+          : neverLifts(agent)
         if (plan._tag === "GiveUp") {
-          const limit = `the usage limit the loop on ${held.value.changeId} met`
-          return { _tag: "GaveUp", iterations: iteration - 1, limit, plan } satisfies Attempt
+          const limit = met?.error ?? (hold.changeId === change.id ? `the usage limit ${agent} met` : `the usage limit the loop on ${hold.changeId} met`)
+          return { _tag: "GaveUp", iterations: met === null ? iteration - 1 : iteration, limit, plan } satisfies Attempt
         }
         yield* saveState({ status: "running", resumeAt: null })
+        met = null
         continue
       }
-      const result = yield* runIteration(run.iterations, iteration, notes, yield* watchIteration(run, iteration)).pipe(
+      const result = yield* runIteration(run.iterations, iteration, notes, yield* watchIteration(run, iteration), agents[pick.index]!).pipe(
         Effect.provideService(HistoryStore, history)
       )
       const { usage } = result.record
       yield* Ref.update(run.counters, (c) => ({ ...c, spend: addSpend(c.spend, usage) }))
       if (usage !== null) yield* Ref.update(run.runUsage, (total) => addUsage(total, usage))
+      yield* noteIteration(run, pick.index, result.record)
       if (result.limit === null) return { _tag: "Ran", result } satisfies Attempt
-      const plan = yield* waitFor(result.limit)
-      if (plan._tag === "GiveUp") return { _tag: "GaveUp", iterations: iteration, limit: result.record.error, plan } satisfies Attempt
-      yield* saveState({ status: "running", resumeAt: null })
+      yield* noteLimit(run, pick.index, result.limit, backoffs)
+      met = { index: pick.index, limit: result.limit, error: result.record.error }
     }
   })

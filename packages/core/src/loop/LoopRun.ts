@@ -1,9 +1,9 @@
 import { Clock, Effect, Option, Random, Ref } from "effect"
-import type { HarnessUsage, LoopState } from "../domain/Domain.js"
+import type { LoopAgents } from "../agents/LoopAgents.js"
+import type { AgentNote, HarnessUsage, LoopState } from "../domain/Domain.js"
 import type { GitSnapshot } from "../git/GitSummary.js"
 import { type GuardCounters, guardReport, initialCounters } from "../guards/Guards.js"
 import type { LimitGate } from "../guards/UsageLimitGate.js"
-import { HarnessService } from "../harness/HarnessService.js"
 import { LoopEvent, LoopEvents } from "../live/LoopEvents.js"
 import { LoopReporter } from "../output/LoopReporter.js"
 import { Checkpoint } from "../remote/Checkpoint.js"
@@ -43,7 +43,23 @@ export interface LoopRun {
   readonly inputs: LoopInputs
   /** Keeps the work and state beyond this machine (with --remote, a push), where a checkpoint is given. */
   readonly checkpoint: Effect.Effect<void, LockLostError | RemoteError>
+  /** The agents the run takes, the loop's own first. */
+  readonly agents: LoopAgents["Type"]
+  /** What each agent ran and spent in the run, and its limit, in the list's order. */
+  readonly agentNotes: Ref.Ref<ReadonlyArray<AgentNote>>
+  /** The index of the agent that ran the last iteration; null before the first. */
+  readonly lastAgent: Ref.Ref<number | null>
 }
+
+/** Each agent's note as the run starts: a resumed run's carried over, else none run yet; a limit still holding is kept. */
+const firstNotes = (agents: LoopAgents["Type"]["agents"], last: LoopState | null, resumed: boolean, now: number) =>
+  agents.map((agent): AgentNote => {
+    const before = last?.agents?.find((note) => note.agent === agent.id)
+    const holding = before?.limitedUntil != null && Date.parse(before.limitedUntil) > now ? before.limitedUntil : null
+    return resumed && before !== undefined
+      ? { ...before, harness: agent.harness, model: agent.model, limitedUntil: holding }
+      : { agent: agent.id, harness: agent.harness, model: agent.model, iterations: 0, costUsd: null, tokens: 0, limitedUntil: holding }
+  })
 
 export const compactStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")
 
@@ -66,12 +82,19 @@ export const checkpointOf = (input: LoopRequest) =>
 export const makeLoopRun = (
   input: LoopRequest,
   resumed: Extract<ResumePlan, { _tag: "Continue" }> | null,
-  parts: { readonly gate: LimitGate; readonly inputs: LoopInputs; readonly checkpoint: LoopRun["checkpoint"] }
+  parts: {
+    readonly gate: LimitGate
+    readonly inputs: LoopInputs
+    readonly checkpoint: LoopRun["checkpoint"]
+    readonly agents: LoopAgents["Type"]
+    /** The change's state as the run found it. */
+    readonly last: LoopState | null
+  }
 ) =>
   Effect.gen(function*() {
     const history = yield* HistoryStore
     const journal = yield* ErrorJournal
-    const harness = yield* HarnessService
+    const { agents, last } = parts
     const reporter = yield* LoopReporter
     const events = yield* LoopEvents
     const { change, options } = input
@@ -89,6 +112,11 @@ export const makeLoopRun = (
         : (yield* history.recent(change.id, 50)).records.filter((r) => r.run === resumed.run).map((r) => r.durationMs)
     )
     const runUsage = yield* Ref.make<HarnessUsage | null>(null)
+    const sameRun = resumed !== null && last?.run === resumed.run
+    const notes = firstNotes(agents.agents, last, sameRun, sittingStartedAt)
+    const agentNotes = yield* Ref.make<ReadonlyArray<AgentNote>>(notes)
+    const lastIndex = sameRun && last?.agent !== undefined ? agents.agents.findIndex((agent) => agent.id === last.agent) : -1
+    const lastAgent = yield* Ref.make<number | null>(lastIndex < 0 ? null : lastIndex)
     const state = yield* Ref.make<LoopState>({
       changeId: change.id,
       ...(input.worktree == null ? {} : { branch: input.worktree.branch, worktree: input.worktree.root }),
@@ -100,7 +128,9 @@ export const makeLoopRun = (
       startedAt: resumed?.startedAt ?? new Date(sittingStartedAt).toISOString(),
       updatedAt: new Date(sittingStartedAt).toISOString(),
       pid: input.pid,
-      harness: harness.name,
+      harness: agents.agents[0].harness,
+      ...(sameRun && last?.agent !== undefined ? { agent: last.agent } : {}),
+      agents: notes,
       stopReason: null,
       stopMessage: null,
       resumeAt: null,
@@ -112,9 +142,11 @@ export const makeLoopRun = (
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const counted = yield* Ref.get(counters)
+        const agentsNow = yield* Ref.get(agentNotes)
         const next = yield* Ref.updateAndGet(state, (s) => ({
           ...s,
           ...patch,
+          agents: agentsNow,
           guards: guardReport(options, counted),
           elapsedMs: now - loopStartedAt,
           failureStreak: counted.failureFingerprints,
@@ -153,6 +185,11 @@ export const makeLoopRun = (
       runUsage,
       saveState,
       iterations,
-      ...parts
+      gate: parts.gate,
+      inputs: parts.inputs,
+      checkpoint: parts.checkpoint,
+      agents,
+      agentNotes,
+      lastAgent
     } satisfies LoopRun
   })

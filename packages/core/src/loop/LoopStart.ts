@@ -1,8 +1,9 @@
-import { Effect, Option, Ref } from "effect"
+import { Clock, Effect, Option, Ref } from "effect"
 import { GitSummary } from "../git/GitSummary.js"
 import { describeSpend, unsupportedCap } from "../guards/Guards.js"
-import { UsageLimitGate } from "../guards/UsageLimitGate.js"
-import { HarnessService } from "../harness/HarnessService.js"
+import { type LimitGate, UsageLimitGate } from "../guards/UsageLimitGate.js"
+import type { AgentNote } from "../domain/Domain.js"
+import { type LoopAgents, loopAgents } from "../agents/LoopAgents.js"
 import { LoopReporter } from "../output/LoopReporter.js"
 import { ContextStore } from "../state/ContextStore.js"
 import { HistoryStore } from "../state/HistoryStore.js"
@@ -33,19 +34,34 @@ const readResumePlan = (history: HistoryStore["Type"], changeId: LoopRequest["ch
  * Bad input stops the run before it writes anything: the agent must start, its caps must be
  * ones it reports, and everything an iteration reads is read once here.
  */
-const checkInput = (input: LoopRequest, inputs: LoopInputs) =>
+const checkInput = (input: LoopRequest, inputs: LoopInputs, { agents }: LoopAgents["Type"]) =>
   Effect.gen(function*() {
     const contexts = yield* ContextStore
-    const harness = yield* HarnessService
     const { change, options } = input
-    const unsupported = unsupportedCap(options, harness.name, harness.reports)
-    if (unsupported !== null) return yield* unsupported
-    yield* harness.preflight
+    // Every agent of the list, fallbacks too: one that cannot start, or whose spend a cap cannot see, is refused now, not at a limit in the night.
+    for (const { service } of agents) {
+      const unsupported = unsupportedCap(options, service.name, service.reports)
+      if (unsupported !== null) return yield* unsupported
+    }
+    for (const { service } of agents) yield* service.preflight
     yield* contexts.load(change.id)
     yield* inputs.readDocument(change.proposalPath)
     if (change.modulePath !== null) yield* inputs.readDocument(change.modulePath)
     yield* inputs.readQuoted
     yield* inputs.readTasks
+  })
+
+/**
+ * The limits the change's last run met that still hold: an account's limit outlasts the run (and
+ * the machine) that met it, so this run does not walk into it again.
+ */
+const keepLimits = (gate: LimitGate, notes: ReadonlyArray<AgentNote>) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    for (const note of notes) {
+      const until = note.limitedUntil === null ? Number.NaN : Date.parse(note.limitedUntil)
+      if (until > now) yield* gate.report(note.agent, until)
+    }
   })
 
 /** Locks the change for this loop, telling of a lock taken over from a loop that is gone. */
@@ -107,12 +123,15 @@ export const startRun = (input: LoopRequest) =>
       return { _tag: "Done", result } satisfies LoopStart
     }
     const gate = yield* Effect.flatMap(UsageLimitGate, (gates) => gates.forLoop(change.id))
+    const agents = yield* loopAgents
     const inputs = yield* makeLoopInputs(change)
-    yield* checkInput(input, inputs)
+    yield* checkInput(input, inputs, agents)
     yield* takeLock(input)
+    const last = Option.getOrNull(yield* history.readState(change.id).pipe(Effect.orElseSucceed(() => Option.none())))
+    yield* keepLimits(gate, last?.agents ?? [])
 
     const resumed = plan._tag === "Continue" ? plan : null
-    const run = yield* makeLoopRun(input, resumed, { gate, inputs, checkpoint })
+    const run = yield* makeLoopRun(input, resumed, { gate, inputs, checkpoint, agents, last })
     yield* run.saveState({})
     if (resumed !== null) {
       const { spend } = resumed.counters

@@ -152,6 +152,7 @@ export const noticesOf = (followed: Followed, event: LoopEvent): { readonly foll
     const draft = rejected(record, followed, event.changeId)
     return { followed: { ...followed, commit: record.commit ?? followed.commit }, notices: draft === null ? [] : [draft] }
   }
+  if (event._tag === "AgentSwitched") return { followed, notices: [] }
   const { state } = event
   const before = followed.state
   const next: Followed = {

@@ -1,0 +1,74 @@
+import type { CommandExecutor, FileSystem } from "@effect/platform"
+import type { HarnessService, SandboxNeeds } from "@spool/core"
+import { Effect, type Layer } from "effect"
+import type { InvocationShape } from "../host/Invocation.js"
+import type { LoopRequest } from "../run/LoopRequest.js"
+import { RequestError } from "../RequestError.js"
+import { type AgentChoice, type HarnessName, harnessLayer, harnessNames, sandboxNeeds } from "./Harnesses.js"
+
+/** One agent of a loop's list, ready to run: its name in records and views, its harness and its needs behind walls. */
+export interface PreparedAgent {
+  readonly id: string
+  readonly harness: HarnessName
+  readonly model: string | null
+  readonly layer: Layer.Layer<HarnessService, never, FileSystem.FileSystem | CommandExecutor.CommandExecutor>
+  readonly needs: SandboxNeeds
+}
+
+/** How records, limits and views name an agent: `claude`, `codex:gpt-5.5`, `command:./agent.sh --fast`. */
+export const agentId = (choice: AgentChoice) => {
+  const harness = choice.harness.trim()
+  if (harness === "command") return `command:${(choice.harnessCommand ?? "").trim()}`
+  return choice.model === null || choice.model.trim() === "" ? harness : `${harness}:${choice.model.trim()}`
+}
+
+const fallbackError = (message: string) => new RequestError({ message: `--fallback ${message}`, option: "fallback" })
+
+/**
+ * A `--fallback` as written (`<harness>[:<model>]`, or `command:<command line>`), as the agent it
+ * names with the loop agent's other settings.
+ */
+export const fallbackChoice = (spec: string, loopAgent: AgentChoice): Effect.Effect<AgentChoice, RequestError> => {
+  const text = spec.trim()
+  const colon = text.indexOf(":")
+  const harness = (colon < 0 ? text : text.slice(0, colon)).trim()
+  const rest = colon < 0 ? null : text.slice(colon + 1).trim()
+  if (text === "") return Effect.fail(fallbackError("needs an agent: <harness>[:<model>], e.g. --fallback codex:gpt-5.5"))
+  if (!(harnessNames as ReadonlyArray<string>).includes(harness)) {
+    return Effect.fail(fallbackError(`'${text}': unknown harness '${harness}'; known harnesses: ${harnessNames.join(", ")}`))
+  }
+  if (rest === "") return Effect.fail(fallbackError(`'${text}': nothing after the colon; give a model (${harness}:<model>), or leave the colon out`))
+  if (harness === "command") {
+    return rest === null
+      ? Effect.fail(fallbackError("command needs its command line in the model's place: --fallback 'command:<program> <args>'"))
+      : Effect.succeed({ ...loopAgent, harness, model: null, harnessCommand: rest })
+  }
+  return Effect.succeed({ ...loopAgent, harness, model: rest, harnessCommand: null })
+}
+
+/**
+ * The agents of `request`, the loop's own first, then its fallbacks in order, each checked (a
+ * harness that is known, each agent once, `--rotate` only with a fallback) and made ready.
+ */
+export const agentList = (request: Pick<LoopRequest, "agent" | "fallback" | "rotate">, invocation: InvocationShape, walled: boolean) =>
+  Effect.gen(function*() {
+    if (request.rotate && request.fallback.length === 0) {
+      return yield* new RequestError({
+        message: "--rotate takes the loop's agent and its fallbacks in turn; name one with --fallback <harness>[:<model>]",
+        option: "rotate"
+      })
+    }
+    const choices = [request.agent, ...(yield* Effect.forEach(request.fallback, (spec) => fallbackChoice(spec, request.agent)))]
+    const agents: Array<PreparedAgent> = []
+    for (const choice of choices) {
+      const id = agentId(choice)
+      if (agents.some((agent) => agent.id === id)) {
+        return yield* fallbackError(`names ${id} twice (the loop's --harness/--model is the first agent); give each agent once`)
+      }
+      const layer = yield* harnessLayer({ ...choice, walled }, invocation)
+      const harness = choice.harness.trim() as HarnessName
+      agents.push({ id, harness, model: harness === "command" ? null : choice.model, layer, needs: sandboxNeeds[harness] })
+    }
+    const [first, ...rest] = agents
+    return [first!, ...rest] as const
+  })
