@@ -1,16 +1,18 @@
 import { CliConfig, CommandDescriptor } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { RequestError } from "@spool/app"
+import * as Invocation from "@spool/app/host"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { readCommandLine } from "../src/CommandLine.js"
 import { ralph } from "../src/commands/ralph.js"
 import { ITO_VALIDATION, itoValidationCommands } from "../src/ralph/ItoValidation.js"
-import { ralphOptionSpecs } from "../src/ralph/Options.js"
-import { applySettings, readSettings, type Settings } from "../src/ralph/Settings.js"
+import { ralphOptionSpecs, withTarget } from "../src/ralph/Options.js"
+import { loopRequest } from "../src/ralph/Requests.js"
+import { applySettings, readSettings, type Settings, SettingsOrigin } from "../src/ralph/Settings.js"
 import { decodeSection } from "../src/ralph/SettingsSchema.js"
 import { UsageError } from "../src/UsageError.js"
 
@@ -40,6 +42,18 @@ describe("the settings Schema, derived from the option table", () => {
       completionPromise: "DONE",
       model: Option.some("anthropic/claude-sonnet")
     }))
+  })
+
+  it("takes the fallback agents as a list, or one as a string, as written; rotate is a switch", () => {
+    expect(decode({ fallback: ["codex:gpt-5.5", "opencode:anthropic/claude-sonnet-4-5"], rotate: true })).toEqual(
+      Either.right({ fallback: ["codex:gpt-5.5", "opencode:anthropic/claude-sonnet-4-5"], rotate: true })
+    )
+    expect(decode({ fallback: "command:node agent.mjs" })).toEqual(Either.right({ fallback: ["command:node agent.mjs"] }))
+    expect(refusal({ fallback: [] })).toBe(".spool/config.json: \"ralph\".\"fallback\" must be a list of strings (not empty), e.g. [codex:gpt-5.5], got []")
+    expect(refusal({ fallback: ["codex", ""] })).toBe(
+      ".spool/config.json: \"ralph\".\"fallback\" must be a list of strings (not empty), e.g. [codex:gpt-5.5], got [\"codex\",\"\"]"
+    )
+    expect(refusal({ rotate: "yes" })).toBe(".spool/config.json: \"ralph\".\"rotate\" must be true or false, got \"yes\"")
   })
 
   it("takes an option by its long alias, and reads a path from the repository root", () => {
@@ -146,6 +160,22 @@ describe("settings under the command line", () => {
       // What neither gives keeps the parser's default.
       expect([args.stallIterations, args.remote, args.worktree]).toEqual(["5", Option.none(), false])
       expect(source).toEqual({ file: ".spool/config.json", fromFile: ["harness", "model", "no-commit"], fromCommandLine: ["verify", "max-iterations", "change"] })
+    }))
+
+  it.effect("--fallback and --rotate reach the loop's request: each agent as written, trimmed, in order; the command line's list replaces the file's", () =>
+    Effect.gen(function*() {
+      const request = (settings: Settings | null, ...argv: Array<string>) =>
+        Effect.gen(function*() {
+          const { parsed, given } = yield* commandLine("go", "--harness", "claude", ...argv)
+          const { args, source } = applySettings(parsed, given, settings)
+          return yield* loopRequest(withTarget(args)).pipe(Effect.provideService(SettingsOrigin, source))
+        }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, Invocation.layerTest(tmpdir()))))
+      const cli = yield* request(null, "--fallback", " codex:gpt-5.5 ", "--rotate", "--fallback", "command:node agent.mjs")
+      expect([cli.agent.harness, cli.fallback, cli.rotate]).toEqual(["claude", ["codex:gpt-5.5", "command:node agent.mjs"], true])
+      const file = fromFile({ fallback: ["opencode:anthropic/claude-sonnet-4-5", "codex"], rotate: true })
+      expect(yield* request(file)).toMatchObject({ fallback: ["opencode:anthropic/claude-sonnet-4-5", "codex"], rotate: true })
+      expect(yield* request(file, "--fallback", "gemini")).toMatchObject({ fallback: ["gemini"], rotate: true })
+      expect(yield* request(null)).toMatchObject({ fallback: [], rotate: false })
     }))
 
   it.effect("a file that gives nothing the command line does not is still the run's file", () =>

@@ -168,6 +168,11 @@ const cases: ReadonlyArray<Case> = [
   // --verify, and the settings file: its mistakes name the file and the key, and nothing runs.
   { name: "blank --verify", args: () => ["go", "--change", "001-01", "--verify", " ", ...run], message: "--verify needs a value, e.g. --verify \"pnpm test\"", code: 2 },
   { name: "empty --verify", args: () => ["go", "--change", "001-01", "--verify", "", ...run], message: "--verify needs a value, e.g. --verify \"pnpm test\"", code: 2 },
+  // --fallback: an empty agent is the command line's mistake; what the agents are, the app checks.
+  { name: "empty --fallback", args: () => ["go", "--change", "001-01", "--fallback", "", ...run], message: "--fallback needs a value, e.g. --fallback codex:gpt-5.5", code: 2 },
+  { name: "blank --fallback", args: () => ["go", "--change", "001-01", "--fallback", "  ", ...run], message: "--fallback needs a value, e.g. --fallback codex:gpt-5.5", code: 2 },
+  { name: "settings file with an empty list of fallback agents", setup: (r) => settingsFile(r, { ralph: { fallback: [] } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"ralph\".\"fallback\" must be a list of strings (not empty), e.g. [codex:gpt-5.5], got []", code: 2 },
+  { name: "settings file with rotate that is no switch", setup: (r) => settingsFile(r, { ralph: { fallback: "codex", rotate: "yes" } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: \"ralph\".\"rotate\" must be true or false, got \"yes\"", code: 2 },
   { name: "bad --verify-timeout", args: () => ["go", "--change", "001-01", "--verify", "true", "--verify-timeout", "ten minutes", ...run], message: "--verify-timeout must be a duration like 30s, 5m, 1h30m or 2d, got 'ten minutes'", code: 2 },
   { name: "settings file that is not JSON", setup: (r) => settingsFile(r, "{\"ralph\": {\"verify\": [\"pnpm test\"],}}"), args: () => ["go", "--change", "001-01", ...run], message: /^spool: \.spool\/config\.json is not valid JSON \(.*\); fix the file$/, code: 2 },
   { name: "settings file with an unknown key", setup: (r) => settingsFile(r, { tools: {}, ralph: { "max-iteration": 3 } }), args: () => ["go", "--change", "001-01", ...run], message: ".spool/config.json: unknown key \"ralph\".\"max-iteration\"; did you mean \"max-iterations\"?", code: 2 },

@@ -146,6 +146,8 @@ describe.each(completionShells)("the %s completion script", (shell) => {
     expect(words(shell, `spool ralph --prompt-file ${files}/pro`).map((word) => word.replace(/^.*\//, ""))).toEqual(["prompt.md"])
     expect(words(shell, "spool ralph --max-iterations ")).toEqual([])
     expect(words(shell, "spool ralph --change=")).toEqual([])
+    // A harness's name alone would end the word before its `:<model>`.
+    expect(words(shell, "spool ralph --fallback ")).toEqual([])
   })
 
   it("offers an option only until it is given, under any spelling, unless it may be repeated", () => {
@@ -155,6 +157,8 @@ describe.each(completionShells)("the %s completion script", (shell) => {
     expect(words(shell, "spool ralph --yolo --allow")).toEqual(["--allow-host"])
     expect(words(shell, "spool ralph -c 001 --change 002 --cha")).toEqual(["--change"])
     expect(words(shell, "spool ralph --verify true --veri")).toEqual(["--verify", "--verify-timeout"])
+    expect(words(shell, "spool ralph --fallback codex --rotate --fallback=pi --fall")).toEqual(["--fallback"])
+    expect(words(shell, "spool ralph --rotate --rot")).toEqual([])
   })
 
   it("offers nothing for the prompt's words, options between them, and no option after --", () => {

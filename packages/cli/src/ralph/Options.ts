@@ -82,6 +82,19 @@ export const ralphOptionSpecs = {
     example: "anthropic/claude-sonnet",
     description: "the model, passed to the harness (else the harness's own)"
   }),
+  fallback: valueOption({
+    name: "fallback",
+    group: "harness",
+    pseudo: "harness[:model]",
+    example: "codex:gpt-5.5",
+    repeatable: true,
+    description: "an agent to go on with while those before it are at a usage limit (command:<command line> for the command harness); repeatable, in order"
+  }),
+  rotate: switchOption({
+    name: "rotate",
+    group: "harness",
+    description: "with --fallback: take the agent and the fallbacks in turn, one iteration each"
+  }),
   allowAll: switchOption({
     name: "allow-all",
     aliases: ["yolo", "dangerously-allow-all"],

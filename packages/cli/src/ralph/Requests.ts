@@ -136,8 +136,9 @@ export const loopRequest = (args: RalphArgs) =>
         allowAll: args.allowAll,
         harnessCommand: Option.getOrNull(args.harnessCommand)
       },
-      fallback: [],
-      rotate: false,
+      // The app reads each spec and says what is wrong with one; here they are only trimmed.
+      fallback: args.fallback.map((spec) => spec.trim()),
+      rotate: args.rotate,
       worktree: args.worktree,
       resume: args.resume,
       remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration(specs.leaseTtl.name, args.leaseTtl) },
