@@ -16,6 +16,7 @@ import { runLoop } from "../src/loop/Loop.js"
 import type { LoopWorktree } from "../src/loop/LoopRequest.js"
 import { LoopLock } from "../src/state/LoopLock.js"
 import { LoopEvents } from "../src/live/LoopEvents.js"
+import { type LoopAgent, LoopAgents } from "../src/agents/LoopAgents.js"
 import { UsageLimitGate } from "../src/guards/UsageLimitGate.js"
 import { type LoopProgress, LoopReporter } from "../src/output/LoopReporter.js"
 import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
@@ -93,6 +94,12 @@ export const runWith = (
     readonly deadline?: number
     /** Where the loop keeps its work beyond the machine (default: none given). */
     readonly checkpoint?: Layer.Layer<Checkpoint>
+    /** Agents after the scripted one (`test`), each playing its own script, and whether they take turns. */
+    readonly fallbacks?: ReadonlyArray<{
+      readonly id: string
+      readonly script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
+    }>
+    readonly rotate?: boolean
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -116,6 +123,32 @@ export const runWith = (
           }))
       }))
     )
+    const fallbacks = extras.fallbacks ?? []
+    const agents = fallbacks.length === 0 && extras.rotate === undefined ? Layer.empty : Layer.effect(
+      LoopAgents,
+      Effect.map(HarnessService, (primary) => ({
+        agents: [
+          { id: "test", harness: "test", model: null, service: primary },
+          ...fallbacks.map(({ id, script: play }): LoopAgent => ({
+            id,
+            harness: id.split(":")[0]!,
+            model: id.split(":")[1] ?? null,
+            service: {
+              name: id,
+              reports: { cost: true, tokens: true },
+              preflight: Effect.void,
+              run: (request: HarnessRequest) =>
+                Stream.suspend(() => {
+                  prompts.push(request)
+                  const events = play(request)
+                  return Array.isArray(events) ? Stream.fromIterable(events) : events as Stream.Stream<HarnessEvent>
+                })
+            }
+          }))
+        ],
+        rotate: extras.rotate ?? false
+      }))
+    ).pipe(Layer.provide(harness))
     const stores = Layer.mergeAll(
       ContextStore.layerMemory,
       extras.history ?? HistoryStore.layerMemory,
@@ -124,6 +157,7 @@ export const runWith = (
     )
     const layer = Layer.mergeAll(
       harness,
+      agents,
       git,
       PromptBuilder.layer,
       LoopReporter.layerTest(output, progress),

@@ -76,21 +76,23 @@ export interface AgentSwitch {
 }
 
 /**
- * The switch `pick` makes after the agent at `previous` ran the last iteration (null: none yet),
- * if it is one a person is told of: a limited agent passed over for another, or (without
- * rotation) the return to an agent earlier in the list once nothing holds it. Rotation's own
- * turns are no switch.
+ * The switch `pick` makes at `now` after the agent at `previous` ran the last iteration (null:
+ * none yet), if it is one a person is told of: off the agent that ran last, once a limit holds it,
+ * or past a limited agent to another; or (without rotation) the return to an agent earlier in the
+ * list once nothing holds it. Rotation's own turns are no switch.
  */
 export const switchOf = (
   agents: ReadonlyArray<string>,
   holds: AgentHolds,
+  now: number,
   previous: number | null,
   pick: Extract<AgentPick, { _tag: "Run" }>,
   rotate: boolean
 ): AgentSwitch | null => {
   if (pick.index === previous) return null
   const to = agents[pick.index]!
-  const passed = pick.skipped[0]
+  // The agent that ran last, when a limit now holds it (with rotation too); else the first passed over.
+  const passed = previous !== null && isHeld(holds, agents[previous]!, now) ? previous : pick.skipped[0]
   if (passed !== undefined) {
     const held = agents[passed]!
     return { from: agents[previous ?? passed]!, to, why: "limited", held, until: holds.get(held)! }

@@ -35,9 +35,10 @@ export const chooseAgent = (run: LoopRun, iteration: number) =>
     // Kept for the next state the run saves.
     yield* Ref.set(run.agentNotes, withHolds(notes, held))
     const previous = yield* Ref.get(run.lastAgent)
-    const pick: AgentPick = pickAgent(ids, holds, yield* Clock.currentTimeMillis, { rotate, last: previous })
+    const now = yield* Clock.currentTimeMillis
+    const pick: AgentPick = pickAgent(ids, holds, now, { rotate, last: previous })
     if (pick._tag === "Wait") return { pick, held }
-    const change = switchOf(ids, holds, previous, pick, rotate)
+    const change = switchOf(ids, holds, now, previous, pick, rotate)
     if (change !== null) {
       const until = change.until === null ? null : iso(change.until)
       yield* reporter.line(
