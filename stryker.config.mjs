@@ -58,7 +58,7 @@ export const groups = [
   {
     name: "fallback",
     mutate: [core("agents/AgentChoice"), core("guards/UsageLimitGate"), core("loop/AgentTurn")],
-    tests: coreTests("AgentChoice", "UsageLimitGate", "FallbackLoop")
+    tests: coreTests("AgentChoice", "UsageLimitGate", "FallbackLoop", "ManyLoops")
   },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
   ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({

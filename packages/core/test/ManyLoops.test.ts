@@ -181,6 +181,40 @@ describe("a usage limit several loops share", () => {
       assert.deepInclude(seen.bState, { status: "running", resumeAt: null })
     }))
 
+  it.effect("shared, with a fallback: a loop about to run the agent another loop found limited runs its fallback at once", () =>
+    Effect.gen(function*() {
+      const root = workspaceWith([A, B])
+      const aSwitched = yield* Deferred.make<void>()
+      let aRuns = 0
+      const a = loopOn({
+        id: A,
+        script: () =>
+          ++aRuns === 1
+            ? [HarnessEvent.Limited({ message: "usage limit", resetAt: 3_600_000, retryAfterMs: null, resets: true }), HarnessEvent.Exited({ exitCode: 1, signal: null })]
+            : scriptedRun(done),
+        fallback: () => scriptedRun(done)
+      })
+      const b = loopOn({
+        id: B,
+        script: (request) =>
+          request.iteration === 1
+            ? Stream.fromEffect(Deferred.await(aSwitched)).pipe(Stream.drain, Stream.concat(Stream.fromIterable(scriptedRun("step one\n"))))
+            : scriptedRun(done),
+        fallback: () => scriptedRun(done)
+      })
+      const seen = yield* Effect.gen(function*() {
+        const driver = Effect.zipRight(untilPrinted(a.output, "switching to codex"), Deferred.succeed(aSwitched, undefined))
+        const [results] = yield* Effect.all([Effect.forEach([a, b], (loop) => loop.run, { concurrency: 2 }), driver], { concurrency: 2 })
+        return { results, aRecords: yield* recordsOf(A), bRecords: yield* recordsOf(B) }
+      }).pipe(Effect.provide(processLayer(root, UsageLimitGate.layerShared)))
+      assert.deepStrictEqual(seen.aRecords.map((r) => [r.iteration, r.agent, r.outcome]), [[1, "test", "limited"], [1, "codex", "complete"]])
+      // B's second iteration never ran the agent A found limited.
+      assert.deepStrictEqual(seen.bRecords.map((r) => [r.iteration, r.agent, r.outcome]), [[1, "test", "continue"], [2, "codex", "complete"]])
+      assert.include(b.output(), "switching to codex: test is held by its usage limit until 1970-01-01T01:00:00Z\n")
+      assert.notInclude(b.output(), "waiting for")
+      assert.deepStrictEqual(seen.results.map((r) => r.status), ["complete", "complete"])
+    }))
+
   it.effect("one gate per loop (the default): the other loop runs on, as loops always have", () =>
     Effect.gen(function*() {
       // Only A sleeps: B's second iteration runs at once and completes before A's limit lifts.

@@ -11,6 +11,7 @@ import { GitSummary } from "../src/git/GitSummary.js"
 import { type HarnessEvent, type HarnessRequest, HarnessService } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import { LoopEvents } from "../src/live/LoopEvents.js"
+import { LoopAgents } from "../src/agents/LoopAgents.js"
 import { LoopLock } from "../src/state/LoopLock.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
 import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
@@ -57,6 +58,8 @@ export const processLayer = (
 export interface LoopOn {
   readonly id: string
   readonly script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
+  /** An agent `codex` to fall back to, playing its own script. */
+  readonly fallback?: (request: HarnessRequest) => ReadonlyArray<HarnessEvent>
   readonly options?: Partial<LoopOptions>
   /** The worktree the loop runs in, as the request names it (default: none). */
   readonly worktree?: LoopWorktree
@@ -79,6 +82,30 @@ export const loopOn = (spec: LoopOn) => {
         return Array.isArray(events) ? Stream.fromIterable(events) : events as Stream.Stream<HarnessEvent>
       })
   })
+  const agents = spec.fallback === undefined ? Layer.empty : Layer.effect(
+    LoopAgents,
+    Effect.map(HarnessService, (primary) => ({
+      agents: [
+        { id: "test", harness: "test", model: null, service: primary },
+        {
+          id: "codex",
+          harness: "codex",
+          model: null,
+          service: {
+            name: "codex",
+            reports: { cost: true, tokens: true },
+            preflight: Effect.void,
+            run: (request: HarnessRequest) =>
+              Stream.suspend(() => {
+                prompts.push(request)
+                return Stream.fromIterable(spec.fallback!(request))
+              })
+          }
+        }
+      ] as const,
+      rotate: false
+    }))
+  ).pipe(Layer.provideMerge(harness))
   const run = Effect.gen(function*() {
     const workspace = yield* Workspace
     const change = yield* Effect.orDie(workspace.resolveChange(spec.id))
@@ -90,7 +117,7 @@ export const loopOn = (spec: LoopOn) => {
       pid: process.pid,
       redact: (text) => text,
       ...(spec.worktree === undefined ? {} : { worktree: spec.worktree })
-    }).pipe(Effect.provide(Layer.mergeAll(harness, LoopReporter.layerTest(output), spec.git ?? GitSummary.layerTest())))
+    }).pipe(Effect.provide(Layer.mergeAll(harness, agents, LoopReporter.layerTest(output), spec.git ?? GitSummary.layerTest())))
   })
   return { run, output: () => output.join(""), prompts }
 }
