@@ -32,7 +32,7 @@ export const groups = [
   { name: "lease", mutate: [core("remote/Lease"), core("remote/RemoteLease")], tests: coreTests("Lease") },
   { name: "resume", mutate: [core("loop/Resume"), core("loop/Deadline")], tests: coreTests("Resume", "Deadline") },
   // Being told: what each event tells, telling it, and telling beside the loops.
-  { name: "notify", mutate: [core("notify/Notice"), core("notify/Delivery"), core("notify/Notifications")], tests: coreTests("Notice", "Notifications") },
+  { name: "notify", mutate: [core("notify/Notice"), core("notify/Delivery"), core("notify/Notifications")], tests: coreTests("Notice", "SweepNotice", "Notifications") },
   {
     name: "redaction",
     mutate: [core("output/Redact"), core("output/OutputLog"), core("output/ByteOutputLog"), core("output/HeadTail"), core("bytes/Utf8Tail"), core("bytes/ByteConcat")],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { SweepRow } from "@spool/core"
+import type { AgentNote, SweepRow } from "@spool/core"
 import { describeSpend, sweepSummary } from "../src/sweep/SweepSummary.js"
 
 const row = (changeId: string, patch: Partial<SweepRow> = {}): SweepRow => ({
@@ -13,8 +13,12 @@ const row = (changeId: string, patch: Partial<SweepRow> = {}): SweepRow => ({
   tokens: null,
   branch: null,
   lastCommit: null,
+  agents: [],
   ...patch
 })
+
+const note = (agent: string, harness: string, fields: Partial<AgentNote> = {}): AgentNote =>
+  ({ agent, harness, model: null, iterations: 0, costUsd: null, tokens: 0, limitedUntil: null, ...fields })
 
 describe("the sweep's summary", () => {
   it("words spend as the agent reported it, money as spool writes it everywhere", () => {
@@ -71,5 +75,22 @@ describe("the sweep's summary", () => {
     const lines = sweepSummary({ ending: "complete", rows: [row("001-01_alpha")] }, { merge: null })
     expect(lines[2]).toBe("change        outcome   iterations  duration  spend  branch  last commit")
     expect(lines.at(-1)).toBe("total: 3 iterations")
+  })
+
+  it("gives each agent's iterations and spend over the sweep when a loop had several agents, and none otherwise", () => {
+    const lines = sweepSummary({
+      ending: "complete",
+      rows: [
+        row("001-01_alpha", { iterations: 3, costUsd: 0.8, agents: [note("claude", "claude", { iterations: 2, costUsd: 0.8, tokens: 4000 }), note("codex:gpt-5.5", "codex", { iterations: 1 })] }),
+        row("001-02_beta", { iterations: 2, costUsd: 0.4, agents: [note("claude", "claude", { iterations: 1, costUsd: 0.4, tokens: 2000 }), note("codex:gpt-5.5", "codex", { iterations: 1 })] }),
+        row("001-03_gamma", { outcome: "not-started", iterations: 0 })
+      ]
+    }, { merge: null })
+    expect(lines.slice(-2)).toEqual([
+      "total: 5 iterations, $1.20",
+      "agents: claude 3 iterations $1.20, codex:gpt-5.5 2 iterations (cost unknown)"
+    ])
+    const one = sweepSummary({ ending: "complete", rows: [row("001-01_alpha", { agents: [note("claude", "claude", { iterations: 3 })] })] }, { merge: null })
+    expect(one.at(-1)).toBe("total: 3 iterations")
   })
 })

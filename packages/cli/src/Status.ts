@@ -1,11 +1,15 @@
 import {
+  type AgentNote,
+  agentSpend,
   type ChangeId,
+  formatAgentSpend,
   formatCost,
   formatDuration,
   formatMoney,
   formatSpend,
   formatTaskProgress,
   formatTokens,
+  hasSeveralAgents,
   type IterationRecord,
   liveChanges,
   loadAllStatus,
@@ -57,6 +61,18 @@ const sandboxLine = (note: SandboxNote) =>
     ...(note.passEnv.length === 0 ? [] : [`passed in ${note.passEnv.join(", ")}`])
   ].join("; ")
 
+/** `claude 3 iterations $1.20, limited until 2026-11-28T03:00:00.000Z`. */
+const agentLine = (note: AgentNote) => `${formatAgentSpend(agentSpend(note))}${note.limitedUntil === null ? "" : `, limited until ${note.limitedUntil}`}`
+
+/** A run of several agents: the agent of its current (or last) iteration, then a line an agent with what it ran and spent. */
+const agentsLines = (summary: LoopSummary): Array<string> =>
+  hasSeveralAgents(summary)
+    ? [
+      ...(summary.agent === null ? [] : [`agent:     ${summary.agent}`]),
+      ...summary.agents.map((note, i) => `${pad(i === 0 ? "agents:" : "", 11)}${agentLine(note)}`)
+    ]
+    : []
+
 const promiseColumn = (r: IterationRecord) => {
   const fate = promiseFate(r)
   return fate === "none" ? "-" : fate
@@ -100,6 +116,7 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
     if (state.worktree !== undefined) lines.push(`worktree:  ${state.worktree}`)
     if (state.settings !== undefined) lines.push(`settings:  ${settingsLine(state.settings)}`)
     if (state.sandbox !== undefined) lines.push(`sandbox:   ${sandboxLine(state.sandbox)}`)
+    lines.push(...agentsLines(summary))
     const guards = guardsLine(state, summary)
     if (guards !== null) lines.push(`guards:    ${guards}`)
     if (state.status === "waiting" && state.resumeAt !== null) lines.push(`waiting:   for the usage limit until ${state.resumeAt}`)
@@ -116,8 +133,15 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
   if (sum !== null) lines.push(`usage:     ${formatTokens(sum.tokens)}, ${formatCost(sum.cost)} over the iterations below`)
   if (report.history.length > 0) {
     lines.push("", p.bold(`recent iterations (last ${report.history.length}):`))
+    // With several agents, each iteration names the one that ran it.
+    const several = hasSeveralAgents(summary)
+    const outcomeOf = (r: IterationRecord) => (several ? `${pad(r.outcome, 13)}${r.agent ?? "-"}` : r.outcome)
     lines.push(
-      p.dim(`  ${pad("iter", 5)}${pad("started", 22)}${pad("duration", 10)}${pad("exit", 9)}${pad("promise", 9)}${pad("changed", 9)}${pad("commit", 9)}outcome`)
+      p.dim(
+        `  ${pad("iter", 5)}${pad("started", 22)}${pad("duration", 10)}${pad("exit", 9)}${pad("promise", 9)}${pad("changed", 9)}${pad("commit", 9)}${
+          several ? `${pad("outcome", 13)}agent` : "outcome"
+        }`
+      )
     )
     let run: string | null = null
     for (const r of report.history) {
@@ -132,7 +156,7 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
           pad(exit, 9)
         }${pad(promiseColumn(r), 9)}${pad(r.git === null ? "n/a" : String(r.git.changedFiles), 9)}${
           pad(r.commit === null ? "-" : r.commit.slice(0, 7), 9)
-        }${r.outcome}`
+        }${outcomeOf(r)}`
       )
     }
   }

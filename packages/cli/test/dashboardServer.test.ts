@@ -214,7 +214,7 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     expect(detail.output).toEqual({ text: "working with [REDACTED]\n", truncated: false, run: "r1", iteration: 3 })
   })
 
-  it("shows a JSON agent's output as the terminal did, its paths relative to the loop's worktree; a command's as logged", async () => {
+  it("shows a JSON agent's output as the terminal did, its paths relative to the loop's worktree; a command's as logged; each iteration's by the harness that ran it", async () => {
     const root = repository()
     const line = (value: object) => JSON.stringify(value)
     const log = [
@@ -243,6 +243,23 @@ describe("the dashboard's server (in process, real HTTP on 127.0.0.1)", () => {
     }
     expect(await detailOf("claude")).toBe("Writing the notes.\n→ Write notes.md\nwarning: slow\n")
     expect(await detailOf("command")).toBe(log.slice(log.indexOf("=== output ===\n") + 15))
+    // With several agents, by the harness of the agent that ran the iteration, not the run's own.
+    const agents = [
+      { agent: "command:./agent.sh", harness: "command", model: "./agent.sh", iterations: 2, costUsd: null, tokens: 0, limitedUntil: null },
+      { agent: "claude", harness: "claude", model: null, iterations: 1, costUsd: 0.1, tokens: 10, limitedUntil: null }
+    ]
+    const several = { ...state(3), harness: "command", worktree: "/work/tree", agents }
+    const history = join(stateDir(root, change), "history.jsonl")
+    const detailWith = async (patch: Partial<LoopState>) => {
+      writeFileSync(join(stateDir(root, change), "state.json"), JSON.stringify({ ...several, ...patch }))
+      const { port } = await serve(root)
+      return JSON.parse((await request(port, `/api/loops/${change}`)).body).output.text as string
+    }
+    // Running: the agent the state names.
+    expect(await detailWith({ agent: "claude" })).toBe("Writing the notes.\n→ Write notes.md\nwarning: slow\n")
+    // Recorded: its record's harness, whichever agent the state names since.
+    writeFileSync(history, readFileSync(history, "utf8") + JSON.stringify(iterationRecord({ iteration: 3, agent: "claude", harness: "claude", model: null })) + "\n")
+    expect(await detailWith({ agent: "command:./agent.sh" })).toBe("Writing the notes.\n→ Write notes.md\nwarning: slow\n")
   })
 
   it("marks a loop its state says runs, but whose lock no live process holds, as abandoned", async () => {

@@ -10,7 +10,7 @@ import { agentScript, alive, git, makeWorkspace, repositoryOf, spool, startSpool
 const harness = (command: string) => ["--harness", "command", "--harness-command", command, "--no-interactive"]
 const fakeOpencode = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-opencode.mjs")
 chmodSync(fakeOpencode, 0o755)
-const EVERY_EVENT = "complete,max-iterations,failed,stopped,deadline,usage-limit,verify-failed,interrupted,sweep-ended"
+const EVERY_EVENT = "complete,max-iterations,failed,stopped,deadline,usage-limit,verify-failed,agent-switched,interrupted,sweep-ended"
 const FIELDS = ["event", "change", "run", "iteration", "maxIterations", "outcome", "message", "costUsd", "tokens", "branch", "commit", "resumeAt", "tasks", "time", "text", "content"]
 /** The part of each webhook's URL that is its secret. */
 const TOKEN = "s3cr3t-path-token-7f3a"

@@ -4,7 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { type AgentNote, ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
 import { makeRedactor } from "../src/output/Redact.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
@@ -14,6 +14,7 @@ import {
   dashboardIteration,
   dashboardLoop,
   decodeTail,
+  harnessOfLog,
   iterationOutput,
   journalText,
   unreadableLoop
@@ -23,6 +24,9 @@ import { loopSummary } from "../src/status/LoopSummary.js"
 import { iterationRecord } from "./fixtures/iterationRecord.js"
 
 const changeId = ChangeId.make("001-01_x")
+
+const note = (agent: string, harness: string, fields: Partial<AgentNote> = {}): AgentNote =>
+  ({ agent, harness, model: null, iterations: 0, costUsd: null, tokens: 0, limitedUntil: null, ...fields })
 
 const record = (iteration: number, patch: Partial<IterationRecord> = {}) => iterationRecord({ iteration, durationMs: 1000 * iteration, ...patch })
 
@@ -99,8 +103,10 @@ describe("the dashboard's view of a loop", () => {
       changedFiles: 4,
       commit: "0123456789abcdef",
       checks: [check],
-      error: null
+      error: null,
+      agent: null
     })
+    assert.strictEqual(dashboardIteration(record(3, { agent: "codex:gpt-5.5", harness: "codex" })).agent, "codex:gpt-5.5")
     // Unknown is not zero: no usage, no git, no checks.
     assert.deepInclude(dashboardIteration(record(1)), { costUsd: null, tokens: null, changedFiles: null, checks: [] })
   })
@@ -111,6 +117,28 @@ describe("the dashboard's view of a loop", () => {
     assert.deepInclude(detail, { run: "r1", stopMessage: "stopped: enough", journal: { text: "j", truncated: true } })
     assert.deepStrictEqual(detail.iterations.map((i) => i.iteration), [1, 2])
     assert.deepStrictEqual(detail.output, { text: "o", truncated: false, run: "r1", iteration: 3 })
+  })
+
+  it("gives a change's page the agent of the last iteration and each agent's spend, as the state has them", () => {
+    const agents = [note("claude", "claude", { iterations: 2, costUsd: 0.4 }), note("codex:gpt-5.5", "codex", { iterations: 1, tokens: 700 })]
+    const files = { journal: { text: "", truncated: false }, output: null }
+    const report = { changeId, state: { ...state, agent: "codex:gpt-5.5", agents }, history: [], skipped: 0, tasks: parseTasks(null) }
+    assert.deepInclude(dashboardDetail(report, files), { agent: "codex:gpt-5.5", agents })
+    assert.deepInclude(dashboardDetail({ ...report, state }, files), { agent: null, agents: [] })
+  })
+
+  it("reads an iteration's log with the harness that ran it: its record's, else the running agent's, else the run's", () => {
+    const agents = [note("claude", "claude"), note("codex:gpt-5.5", "codex")]
+    const several = { ...state, harness: "claude", agent: "codex:gpt-5.5", agents }
+    // Iteration 3 is recorded: its record says which harness ran it, whatever the state names now.
+    assert.strictEqual(harnessOfLog({ ...several, agent: "claude" }, [record(2, { harness: "claude" }), record(3, { harness: "codex" })]), "codex")
+    // Not recorded yet (it runs): the agent the state names.
+    assert.strictEqual(harnessOfLog(several, [record(2, { harness: "claude" })]), "codex")
+    // A record of the same number in an earlier run is another iteration.
+    assert.strictEqual(harnessOfLog(several, [record(3, { run: "r0", harness: "claude" })]), "codex")
+    // A run of one agent, or records and state written before agents were kept: the run's harness.
+    assert.strictEqual(harnessOfLog({ ...state, harness: "claude" }, [record(3)]), "claude")
+    assert.strictEqual(harnessOfLog(state, []), undefined)
   })
 
   it("reads the end of a file as whole lines and whole characters", () => {
@@ -193,6 +221,20 @@ describe("the dashboard's reading of the loop state on disk", () => {
       assert.isTrue(long.text.endsWith("the end\n"))
       assert.isTrue(long.text.startsWith("x".repeat(100) + "\n"))
       assert.isAtMost(new TextEncoder().encode(long.text).length, 64 * 1024)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("passes the view the harness that ran the iteration whose output it shows", () => {
+    const { dir, layer } = setup()
+    const view = (_: LoopState, output: string, harness: string | undefined) => `${harness ?? "as logged"}: ${output}`
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      yield* store.writeState(changeId, { ...state, harness: "claude", agent: "claude", agents: [note("claude", "claude"), note("codex:gpt-5.5", "codex")] })
+      yield* store.append(changeId, record(2, { agent: "claude", harness: "claude" }))
+      yield* store.append(changeId, record(3, { agent: "codex:gpt-5.5", harness: "codex" }))
+      fs.mkdirSync(path.join(dir(changeId), "logs"), { recursive: true })
+      fs.writeFileSync(path.join(dir(changeId), "logs", "r1-003.log"), "=== prompt (iteration 3) ===\nDo it.\n=== output ===\n{}\n")
+      assert.strictEqual(Option.getOrThrow(yield* loadDashboardDetail("001-01_x", redact, view)).output!.text, "codex: {}\n")
     }).pipe(Effect.provide(layer))
   })
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   doneTasks,
+  formatAgentSpend,
+  formatAgentsSpend,
   formatCost,
   formatDuration,
   formatMoney,
@@ -141,5 +143,24 @@ describe("task counts", () => {
     expect(formatTaskProgress({ complete: 3, shelved: 0, total: 7 })).toBe("3/7 complete")
     expect(formatTaskProgress({ complete: 3, shelved: 1, total: 7 })).toBe("3/7 complete, 1 shelved")
     expect(formatTaskProgress({ complete: 0, shelved: 0, total: 0 })).toBe("0/0 complete")
+  })
+})
+
+describe("an agent's spend", () => {
+  it("names the agent, its iterations and its cost, or that its cost is unknown (with its tokens, when it reported some)", () => {
+    expect(formatAgentSpend({ agent: "claude", iterations: 3, costUsd: 1.2, tokens: 9000 })).toBe("claude 3 iterations $1.20")
+    expect(formatAgentSpend({ agent: "claude", iterations: 1, costUsd: 0.042, tokens: null })).toBe("claude 1 iteration $0.0420")
+    expect(formatAgentSpend({ agent: "codex:gpt-5.5", iterations: 2, costUsd: null, tokens: 15_200 })).toBe("codex:gpt-5.5 2 iterations (15.2k tokens, cost unknown)")
+    expect(formatAgentSpend({ agent: "command:./agent.sh", iterations: 2, costUsd: null, tokens: null })).toBe("command:./agent.sh 2 iterations (cost unknown)")
+    expect(formatAgentSpend({ agent: "pi", iterations: 1, costUsd: null, tokens: 0 })).toBe("pi 1 iteration (cost unknown)")
+    // An agent that never ran spent nothing, and nothing unknown.
+    expect(formatAgentSpend({ agent: "gemini", iterations: 0, costUsd: null, tokens: null })).toBe("gemini 0 iterations")
+  })
+
+  it("puts several on one line, in their order", () => {
+    expect(formatAgentsSpend([
+      { agent: "claude", iterations: 3, costUsd: 1.2, tokens: 9000 },
+      { agent: "codex:gpt-5.5", iterations: 2, costUsd: null, tokens: null }
+    ])).toBe("claude 3 iterations $1.20, codex:gpt-5.5 2 iterations (cost unknown)")
   })
 })

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ChangeId, type GuardReport, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { type AgentNote, ChangeId, type GuardReport, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
 import { usageTotals } from "../src/domain/Usage.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
-import { isAbandoned, type LoopReading, loopSummary } from "../src/status/LoopSummary.js"
+import { hasSeveralAgents, isAbandoned, type LoopReading, loopSummary } from "../src/status/LoopSummary.js"
 import { iterationRecord } from "./fixtures/iterationRecord.js"
 
 const changeId = ChangeId.make("001-01_x")
@@ -59,7 +59,9 @@ describe("a loop's summary", () => {
       merge: null,
       stopReason: null,
       stopMessage: null,
-      resumeAt: null
+      resumeAt: null,
+      agent: null,
+      agents: []
     })
   })
 
@@ -148,6 +150,24 @@ describe("a loop's summary", () => {
     assert.deepInclude(loopSummary(reading({ state: { ...state, run: "r1" }, history })), { lastOutcome: "complete", lastCommit: "c-r1" })
     // A history without a state: every record counts.
     assert.deepInclude(loopSummary({ ...nothing, history }), { status: "none", iteration: 0, lastOutcome: "failed", lastCommit: "c1" })
+  })
+})
+
+describe("a loop's agents", () => {
+  const note = (agent: string, harness: string, fields: Partial<AgentNote> = {}): AgentNote =>
+    ({ agent, harness, model: null, iterations: 0, costUsd: null, tokens: 0, limitedUntil: null, ...fields })
+
+  it("are the state's: the agent of the last iteration and each agent's spend, as read", () => {
+    const agents = [note("claude", "claude", { iterations: 3, costUsd: 1.2, tokens: 9000, limitedUntil: "2026-11-22T05:00:00.000Z" }), note("codex:gpt-5.5", "codex")]
+    const summary = loopSummary(reading({ state: { ...state, agent: "codex:gpt-5.5", agents } }))
+    assert.deepInclude(summary, { agent: "codex:gpt-5.5", agents })
+    assert.isTrue(hasSeveralAgents(summary))
+  })
+
+  it("of a run of one agent, or of a state written before agents were kept, are not shown one by one", () => {
+    assert.isFalse(hasSeveralAgents(loopSummary(reading({ state: { ...state, agents: [note("claude", "claude", { iterations: 4 })] } }))))
+    assert.deepInclude(loopSummary(reading()), { agent: null, agents: [] })
+    assert.isFalse(hasSeveralAgents(loopSummary(reading())))
   })
 })
 

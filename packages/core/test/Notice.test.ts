@@ -9,7 +9,6 @@ import {
   type NoticeDraft,
   noticeLine,
   noticesOf,
-  sweepNotice,
   unfollowed
 } from "../src/notify/Notice.js"
 import { iterationRecord } from "./fixtures/iterationRecord.js"
@@ -194,6 +193,70 @@ describe("what a loop's events tell", () => {
   })
 })
 
+describe("a switch of agents (--fallback)", () => {
+  const switchedTo = (patch: Partial<Omit<Extract<LoopEvent, { _tag: "AgentSwitched" }>, "_tag">> = {}) =>
+    LoopEvent.AgentSwitched({
+      changeId,
+      run: "r1",
+      iteration: 4,
+      from: "claude",
+      to: "codex:gpt-5.5",
+      why: "limited",
+      held: "claude",
+      until: "2026-11-27T15:00:00.000Z",
+      ...patch
+    })
+
+  it("off a limited agent tells agent-switched: from which agent to which, why, and until when the limit holds it", () => {
+    const { notices, followed } = follow([stateChanged({}), recorded({ commit: "c3" }), switchedTo()])
+    assert.deepStrictEqual(notices, [{
+      event: "agent-switched",
+      change: changeId,
+      run: "r1",
+      iteration: 4,
+      maxIterations: 20,
+      outcome: "limited",
+      message: "switched from claude to codex:gpt-5.5: claude is held by its usage limit until 2026-11-27T15:00:00.000Z",
+      costUsd: 0.42,
+      tokens: 15200,
+      branch: "spool/002-01_add-ralph-loop",
+      commit: "c3",
+      resumeAt: null,
+      agent: { from: "claude", to: "codex:gpt-5.5", why: "limited", held: "claude", until: "2026-11-27T15:00:00.000Z" }
+    }])
+    // What was followed stays: a switch is no state.
+    assert.deepStrictEqual(followed, follow([stateChanged({}), recorded({ commit: "c3" })]).followed)
+    assert.strictEqual(
+      noticeLine({ ...notices[0]!, tasks: null, time: "t" }),
+      "spool: 002-01_add-ralph-loop agent-switched at iteration 4 of 20 ($0.42, 15200 tokens): switched from claude to codex:gpt-5.5: claude is held by its usage limit until 2026-11-27T15:00:00.000Z"
+    )
+  })
+
+  it("names the agent passed over when it is not the last one's, and a limit that holds for the rest of the run", () => {
+    const [notice] = follow([switchedTo({ from: "codex:gpt-5.5", to: "gemini", held: "claude", until: null })]).notices
+    assert.strictEqual(notice!.message, "switched from codex:gpt-5.5 to gemini: claude is held by its usage limit for the rest of the run")
+    assert.deepStrictEqual(notice!.agent, { from: "codex:gpt-5.5", to: "gemini", why: "limited", held: "claude", until: null })
+    // Before any state: what the event knows.
+    assert.deepInclude(notice!, { maxIterations: null, costUsd: null, tokens: null, branch: null, commit: null })
+  })
+
+  it("back to an agent whose limit has lifted tells agent-switched too, its until null", () => {
+    const [notice] = follow([stateChanged({}), switchedTo({ from: "codex:gpt-5.5", to: "claude", why: "lifted", held: "claude", until: null })]).notices
+    assert.deepInclude(notice!, {
+      event: "agent-switched",
+      outcome: "lifted",
+      message: "back to claude from codex:gpt-5.5: its usage limit has lifted",
+      agent: { from: "codex:gpt-5.5", to: "claude", why: "lifted", held: "claude", until: null }
+    })
+  })
+
+  it("is told by default, and no other event carries an agent", () => {
+    assert.include(DEFAULT_NOTICE_EVENTS, "agent-switched")
+    const [ended] = follow([stateChanged({ status: "complete", stopReason: "complete" })]).notices
+    assert.notProperty(ended!, "agent")
+  })
+})
+
 describe("the events a person can ask for", () => {
   it("are named, and the default leaves out only verify-failed", () => {
     assert.deepStrictEqual([...NOTICE_EVENTS].filter((event) => !DEFAULT_NOTICE_EVENTS.includes(event)), ["verify-failed"])
@@ -249,57 +312,5 @@ describe("a notice's line", () => {
     const long = noticeLine({ ...base, tasks: null, message: `first\nsecond ${"x".repeat(400)}` })
     assert.notInclude(long, "\n")
     assert.lengthOf(long, 300)
-  })
-})
-
-describe("the notice of a sweep's end", () => {
-  it("tells how it ended, each change's outcome and the totals", () => {
-    const row = { durationMs: 1, merge: null, message: null, branch: null, lastCommit: null }
-    const draft = sweepNotice({
-      ending: "failed",
-      rows: [
-        { ...row, changeId: "001-01_a", outcome: "complete", iterations: 2, costUsd: 0.5, tokens: 100, branch: "spool/001-01_a", lastCommit: "c1" },
-        { ...row, changeId: "001-02_b", outcome: "failed", iterations: 3, costUsd: null, tokens: 50 },
-        { ...row, changeId: "001-03_c", outcome: "complete", iterations: 1, costUsd: 0.25, tokens: null }
-      ]
-    })
-    assert.strictEqual(draft.event, "sweep-ended")
-    assert.strictEqual(draft.change, null)
-    assert.strictEqual(draft.outcome, "failed")
-    assert.strictEqual(draft.message, "failed: 3 changes (2 complete, 1 failed)")
-    assert.strictEqual(draft.iteration, 6)
-    assert.strictEqual(draft.costUsd, 0.75)
-    assert.strictEqual(draft.tokens, 150)
-    assert.deepStrictEqual(draft.sweep!.changes[0], {
-      change: "001-01_a",
-      outcome: "complete",
-      iterations: 2,
-      costUsd: 0.5,
-      tokens: 100,
-      branch: "spool/001-01_a",
-      commit: "c1"
-    })
-    assert.strictEqual(noticeLine({ ...draft, tasks: null, time: "t" }), "spool: sweep ended ($0.75, 150 tokens): failed: 3 changes (2 complete, 1 failed)")
-  })
-
-  it("of one change says so in the singular", () => {
-    const row = { durationMs: 1, merge: null, message: null, branch: null, lastCommit: null, costUsd: null, tokens: null }
-    const draft = sweepNotice({ ending: "stopped", rows: [{ ...row, changeId: "001-01_a", outcome: "max-iterations", iterations: 20 }] })
-    assert.strictEqual(draft.message, "stopped: 1 change (1 max-iterations)")
-  })
-
-  it("of nothing swept says so, with no spend", () => {
-    const draft = sweepNotice({ ending: "complete", rows: [] })
-    assert.strictEqual(draft.message, "complete: 0 changes")
-    assert.strictEqual(draft.costUsd, null)
-    assert.strictEqual(draft.tokens, null)
-  })
-
-  it("of changes whose agents reported nothing has no spend: cost and tokens unknown (null)", () => {
-    const row = { durationMs: 1, merge: null, message: null, branch: null, lastCommit: null, costUsd: null, tokens: null, outcome: "complete" as const, iterations: 1 }
-    const draft = sweepNotice({ ending: "complete", rows: [{ ...row, changeId: "001-01_a" }, { ...row, changeId: "001-02_b" }] })
-    assert.strictEqual(draft.costUsd, null)
-    assert.strictEqual(draft.tokens, null)
-    assert.strictEqual(noticeLine({ ...draft, tasks: null, time: "t" }), "spool: sweep ended: complete: 2 changes (2 complete)")
   })
 })

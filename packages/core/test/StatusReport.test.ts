@@ -66,6 +66,8 @@ describe("a change's status", () => {
         stopMessage: null,
         resumeAt: null,
         guards: null,
+        agent: null,
+        agents: [],
         settings: null,
         sandbox: null,
         merge: null,
@@ -108,6 +110,25 @@ describe("a change's status", () => {
       const json = statusJson(yield* loadStatus(changeId))
       assert.deepStrictEqual(json.sandbox, walls)
       assert.deepStrictEqual(json.history.map((r) => r.sandboxed), [true, undefined])
+      assert.deepStrictEqual(Schema.decodeUnknownSync(StatusJson)(JSON.parse(JSON.stringify(json))), json)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("gives the agent of the last iteration and each agent's spend as the state has them, and the agent of each iteration", () => {
+    const { layer } = setup()
+    return Effect.gen(function*() {
+      const store = yield* HistoryStore
+      const agents = [
+        { agent: "claude", harness: "claude", model: null, iterations: 1, costUsd: 0.5, tokens: 900, limitedUntil: "2026-11-22T05:00:00.000Z" },
+        { agent: "codex:gpt-5.5", harness: "codex", model: "gpt-5.5", iterations: 1, costUsd: null, tokens: 0, limitedUntil: null }
+      ]
+      yield* store.writeState(changeId, { ...state, agent: "codex:gpt-5.5", agents })
+      yield* store.append(changeId, iterationRecord({ iteration: 1, outcome: "limited", agent: "claude", harness: "claude", model: null }))
+      yield* store.append(changeId, iterationRecord({ iteration: 2, agent: "codex:gpt-5.5", harness: "codex", model: "gpt-5.5" }))
+      yield* store.append(changeId, record(3))
+      const json = statusJson(yield* loadStatus(changeId))
+      assert.deepInclude(json, { agent: "codex:gpt-5.5", agents })
+      assert.deepStrictEqual(json.history.map((r) => [r.agent, r.harness, r.model]), [["claude", "claude", null], ["codex:gpt-5.5", "codex", "gpt-5.5"], [undefined, undefined, undefined]])
       assert.deepStrictEqual(Schema.decodeUnknownSync(StatusJson)(JSON.parse(JSON.stringify(json))), json)
     }).pipe(Effect.provide(layer))
   })

@@ -25,7 +25,8 @@ const facts = (changeId: string): RunFacts => ({
   costUsd: 0.5,
   tokens: 1000,
   branch: `spool/${changeId}`,
-  lastCommit: `commit-of-${changeId}`
+  lastCommit: `commit-of-${changeId}`,
+  agents: []
 })
 
 const tagged = (tag: string, message: string) => Object.assign(new Error(message), { _tag: tag })
@@ -209,7 +210,7 @@ describe("runSweep", () => {
       assert.deepStrictEqual(merged, ["a", "b", "c"])
       assert.deepStrictEqual(result.rows[1], {
         changeId: "b", outcome: "already-complete", message: "already complete: its loop completed", durationMs: 0,
-        merge: { merged: true, text: "merged b" }, iterations: 0, costUsd: null, tokens: null, branch: "spool/b", lastCommit: "commit-of-b"
+        merge: { merged: true, text: "merged b" }, iterations: 0, costUsd: null, tokens: null, branch: "spool/b", lastCommit: "commit-of-b", agents: []
       })
       assert.deepStrictEqual(result.rows.map((row) => row.merge?.merged), [true, true, false])
       // Its merge failing again is what the sweep ends on.
@@ -228,7 +229,7 @@ describe("runSweep", () => {
       assert.deepStrictEqual(ran, ["a"])
       assert.deepStrictEqual(result.rows[1], {
         changeId: "b", outcome: "already-complete", message: "already complete: its loop completed; not merged: conflict in b.txt", durationMs: 0,
-        merge: null, iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null
+        merge: null, iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null, agents: []
       })
       assert.strictEqual(result.ending, "complete")
     }))

@@ -96,12 +96,12 @@ const readers: Partial<Record<HarnessName, (cwd: string) => OutputReader>> = {
 }
 
 /**
- * A loop's iteration log output as its harness showed it in the terminal, file paths shown relative
- * to where the agent ran (the loop's worktree, else `root`): a JSON agent's events read as lines; a
- * command's output, or an unknown harness's, as logged.
+ * A loop's iteration log output as the harness that ran the iteration (`harness`: its record's,
+ * else the run's) showed it in the terminal, file paths shown relative to where the agent ran (the
+ * loop's worktree, else `root`): a JSON agent's events read as lines; a command's output, or an
+ * unknown harness's, as logged.
  */
-export const logView = (root: string) => (state: LoopState, output: string): string => {
-  const { harness } = state
+export const logView = (root: string) => (state: LoopState, output: string, harness: string | undefined = state.harness): string => {
   const reader = harness !== undefined && Object.hasOwn(readers, harness) ? readers[harness as HarnessName] : undefined
   return reader === undefined ? output : viewOfLog(reader(state.worktree ?? root), output)
 }

@@ -1,4 +1,14 @@
-import { formatDuration, formatSpend, formatTokensShort, type SpendFigures, type SweepReport, sweepSpend, type SweepRow } from "@spool/core"
+import {
+  formatAgentsSpend,
+  formatDuration,
+  formatSpend,
+  formatTokensShort,
+  type SpendFigures,
+  sweepAgents,
+  type SweepReport,
+  sweepSpend,
+  type SweepRow
+} from "@spool/core"
 
 /** `$0.42, 15.2k tokens`, `15.2k tokens`, or `-` when the agent reported nothing. */
 export const describeSpend = (spend: SpendFigures) => formatSpend(spend, { separator: ", ", tokens: formatTokensShort }) || "-"
@@ -29,7 +39,8 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
 
 /**
  * The sweep's summary: a line a change (outcome, iterations, duration, spend, branch, last commit,
- * merge), the totals, and why each change that did not complete (or was not merged) ended so.
+ * merge), the totals (and each agent's, when a loop had several), and why each change that did not
+ * complete (or was not merged) ended so.
  */
 export const sweepSummary = (report: SweepReport, options: { readonly merge: string | null }): Array<string> => {
   const header = ["change", "outcome", "iterations", "duration", "spend", "branch", "last commit", ...(options.merge === null ? [] : ["merge"])]
@@ -54,12 +65,14 @@ export const sweepSummary = (report: SweepReport, options: { readonly merge: str
     notMerged(row) ? [`  ${row.changeId}: ${row.merge!.text}`] : row.outcome !== "complete" && row.message !== null ? [`  ${row.changeId}: ${row.message}`] : []
   )
   const merged = report.rows.filter((row) => row.merge?.merged === true).length
+  const agents = sweepAgents(report)
   return [
     "",
     `=== sweep: ${report.rows.length} change${report.rows.length === 1 ? "" : "s"}: ${[...counts].map(([words, n]) => `${n} ${words}`).join(", ")} ===`,
     ...table([header, ...body]),
     `total: ${iterations} iteration${iterations === 1 ? "" : "s"}${spend === "-" ? "" : `, ${spend}`}` +
       `${options.merge === null ? "" : `, ${merged} merged into ${options.merge}`}`,
+    ...(agents.length === 0 ? [] : [`agents: ${formatAgentsSpend(agents)}`]),
     ...(reasons.length === 0 ? [] : ["why:", ...reasons])
   ]
 }

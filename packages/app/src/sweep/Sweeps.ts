@@ -52,6 +52,8 @@ const selectionOf = (target: SweepTarget) =>
 /** What the sweep knows of each change: its proposal, its loop's state and its tasks, as `--status` reads them. */
 const candidates = Effect.map(changeCandidates, (changes) => changes.map(({ candidate }) => candidate))
 
+const noFacts: RunFacts = { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null, agents: [] }
+
 /** What a change's last run left, from its state and its records: the summary of that run's iterations. */
 const factsOf = (changeId: string) =>
   Effect.gen(function*() {
@@ -59,7 +61,7 @@ const factsOf = (changeId: string) =>
     const workspace = yield* Workspace
     const id = (yield* workspace.resolveChange(changeId)).id
     const state = Option.getOrNull(yield* history.readState(id))
-    if (state === null) return { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null } satisfies RunFacts
+    if (state === null) return noFacts
     const records = (yield* history.recent(id, Math.max(1, state.iteration))).records.filter((record) => record.run === state.run)
     const run = loopSummary({ changeId: id, state, history: records, tasks: { tasks: [] } })
     return {
@@ -67,9 +69,10 @@ const factsOf = (changeId: string) =>
       costUsd: run.usage?.cost ?? null,
       tokens: run.usage?.tokens ?? null,
       branch: run.branch,
-      lastCommit: run.lastCommit
+      lastCommit: run.lastCommit,
+      agents: run.agents
     } satisfies RunFacts
-  }).pipe(Effect.orElseSucceed((): RunFacts => ({ iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null })))
+  }).pipe(Effect.orElseSucceed(() => noFacts))
 
 /** Fails as a lock would when another loop already runs on the change, before anything of it is touched. */
 const notBusy = (changeId: string) =>

@@ -129,6 +129,10 @@ pre.output { background: #15181d; color: #e4e7eb; }
 .check.passed { color: var(--green); }
 .check.failed { color: var(--red); }
 .section { margin-bottom: 18px; }
+.agents { margin-bottom: 18px; }
+.agent-list { display: flex; flex-direction: column; gap: 4px; font-family: var(--mono); font-size: 12.5px; color: var(--muted); }
+.agent-list .agent.current { color: var(--text); font-weight: 600; }
+td .agent { margin-top: 3px; }
 @media (max-width: 960px) {
   .stats { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .charts, .grid2 { grid-template-columns: minmax(0, 1fr); }

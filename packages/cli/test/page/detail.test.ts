@@ -1,6 +1,8 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest"
+import type { AgentNote } from "@spool/core"
 import { detailView } from "../../src/serve/page/detail.js"
+import { clock } from "../../src/serve/page/format.js"
 import { detailOf, iterationOf, loopOf, shell } from "./views.js"
 
 const text = (app: HTMLElement, selector: string) => app.querySelector(selector)!.textContent
@@ -44,6 +46,31 @@ describe("a change's page", () => {
     expect(all(app, ".meta span")).toContain("sandboxed (bubblewrap): hosts none")
     view.update(detailOf("001-a"))
     expect(all(app, ".meta span").some((line) => line?.startsWith("sandboxed"))).toBe(false)
+  })
+
+  it("of a run with several agents: names the agent of the last iteration, each agent's spend and the agent of each iteration; of one agent, none of it", () => {
+    const note = (agent: string, fields: Partial<AgentNote> = {}): AgentNote =>
+      ({ agent, harness: agent.split(":")[0]!, model: null, iterations: 0, costUsd: null, tokens: 0, limitedUntil: null, ...fields })
+    const view = detailView(app)
+    view.update(detailOf("001-a", {
+      agent: "codex:gpt-5.5",
+      agents: [note("claude", { iterations: 3, costUsd: 1.2, tokens: 9000, limitedUntil: "2025-01-01T15:00:00.000Z" }), note("codex:gpt-5.5", { iterations: 2, tokens: 15200 }), note("gemini")],
+      iterations: [iterationOf(1, { agent: "claude", outcome: "limited" }), iterationOf(2, { agent: "codex:gpt-5.5" })]
+    }))
+    expect(all(app, ".meta span")).toContain("agent codex:gpt-5.5")
+    expect(text(app, ".agents h2")).toBe("Agents")
+    expect(all(app, ".agents .agent")).toEqual([
+      "claude 3 iterations $1.20 · limited until " + clock("2025-01-01T15:00:00.000Z"),
+      "codex:gpt-5.5 2 iterations (15.2k tokens, cost unknown)",
+      "gemini 0 iterations"
+    ])
+    expect(all(app, ".agents .agent.current")).toEqual(["codex:gpt-5.5 2 iterations (15.2k tokens, cost unknown)"])
+    expect(all(app, "table.iterations td .agent")).toEqual(["codex:gpt-5.5", "claude"])
+    // The same run with one agent: the page reads as ever.
+    view.update(detailOf("001-a", { agents: [note("claude", { iterations: 2 })], iterations: [iterationOf(1, { agent: "claude" })] }))
+    expect(app.querySelector(".agents")).toBeNull()
+    expect(all(app, ".meta span").some((line) => line?.startsWith("agent"))).toBe(false)
+    expect(app.querySelectorAll("table.iterations td .agent")).toHaveLength(0)
   })
 
   it("says what there is not yet: no output, no journal, no iteration", () => {

@@ -30,6 +30,7 @@ export const iterationOf = (iteration: number, fields: Partial<DashboardIteratio
   commit: "abcdef1234567890",
   checks: [],
   error: null,
+  agent: null,
   ...fields
 })
 
@@ -42,6 +43,8 @@ export const detailOf = (changeId: string, fields: Partial<DashboardDetail> = {}
   stopMessage: null,
   resumeAt: null,
   sandbox: null,
+  agent: null,
+  agents: [],
   iterations: [iterationOf(1)],
   journal: { text: "", truncated: false },
   output: { run: "r1", iteration: 2, text: "line one\n", truncated: false },

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { countTokens, type HarnessUsage, type IterationRecord } from "./Domain.js"
+import type { AgentSpend } from "../text/Figures.js"
+import { type AgentNote, countTokens, type HarnessUsage, type IterationRecord } from "./Domain.js"
 
 /** Unknown only while every part is unknown. */
 export const addCost = (a: number | null, b: number | null): number | null => a === null ? b : b === null ? a : a + b
@@ -30,4 +31,28 @@ export const usageTotals = (records: ReadonlyArray<IterationRecord>): UsageTotal
     tokens: used.reduce((n, usage) => n + countTokens(usage), 0),
     cost: used.reduce<number | null>((n, usage) => addCost(n, usage.cost), null)
   }
+}
+
+/** An agent's note as the views give its spend: its tokens unknown (null) while it reported neither tokens nor a cost, as a run's are. */
+export const agentSpend = (note: AgentNote): AgentSpend => ({
+  agent: note.agent,
+  iterations: note.iterations,
+  costUsd: note.costUsd,
+  tokens: note.costUsd === null && note.tokens === 0 ? null : note.tokens
+})
+
+/** The agents of several runs (a sweep's loops), each summed over the runs it is in, in the order they are first met. */
+export const sumAgentSpend = (runs: ReadonlyArray<ReadonlyArray<AgentNote>>): ReadonlyArray<AgentSpend> => {
+  const sums = new Map<string, AgentSpend>()
+  for (const note of runs.flat()) {
+    const spend = agentSpend(note)
+    const sum = sums.get(note.agent)
+    sums.set(note.agent, sum === undefined ? spend : {
+      agent: note.agent,
+      iterations: sum.iterations + spend.iterations,
+      costUsd: addCost(sum.costUsd, spend.costUsd),
+      tokens: spend.tokens === null ? sum.tokens : (sum.tokens ?? 0) + spend.tokens
+    })
+  }
+  return [...sums.values()]
 }

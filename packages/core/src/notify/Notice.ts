@@ -1,9 +1,10 @@
 import { describeCheck, shown } from "../domain/CheckResult.js"
 import type { IterationRecord, LoopState } from "../domain/Domain.js"
+import { agentSpend } from "../domain/Usage.js"
 import { reportedSpend } from "../guards/Guards.js"
 import type { LoopEvent } from "../live/LoopEvents.js"
-import { type SweepReport, sweepSpend } from "../sweep/Sweep.js"
-import { formatSpend, formatTaskCount, type TasksDone } from "../text/Figures.js"
+import { type SweepReport, sweepAgents, sweepSpend } from "../sweep/Sweep.js"
+import { type AgentSpend, formatSpend, formatTaskCount, type TasksDone } from "../text/Figures.js"
 import { oneLine } from "../text/Text.js"
 
 /**
@@ -13,6 +14,8 @@ import { oneLine } from "../text/Text.js"
  * - `usage-limit`: a loop began to wait for a usage limit to lift (`resumeAt` says until when), or
  *   gave up waiting
  * - `verify-failed`: the agent claimed completion and a `--verify` check rejected the claim
+ * - `agent-switched`: with `--fallback`, the loop went on with another agent while a usage limit
+ *   holds one, or went back to one whose limit has lifted (`agent` says which)
  * - `sweep-ended`: a sweep is over, with its summary
  */
 export const NOTICE_EVENTS = [
@@ -23,12 +26,16 @@ export const NOTICE_EVENTS = [
   "deadline",
   "usage-limit",
   "verify-failed",
+  "agent-switched",
   "interrupted",
   "sweep-ended"
 ] as const
 export type NoticeEvent = (typeof NOTICE_EVENTS)[number]
 
-/** Told unless `--notify-on` says otherwise: everything but each rejected claim, which a loop that goes on may meet often. */
+/**
+ * Told unless `--notify-on` says otherwise: everything but each rejected claim, which a loop that
+ * goes on may meet often (a switch of agents is told at most twice a limit: off an agent and back).
+ */
 export const DEFAULT_NOTICE_EVENTS: ReadonlyArray<NoticeEvent> = NOTICE_EVENTS.filter((event) => event !== "verify-failed")
 
 export const isNoticeEvent = (name: string): name is NoticeEvent => (NOTICE_EVENTS as ReadonlyArray<string>).includes(name)
@@ -42,6 +49,21 @@ export interface NoticeSweepRow {
   readonly tokens: number | null
   readonly branch: string | null
   readonly commit: string | null
+  /** With several agents (`--fallback`): what each ran and spent in the change's run. */
+  readonly agents?: ReadonlyArray<AgentSpend>
+}
+
+/** With `agent-switched`: the change of agent. */
+export interface NoticeAgentSwitch {
+  /** The agent of the last iteration (else the one passed over). */
+  readonly from: string
+  /** The agent the loop goes on with. */
+  readonly to: string
+  /** `limited`: `held` is passed over, a usage limit holding it; `lifted`: `held`'s limit has lifted. */
+  readonly why: "limited" | "lifted"
+  readonly held: string
+  /** With `limited`, until when the limit holds `held` (ISO 8601); null for the rest of the run, and with `lifted`. */
+  readonly until: string | null
 }
 
 /**
@@ -70,8 +92,10 @@ export interface Notice {
   readonly commit: string | null
   /** With `usage-limit`, when the loop goes on (or would have). */
   readonly resumeAt: string | null
-  /** With `sweep-ended`: how the sweep ended and its changes. */
-  readonly sweep?: { readonly ending: string; readonly changes: ReadonlyArray<NoticeSweepRow> }
+  /** With `agent-switched`: from which agent to which, and why. */
+  readonly agent?: NoticeAgentSwitch
+  /** With `sweep-ended`: how the sweep ended and its changes; `agents` when a loop of it had several, each summed over the sweep. */
+  readonly sweep?: { readonly ending: string; readonly changes: ReadonlyArray<NoticeSweepRow>; readonly agents?: ReadonlyArray<AgentSpend> }
   /** When it happened, ISO 8601. */
   readonly time: string
   readonly text: string
@@ -141,10 +165,36 @@ const rejected = (record: IterationRecord, followed: Followed, changeId: string)
   }
 }
 
+/** `switched from claude to codex:gpt-5.5: claude is held by its usage limit until …`, `back to claude from codex:gpt-5.5: its usage limit has lifted`. */
+const switchMessage = (change: NoticeAgentSwitch) =>
+  change.why === "limited"
+    ? `switched from ${change.from} to ${change.to}: ${change.held} is held by its usage limit ${change.until === null ? "for the rest of the run" : `until ${change.until}`}`
+    : `back to ${change.to} from ${change.from}: its usage limit has lifted`
+
+const switched = (event: Extract<LoopEvent, { _tag: "AgentSwitched" }>, followed: Followed): NoticeDraft => {
+  const { from, to, why, held, until } = event
+  const { state } = followed
+  const agent: NoticeAgentSwitch = { from, to, why, held, until }
+  return {
+    event: "agent-switched",
+    change: event.changeId,
+    run: event.run,
+    iteration: event.iteration,
+    maxIterations: state?.maxIterations ?? null,
+    outcome: why,
+    message: switchMessage(agent),
+    ...spendOf(state),
+    branch: state?.branch ?? null,
+    commit: followed.commit,
+    resumeAt: null,
+    agent
+  }
+}
+
 /**
  * What one of a loop's events tells, given what was followed of that loop before it: the notices
  * (none, mostly) and what to remember. A state tells only when its status changes (a new wait
- * is a change too); a record tells when a check rejected its claim.
+ * is a change too); a record tells when a check rejected its claim; a switch of agents always tells.
  */
 export const noticesOf = (followed: Followed, event: LoopEvent): { readonly followed: Followed; readonly notices: ReadonlyArray<NoticeDraft> } => {
   if (event._tag === "IterationRecorded") {
@@ -152,7 +202,7 @@ export const noticesOf = (followed: Followed, event: LoopEvent): { readonly foll
     const draft = rejected(record, followed, event.changeId)
     return { followed: { ...followed, commit: record.commit ?? followed.commit }, notices: draft === null ? [] : [draft] }
   }
-  if (event._tag === "AgentSwitched") return { followed, notices: [] }
+  if (event._tag === "AgentSwitched") return { followed, notices: [switched(event, followed)] }
   const { state } = event
   const before = followed.state
   const next: Followed = {
@@ -190,8 +240,10 @@ export const sweepNotice = (report: SweepReport): NoticeDraft => {
     costUsd: row.costUsd,
     tokens: row.tokens,
     branch: row.branch,
-    commit: row.lastCommit
+    commit: row.lastCommit,
+    ...(row.agents.length > 1 ? { agents: row.agents.map(agentSpend) } : {})
   }))
+  const agents = sweepAgents(report)
   const n = report.rows.length
   return {
     event: "sweep-ended",
@@ -205,6 +257,6 @@ export const sweepNotice = (report: SweepReport): NoticeDraft => {
     branch: null,
     commit: null,
     resumeAt: null,
-    sweep: { ending: report.ending, changes }
+    sweep: { ending: report.ending, changes, ...(agents.length === 0 ? {} : { agents }) }
   }
 }

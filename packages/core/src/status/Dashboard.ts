@@ -1,6 +1,6 @@
 import { incompleteTail } from "../bytes/Utf8Tail.js"
 import type { CheckResult } from "../domain/CheckResult.js"
-import { countTokens, type IterationOutcome, type IterationRecord, type SandboxNote, type StopReason } from "../domain/Domain.js"
+import { type AgentNote, countTokens, type IterationOutcome, type IterationRecord, type LoopState, type SandboxNote, type StopReason } from "../domain/Domain.js"
 import type { SpendFigures, TaskCounts } from "../text/Figures.js"
 import { type LoopReading, type LoopSummary, loopSummary } from "./LoopSummary.js"
 
@@ -49,6 +49,8 @@ export interface DashboardIteration {
   readonly checks: ReadonlyArray<CheckResult>
   /** What the agent reported when its run failed. */
   readonly error: string | null
+  /** The agent that ran it, as the run's list names it; null in records written before it was kept. */
+  readonly agent: string | null
 }
 
 /** The end of a text file, as the page shows it. */
@@ -75,6 +77,10 @@ export interface DashboardDetail {
   readonly resumeAt: string | null
   /** The walls the run's agent and checks ran in (`--sandbox`); null: none. */
   readonly sandbox: SandboxNote | null
+  /** The agent of the current (or last) iteration; null where the state names none (a run of one agent). */
+  readonly agent: string | null
+  /** The run's agents, in order, with what each ran and spent (the page shows them when there are several). */
+  readonly agents: ReadonlyArray<AgentNote>
   /** Oldest first, of every run the history's tail holds. */
   readonly iterations: ReadonlyArray<DashboardIteration>
   readonly journal: TextTail
@@ -124,7 +130,8 @@ export const dashboardIteration = (record: IterationRecord): DashboardIteration 
   changedFiles: record.git?.changedFiles ?? null,
   commit: record.commit,
   checks: record.verify ?? [],
-  error: record.error
+  error: record.error,
+  agent: record.agent ?? null
 })
 
 /** A change's page from its loop (with as much history as it should chart), its journal's end and its log's. */
@@ -142,6 +149,8 @@ export const dashboardDetail = (
     stopMessage: summary.stopMessage,
     resumeAt: summary.resumeAt,
     sandbox: reading.state?.sandbox ?? null,
+    agent: summary.agent,
+    agents: summary.agents,
     iterations: reading.history.map(dashboardIteration),
     journal: files.journal,
     output: files.output
@@ -158,10 +167,24 @@ export const unreadableDetail = (changeId: string, problem: string): DashboardDe
   stopMessage: null,
   resumeAt: null,
   sandbox: null,
+  agent: null,
+  agents: [],
   iterations: [],
   journal: { text: "", truncated: false },
   output: null
 })
+
+/**
+ * The harness whose output the log of the state's iteration holds, so that it is read as that
+ * harness showed it: its record's, once it is recorded; while it runs, that of the agent the state
+ * names; else (a run of one agent, or records written before agents were kept) the run's.
+ */
+export const harnessOfLog = (state: LoopState, history: ReadonlyArray<IterationRecord>): string | undefined => {
+  const record = history.filter((r) => r.run === state.run && r.iteration === state.iteration).at(-1)
+  if (record?.harness !== undefined) return record.harness
+  const running = state.agent === undefined ? undefined : state.agents?.find((note) => note.agent === state.agent)
+  return running?.harness ?? state.harness
+}
 
 const decoder = new TextDecoder()
 

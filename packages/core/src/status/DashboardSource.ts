@@ -11,6 +11,7 @@ import {
   type DashboardLoop,
   dashboardLoop,
   decodeTail,
+  harnessOfLog,
   iterationOutput,
   JOURNAL_TAIL_BYTES,
   journalText,
@@ -86,13 +87,14 @@ export const loadDashboardLoops = Effect.gen(function*() {
 
 /**
  * One change's page, each text passed through `redact` again; none for an id that is not a
- * change with loop state. `view` turns the agent's logged output into what its harness showed
- * (a JSON agent's events read as lines); by default the output is shown as logged.
+ * change with loop state. `view` turns the agent's logged output into what the harness that ran
+ * the iteration showed (a JSON agent's events read as lines; `harnessOfLog`); by default the output
+ * is shown as logged.
  */
 export const loadDashboardDetail = (
   input: string,
   redact: (text: string) => string,
-  view: (state: LoopState, output: string) => string = (_, output) => output
+  view: (state: LoopState, output: string, harness: string | undefined) => string = (_, output) => output
 ) =>
   Effect.gen(function*() {
     if (!isChangeId(input)) return Option.none<DashboardDetail>()
@@ -114,7 +116,7 @@ export const loadDashboardDetail = (
         journal: { ...journal, text: redact(journal.text) },
         output: state === null || output === null
           ? null
-          : { ...output, text: redact(view(state, output.text)), run: state.run, iteration: state.iteration }
+          : { ...output, text: redact(view(state, output.text, harnessOfLog(state, report.history))), run: state.run, iteration: state.iteration }
       })
     }).pipe(Effect.catchAll((error) => Effect.succeed(unreadableDetail(changeId, describe(error)))))
     return Option.fromNullable(detail)

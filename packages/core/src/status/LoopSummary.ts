@@ -1,4 +1,4 @@
-import type { ChangeId, IterationOutcome, IterationRecord, LoopState, LoopStatus, MergeNote, StopReason } from "../domain/Domain.js"
+import type { AgentNote, ChangeId, IterationOutcome, IterationRecord, LoopState, LoopStatus, MergeNote, StopReason } from "../domain/Domain.js"
 import { type UsageTotals, usageTotals } from "../domain/Usage.js"
 import { reportedSpend } from "../guards/Guards.js"
 import { taskCounts, type TaskList } from "../prompt/Tasks.js"
@@ -62,7 +62,14 @@ export interface LoopSummary {
   readonly stopMessage: string | null
   /** While waiting out a usage limit, when the loop goes on; after one not waited out, when it would have. */
   readonly resumeAt: string | null
+  /** The agent of the current (or last) iteration, as the state names it; null where it names none (a run of one agent). */
+  readonly agent: string | null
+  /** The run's agents, in order, with what each ran and spent; none in state written before they were kept. */
+  readonly agents: ReadonlyArray<AgentNote>
 }
+
+/** Whether a view shows the run's agents one by one: only when it had several, so a run of one agent reads as ever. */
+export const hasSeveralAgents = (summary: Pick<LoopSummary, "agents">): boolean => summary.agents.length > 1
 
 const millis = (iso: string) => {
   const ms = Date.parse(iso)
@@ -104,6 +111,8 @@ export const loopSummary = (reading: LoopReading): LoopSummary => {
     merge: state?.merge ?? null,
     stopReason: state?.stopReason ?? null,
     stopMessage: state?.stopMessage ?? null,
-    resumeAt: state?.resumeAt ?? null
+    resumeAt: state?.resumeAt ?? null,
+    agent: state?.agent ?? null,
+    agents: state?.agents ?? []
   }
 }

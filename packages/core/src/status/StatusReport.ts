@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { CheckResult } from "../domain/CheckResult.js"
-import { type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, SandboxNote, SettingsSource, StopReason } from "../domain/Domain.js"
+import { AgentNote, type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, SandboxNote, SettingsSource, StopReason } from "../domain/Domain.js"
 import { UsageTotals } from "../domain/Usage.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
 import { readTaskList } from "../tree/TreeTasks.js"
@@ -90,6 +90,10 @@ export const StatusJson = Schema.Struct({
   stopMessage: Schema.NullOr(Schema.String),
   resumeAt: Schema.NullOr(Schema.String),
   guards: Schema.NullOr(GuardReport),
+  /** The agent of the current (or last) iteration, as `agents` names it; null where the state names none (a run of one agent). */
+  agent: Schema.NullOr(Schema.String),
+  /** The run's agents (`--fallback`), the loop's own first: what each ran and spent (`costUsd` null: none reported), and until when a usage limit holds it; empty before they were kept. */
+  agents: Schema.Array(AgentNote),
   settings: Schema.NullOr(SettingsSource),
   /** The walls the run's agent and checks ran in (`--sandbox`); null: none. */
   sandbox: Schema.NullOr(SandboxNote),
@@ -121,6 +125,8 @@ export const statusJson = (report: StatusReport): StatusJson => {
     stopMessage: summary.stopMessage,
     resumeAt: summary.resumeAt,
     guards: report.state?.guards ?? null,
+    agent: summary.agent,
+    agents: summary.agents,
     settings: report.state?.settings ?? null,
     sandbox: report.state?.sandbox ?? null,
     merge: summary.merge,
@@ -143,7 +149,10 @@ export const statusJson = (report: StatusReport): StatusJson => {
       error: r.error,
       warnings: r.warnings,
       verify: r.verify ?? [],
-      ...(r.sandboxed === true ? { sandboxed: true as const } : {})
+      ...(r.sandboxed === true ? { sandboxed: true as const } : {}),
+      ...(r.agent === undefined ? {} : { agent: r.agent }),
+      ...(r.harness === undefined ? {} : { harness: r.harness }),
+      ...(r.model === undefined ? {} : { model: r.model })
     }))
   }
 }

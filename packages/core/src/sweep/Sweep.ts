@@ -1,6 +1,7 @@
 import { Cause, Clock, Effect, Either, Exit, Fiber, Option, Queue, Ref } from "effect"
-import type { MergeNote } from "../domain/Domain.js"
-import type { SpendFigures } from "../text/Figures.js"
+import type { AgentNote, MergeNote } from "../domain/Domain.js"
+import { sumAgentSpend } from "../domain/Usage.js"
+import type { AgentSpend, SpendFigures } from "../text/Figures.js"
 import type { LoopResult } from "../loop/LoopResult.js"
 import { LockError } from "../state/LoopLock.js"
 import { type Readiness, type SweepEnding, sweepEnding, type SweepOutcome } from "./SweepPolicy.js"
@@ -12,6 +13,8 @@ export interface RunFacts {
   readonly tokens: number | null
   readonly branch: string | null
   readonly lastCommit: string | null
+  /** The run's agents (the loop's own, then its `--fallback`s) and what each ran and spent; none where the state kept none. */
+  readonly agents: ReadonlyArray<AgentNote>
 }
 
 /** One change's line in the sweep's summary. */
@@ -39,6 +42,10 @@ export const sweepSpend = (report: SweepReport): SpendFigures => ({
   tokens: knownSum(report.rows.map((row) => row.tokens))
 })
 
+/** What each agent spent over the sweep, in the order of its lists, when a loop of it had several agents; none otherwise. */
+export const sweepAgents = (report: SweepReport): ReadonlyArray<AgentSpend> =>
+  report.rows.some((row) => row.agents.length > 1) ? sumAgentSpend(report.rows.map((row) => row.agents)) : []
+
 /** What a change's loop can fail with, besides another loop's lock: an error that says what went wrong. */
 export interface LoopFailure {
   readonly message: string
@@ -64,7 +71,7 @@ export interface SweepPlan {
 // Stryker disable next-line BooleanLiteral,StringLiteral: only the sentinel's identity is ever read
 const merging: MergeNote = { merged: false, text: "merging" }
 
-const noFacts: RunFacts = { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null }
+const noFacts: RunFacts = { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null, agents: [] }
 
 /** The first line of an error's message, or what it is when it has none. */
 const firstLine = (error: unknown) => {

@@ -94,3 +94,25 @@ export const formatTaskCount = (tasks: TasksDone): string =>
 /** `3/7 complete`, `3/7 complete, 1 shelved`: the tasks complete of all, and the shelved ones beside them. */
 export const formatTaskProgress = (counts: TaskCounts): string =>
   `${counts.complete}/${counts.total} complete${counts.shelved > 0 ? `, ${counts.shelved} shelved` : ""}`
+
+/** What one agent of a run's list (or of a sweep's loops) ran and spent: each figure null while it reported none. */
+export interface AgentSpend {
+  readonly agent: string
+  readonly iterations: number
+  readonly costUsd: number | null
+  readonly tokens: number | null
+}
+
+/**
+ * `claude 3 iterations $1.20`, `codex:gpt-5.5 2 iterations (15.2k tokens, cost unknown)`,
+ * `pi 1 iteration (cost unknown)`; an agent that ran no iteration spent nothing: `gemini 0 iterations`.
+ */
+export const formatAgentSpend = (spend: AgentSpend): string => {
+  const ran = `${spend.agent} ${spend.iterations} iteration${spend.iterations === 1 ? "" : "s"}`
+  if (spend.iterations === 0 && spend.costUsd === null) return ran
+  if (spend.costUsd !== null) return `${ran} ${formatMoney(spend.costUsd)}`
+  return `${ran} (${spend.tokens === null || spend.tokens === 0 ? "" : `${formatTokensShort(spend.tokens)}, `}cost unknown)`
+}
+
+/** Several agents on one line: `claude 3 iterations $1.20, codex:gpt-5.5 2 iterations (cost unknown)`. */
+export const formatAgentsSpend = (agents: ReadonlyArray<AgentSpend>): string => agents.map(formatAgentSpend).join(", ")

@@ -1,5 +1,6 @@
 /** One change's page: made once for the change, then each event's detail written into its nodes. */
 import type { DashboardDetail, DashboardIteration } from "@spool/core"
+import { agentsView, hasSeveralAgents } from "./agents.js"
 import { chartView } from "./charts.js"
 import { append, badge, clear, el, keyed, setBadge, setChildren, setClass, setText, ticking } from "./dom.js"
 import { ago, clock, count, duration, elapsedOf, isLive, money } from "./format.js"
@@ -57,14 +58,17 @@ export const detailView = (app: HTMLElement) => {
   const journal = textPane("Error journal", "", "journal", false)
   const panes = append(el("div", "grid2"), output.card, journal.card)
   const iterations = iterationsView()
+  const agents = agentsView()
 
   const update = (detail: DashboardDetail) => {
     const { loop } = detail
+    const several = hasSeveralAgents(detail)
     setText(name, loop.changeId)
     setBadge(status, loop.status)
     syncMeta([
       ...(detail.run ? [["run", "run " + detail.run] as const] : []),
       ...(loop.branch ? [["branch", loop.branch] as const] : []),
+      ...(several && detail.agent ? [["agent", "agent " + detail.agent] as const] : []),
       ...(detail.sandbox ? [["sandbox", "sandboxed (" + detail.sandbox.runtime + "): hosts " + (detail.sandbox.hosts.join(", ") || "none")] as const] : []),
       ...(detail.startedAt ? [["started", "started " + clock(detail.startedAt)] as const] : []),
       ...(loop.updatedAt ? [["updated", () => "updated " + ago(loop.updatedAt!)] as const] : [])
@@ -118,7 +122,8 @@ export const detailView = (app: HTMLElement) => {
       empty: "No failed iteration journaled.",
       source: "journal"
     })
-    iterations.update(detail.iterations, detail.run, hasCost)
+    iterations.update(detail.iterations, detail.run, hasCost, several)
+    agents.update(detail)
 
     setChildren(app, [
       back,
@@ -126,6 +131,7 @@ export const detailView = (app: HTMLElement) => {
       meta,
       ...(loop.problem ? [problem] : []),
       stats,
+      ...(several ? [agents.card] : []),
       ...(detail.stopMessage ? [stop] : []),
       ...(loop.status === "abandoned" ? [abandoned] : []),
       ...(detail.resumeAt && loop.status === "waiting" ? [waiting] : []),

@@ -1,5 +1,5 @@
 /** The page's words for numbers: money, durations, spend and tasks as spool writes them everywhere (core's figures), counts, times. */
-import { doneTasks, formatDuration, formatMoney, formatSpend, formatTaskCount, tasksDone } from "@spool/core/figures"
+import { type AgentSpend, doneTasks, formatAgentSpend, formatDuration, formatMoney, formatSpend, formatTaskCount, tasksDone } from "@spool/core/figures"
 import type { DashboardLoop } from "@spool/core"
 
 const pad = (n: number) => (n < 10 ? "0" : "") + n
@@ -15,6 +15,9 @@ export const count = (n: number | null): string => n === null ? "–" : n.toLoca
 
 /** A loop's spend in the list: `$0.13 · 5,000 tokens`, or the tokens alone; a dash when the agent reported nothing. */
 export const spend = (s: DashboardLoop["spend"]): string => formatSpend(s, { tokens: (n) => count(n) + " tokens" }) || "–"
+
+/** An agent's share of a run, as spool writes it everywhere: `claude 3 iterations $1.20`, `codex:gpt-5.5 2 iterations (cost unknown)`. */
+export const agentShare = (spend: AgentSpend): string => formatAgentSpend(spend)
 
 /** Tasks as the list shows them: done of all, `4/6`, `4/6 (1 shelved)`. */
 export const taskCount = (t: DashboardLoop["tasks"]): string => formatTaskCount(tasksDone(t))

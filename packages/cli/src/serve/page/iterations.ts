@@ -14,6 +14,8 @@ interface Row {
   readonly it: DashboardIteration
   readonly currentRun: string | null
   readonly hasCost: boolean
+  /** The run has several agents: each row names the one that ran it. */
+  readonly several: boolean
 }
 
 const makeRow = () => {
@@ -22,17 +24,21 @@ const makeRow = () => {
   const number = el("td", "num")
   const numberText = document.createTextNode("")
   append(number, numberText)
-  const outcome = append(el("td"), badge("none"))
+  const outcomeBadge = badge("none")
+  const outcome = append(el("td"), outcomeBadge)
+  const agent = el("div", "faint mono agent")
   const cells = [el("td", "muted hide-narrow"), el("td", "num"), el("td", "num"), el("td", "num"), el("td", "mono muted")] as const
   const checks = el("td")
   const list = el("div", "checks")
   const none = el("span", "faint", "–")
   append(row, number, outcome, ...cells, checks)
-  const update = ({ it, currentRun, hasCost }: Row) => {
+  const update = ({ it, currentRun, hasCost, several }: Row) => {
     setText(numberText, String(it.iteration))
     setText(run, it.run)
     setChildren(number, it.run === currentRun ? [numberText] : [numberText, run])
-    setBadge(outcome.firstChild as HTMLElement, it.outcome)
+    setBadge(outcomeBadge, it.outcome)
+    setText(agent, it.agent ?? "")
+    setChildren(outcome, several && it.agent ? [outcomeBadge, agent] : [outcomeBadge])
     const [started, took, spent, files, commit] = cells
     setText(started, clock(it.startedAt))
     setText(took, duration(it.durationMs))
@@ -64,10 +70,10 @@ export const iterationsView = () => {
     rows.set(made.row, made)
     return made.row
   }, (row, item) => rows.get(row)!.update(item))
-  const update = (iterations: ReadonlyArray<DashboardIteration>, currentRun: string | null, hasCost: boolean) => {
+  const update = (iterations: ReadonlyArray<DashboardIteration>, currentRun: string | null, hasCost: boolean, several: boolean) => {
     setText(note, iterations.length + " recorded")
     setText(spentHead, hasCost ? "Cost" : "Tokens")
-    sync(iterations.slice().reverse().map((it) => ({ it, currentRun, hasCost })))
+    sync(iterations.slice().reverse().map((it) => ({ it, currentRun, hasCost, several })))
     setChildren(card, [card.firstChild!, iterations.length === 0 ? empty : table])
   }
   return { card, update }
