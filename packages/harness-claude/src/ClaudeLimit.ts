@@ -68,7 +68,9 @@ const zoneOffsetMs = (zone: string, at: number): number => {
 
 /**
  * The next time a wall clock in `zone` shows `resets 3pm (Europe/Paris)` after `now`; null when
- * the text has no such time or names a zone this runtime does not know.
+ * the text has no such time or names a zone this runtime does not know. claude shows the reset cut
+ * to the minute: a time in the current minute is this minute's (a reset seconds away), not
+ * tomorrow's.
  */
 export const clockResetAt = (text: string, now: number): number | null => {
   const match = CLOCK.exec(text)
@@ -83,12 +85,21 @@ export const clockResetAt = (text: string, now: number): number | null => {
     const offset = zoneOffsetMs(match[4]!.trim(), now)
     const wallNow = new Date(now + offset)
     let target = Date.UTC(wallNow.getUTCFullYear(), wallNow.getUTCMonth(), wallNow.getUTCDate(), hour, minute)
-    if (target <= now + offset) target += 24 * 60 * 60 * 1000
+    if (target + 60_000 <= now + offset) target += 24 * 60 * 60 * 1000
     return target - offset
   } catch {
     return null
   }
 }
+
+/**
+ * The reset of a run that failed on a limit: its error text's (`fromText`), refined by the run's
+ * rejected `rate_limit_event` (`fromEvent`) when that lies in the minute the text shows (a text's
+ * clock, `resets 2:56am`, is cut to the minute; the event's reset is to the second). A text with
+ * no time takes the event's; one with a time of its own otherwise keeps it.
+ */
+export const runReset = (fromText: number | null, fromEvent: number | null): number | null =>
+  fromText === null ? fromEvent : fromEvent !== null && fromEvent >= fromText && fromEvent < fromText + 60_000 ? fromEvent : fromText
 
 /**
  * A failed run's error text and HTTP status (`api_error_status`) read as a limit:

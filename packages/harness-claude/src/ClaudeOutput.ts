@@ -120,7 +120,7 @@ export const makeClaudeOutput = (options: ClaudeOutputOptions): ClaudeOutput => 
     if (apiError === null) show(out, `✗ ${message}`)
     const limit = ClaudeLimit.fromError(message, result.api_error_status ?? null, now())
     if (limit !== null) {
-      out.push(HarnessEvent.Limited({ ...limit, resetAt: limit.resetAt ?? limitResetAt, retryAfterMs: null }))
+      out.push(HarnessEvent.Limited({ ...limit, resetAt: ClaudeLimit.runReset(limit.resetAt, limitResetAt), retryAfterMs: null }))
     }
   }
 

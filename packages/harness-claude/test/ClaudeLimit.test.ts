@@ -21,6 +21,27 @@ describe("ClaudeLimit", () => {
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 12am (UTC)", summer), Date.UTC(2026, 6, 2, 0, 0))
   })
 
+  // claude cuts the reset to the minute (claude 2.1.330 said `resets 2:56am (UTC)` of a reset at 2:56:08): read from 2:56:00
+  // on, that is a reset seconds away, not tomorrow's.
+  it("takes a reset clock in the current minute for this minute's, not tomorrow's", () => {
+    const now = Date.UTC(2026, 0, 15, 2, 56, 30)
+    assert.strictEqual(ClaudeLimit.clockResetAt("resets 2:56am (UTC)", now), Date.UTC(2026, 0, 15, 2, 56))
+    assert.strictEqual(ClaudeLimit.clockResetAt("resets 2:56am (UTC)", Date.UTC(2026, 0, 15, 2, 56)), Date.UTC(2026, 0, 15, 2, 56))
+    assert.strictEqual(ClaudeLimit.clockResetAt("resets 2:55am (UTC)", Date.UTC(2026, 0, 15, 2, 56)), Date.UTC(2026, 0, 16, 2, 55))
+    assert.strictEqual(ClaudeLimit.clockResetAt("resets 10am (UTC)", Date.UTC(2026, 0, 15, 10, 0, 59)), Date.UTC(2026, 0, 15, 10, 0))
+  })
+
+  it("refines a text's reset cut to the minute by the rate_limit_event's in that minute, and keeps any other time the text gave", () => {
+    const minute = Date.UTC(2026, 0, 15, 2, 56)
+    assert.strictEqual(ClaudeLimit.runReset(minute, minute + 8_000), minute + 8_000)
+    assert.strictEqual(ClaudeLimit.runReset(minute, minute), minute)
+    assert.strictEqual(ClaudeLimit.runReset(minute, minute + 60_000), minute)
+    assert.strictEqual(ClaudeLimit.runReset(minute, minute - 1), minute)
+    assert.strictEqual(ClaudeLimit.runReset(minute, null), minute)
+    assert.strictEqual(ClaudeLimit.runReset(null, minute + 8_000), minute + 8_000)
+    assert.strictEqual(ClaudeLimit.runReset(null, null), null)
+  })
+
   it("gives no reset time for an unknown zone, an impossible time, or none at all", () => {
     const now = Date.UTC(2026, 0, 15, 10, 0)
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 3pm (Mars/Olympus)", now), null)
@@ -92,7 +113,7 @@ describe("ClaudeLimit", () => {
     assert.strictEqual(ClaudeLimit.clockResetAt("resets at 11:45 (UTC)", now), Date.UTC(2026, 0, 15, 11, 45))
     assert.strictEqual(ClaudeLimit.clockResetAt("Resets 9AM (UTC)", now), Date.UTC(2026, 0, 16, 9, 0))
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 12pm( UTC )", now), Date.UTC(2026, 0, 15, 12, 0))
-    assert.strictEqual(ClaudeLimit.clockResetAt("resets 10am (UTC)", now), Date.UTC(2026, 0, 16, 10, 0))
+    assert.strictEqual(ClaudeLimit.clockResetAt("resets 9:59am (UTC)", now), Date.UTC(2026, 0, 16, 9, 59))
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 23:59 (UTC)", now), Date.UTC(2026, 0, 15, 23, 59))
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 0 (UTC)", now), Date.UTC(2026, 0, 16, 0, 0))
     assert.strictEqual(ClaudeLimit.clockResetAt("resets 11:60 (UTC)", now), null)

@@ -68,6 +68,45 @@ const failedWith = (message: string, status: number | null) => ({
   exitCode: 1
 })
 
+/**
+ * A subscription's usage limit as claude 2.1.330 reports it (its three lines, trimmed of fields
+ * spool does not read), the API having refused the request with HTTP 429 and the unified headers
+ * `anthropic-ratelimit-unified-status: rejected`, `-reset: <epoch s>`, `-representative-claim:
+ * five_hour`: the limit lifts at `resetsAt` (epoch s), and the text shows that time cut to the minute.
+ */
+const subscriptionLimit = (resetsAt: number, shown: string) => {
+  const info = { status: "rejected", resetsAt, rateLimitType: "five_hour", isUsingOverage: false }
+  const message = `You've hit your 5-hour limit · resets ${shown}`
+  return {
+    chunks: [
+      outputOf(
+        "stdout",
+        line({ type: "rate_limit_event", rate_limit_info: { ...info, unifiedWindows: { five_hour: { utilization: 1, resetsAt, status: "rejected" } } }, session_id: "s" }) +
+          assistant([text(message)], null, {
+            error: "rate_limit",
+            is_api_error_message: true,
+            api_error_status: 429,
+            api_error: "usage_limit_reached",
+            api_error_params: { rate_limit_info: info },
+            api_error_type: "rate_limit_error"
+          }) +
+          result({
+            is_error: true,
+            result: message,
+            total_cost_usd: 0,
+            usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+            num_turns: 1,
+            api_error_status: 429,
+            api_error_type: "rate_limit_error",
+            api_error: "usage_limit_reached",
+            terminal_reason: "api_error"
+          })
+      )
+    ],
+    exitCode: 1
+  }
+}
+
 limitConformance({
   agent: "claude",
   makeOutput: (now) => ClaudeOutput.makeClaudeOutput({ cwd: CWD, now: () => now }),
@@ -77,6 +116,16 @@ limitConformance({
       name: "a rejected rate_limit_event, resetsAt in seconds: at that time",
       chunks: [outputOf("stdout", line({ type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt: 1768500000, rateLimitType: "five_hour" } }))],
       limited: [{ message: "claude hit a usage limit (five_hour); it resets at 2026-01-15T18:00:00.000Z", resetAt: 1768500000000, retryAfterMs: null, resets: true }]
+    },
+    {
+      // The reset eight seconds away, in the minute the text shows: to the second, from the event, not tomorrow at 10am.
+      name: "a subscription's limit (a rejected rate_limit_event, then `You've hit your 5-hour limit · resets 10am (UTC)`): at the event's reset, to the second",
+      ...subscriptionLimit(NOW / 1000 + 8, "10am (UTC)"),
+      limited: [
+        { message: "claude hit a usage limit (five_hour); it resets at 2026-01-15T10:00:08.000Z", resetAt: NOW + 8000, retryAfterMs: null, resets: true },
+        { message: "You've hit your 5-hour limit · resets 10am (UTC)", resetAt: NOW + 8000, retryAfterMs: null, resets: true }
+      ],
+      failed: ["You've hit your 5-hour limit · resets 10am (UTC)"]
     },
     {
       name: "`You've hit your limit · resets 3pm (Europe/Paris)`: at the next 3pm in Paris, the run failed with it",

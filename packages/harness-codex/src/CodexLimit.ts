@@ -35,14 +35,18 @@ const hours24 = (hour: number, meridiem: string | undefined) => {
   return (hour % 12) + (pm ? 12 : 0)
 }
 
-/** `3:51 PM` (the next such local time after `now`) or `Nov 27th, 2026 7:29 AM` (local time). */
+/**
+ * `3:51 PM` (the next such local time after `now`) or `Nov 27th, 2026 7:29 AM` (local time). codex
+ * shows the reset cut to the minute: a time in the current minute is this minute's (a reset seconds
+ * away), not tomorrow's.
+ */
 export const parseResetTime = (text: string, now: number): number | null => {
   const trimmed = text.trim()
   const clock = /^(\d{1,2}):(\d{2})\s*([AP]M)?$/i.exec(trimmed)
   if (clock !== null) {
     const at = new Date(now)
     at.setHours(hours24(Number(clock[1]), clock[3]), Number(clock[2]), 0, 0)
-    if (at.getTime() <= now) at.setDate(at.getDate() + 1)
+    if (at.getTime() + 60_000 <= now) at.setDate(at.getDate() + 1)
     return at.getTime()
   }
   const dated = /^([A-Za-z]{3})[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4}),? (\d{1,2}):(\d{2})\s*([AP]M)?$/i.exec(trimmed)

@@ -24,6 +24,14 @@ describe("codex usage limits", () => {
     assert.strictEqual(parseResetTime("20:30", now), new Date(2026, 10, 23, 20, 30).getTime())
   })
 
+  // codex cuts the reset to the minute (codex 0.169.0 said `try again at 2:57 AM.` of a reset at 2:57:11 AM): read from
+  // 2:57:00 on, that is a reset seconds away, not tomorrow's.
+  it("a time of day in the current minute resets in this minute, not tomorrow", () => {
+    assert.strictEqual(parseLimit(`${USAGE} at 8:09 PM.`, now)?.resetAt, new Date(2026, 10, 23, 20, 9).getTime())
+    assert.strictEqual(parseResetTime("20:09", now), new Date(2026, 10, 23, 20, 9).getTime())
+    assert.strictEqual(parseResetTime("20:09", new Date(2026, 10, 23, 20, 9).getTime()), new Date(2026, 10, 23, 20, 9).getTime())
+  })
+
   it("a date with an ordinal day resets then", () => {
     assert.strictEqual(parseLimit(`${USAGE} at Nov 27th, 2026 7:29 AM.`, now)?.resetAt, new Date(2026, 10, 27, 7, 29).getTime())
     assert.strictEqual(parseResetTime("Dec 1st, 2026 12:00 PM", now), new Date(2026, 11, 1, 12, 0).getTime())
@@ -98,10 +106,10 @@ describe("codex usage limits", () => {
   it("reads 12 AM and 12 PM, lower case, and times without a space before the meridiem", () => {
     assert.strictEqual(parseResetTime("12:00 pm", now), new Date(2026, 10, 24, 12, 0).getTime())
     assert.strictEqual(parseResetTime(" 9:15pm ", now), new Date(2026, 10, 23, 21, 15).getTime())
-    assert.strictEqual(parseResetTime("20:09", now), new Date(2026, 10, 24, 20, 9).getTime())
     assert.strictEqual(parseResetTime("20:10", now), new Date(2026, 10, 23, 20, 10).getTime())
+    assert.strictEqual(parseResetTime("20:08", now), new Date(2026, 10, 24, 20, 8).getTime())
     const onTheMinute = new Date(2026, 10, 23, 20, 9).getTime()
-    assert.strictEqual(parseResetTime("20:09", onTheMinute), new Date(2026, 10, 24, 20, 9).getTime())
+    assert.strictEqual(parseResetTime("20:08", onTheMinute), new Date(2026, 10, 24, 20, 8).getTime())
     assert.strictEqual(parseResetTime("at 20:10", now), null)
     assert.strictEqual(parseResetTime("20:10 tonight", now), null)
     assert.strictEqual(parseResetTime("120:10", now), null)
