@@ -97,7 +97,7 @@ export const groups = [
     ],
     // The loop's own tests, and those of its runs on disk, side by side, resumed and with a deadline.
     tests: coreTests(
-      "Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LoopRun", "ManyLoops", "Resume", "Deadline", "LimitWait", "PromptBuilder", "Verification"
+      "Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LoopRun", "ManyLoops", "Resume", "Deadline", "LimitWait", "AgentLimitWait", "PromptBuilder", "Verification"
     )
   }
 ]

@@ -90,8 +90,12 @@ export const attemptIteration = (run: LoopRun, iteration: number, notes: Readonl
     const settings = { maxLimitWaitMs: options.maxLimitWaitMs, deadline: waitUntil }
     const { waitFor } = yield* iterationWaits({ settings, gate, reporter, saveState, several: agents.length > 1 })
     const backoffs = new Map<string, number>()
-    /** The limit an agent met in this attempt, the last one: the iteration ran, and a wait for that agent plans from it. */
-    let met: { readonly index: number; readonly limit: UsageLimit; readonly error: string | null } | null = null
+    /**
+     * The limits the agents met in this attempt, by agent index, each the last that agent met: the
+     * iteration ran, and a wait for one of them plans from its own limit (a reset time plus the
+     * margin), whichever agent met a limit last.
+     */
+    const met = new Map<number, { readonly limit: UsageLimit; readonly error: string | null }>()
     for (;;) {
       yield* lock.check(change.id)
       const capped = spendStop(options, (yield* Ref.get(run.counters)).spend, yield* run.elapsed)
@@ -100,17 +104,18 @@ export const attemptIteration = (run: LoopRun, iteration: number, notes: Readonl
       if (pick._tag === "Wait") {
         const agent = agents[pick.index]!.id
         const hold = held.get(agent)!
-        const plan = met !== null && met.index === pick.index
-          ? yield* waitFor(met.limit, agent)
+        const own = met.get(pick.index)
+        const plan = own !== undefined
+          ? yield* waitFor(own.limit, agent)
           : Number.isFinite(pick.until)
           ? yield* waitFor({ heldUntil: pick.until, metBy: hold.changeId === change.id ? "this loop" : "another loop" }, agent)
           : neverLifts(agent)
         if (plan._tag === "GiveUp") {
-          const limit = met?.error ?? (hold.changeId === change.id ? `the usage limit ${agent} met` : `the usage limit the loop on ${hold.changeId} met`)
-          return { _tag: "GaveUp", iterations: met === null ? iteration - 1 : iteration, limit, plan } satisfies Attempt
+          const limit = own?.error ?? (hold.changeId === change.id ? `the usage limit ${agent} met` : `the usage limit the loop on ${hold.changeId} met`)
+          return { _tag: "GaveUp", iterations: met.size === 0 ? iteration - 1 : iteration, limit, plan } satisfies Attempt
         }
         yield* saveState({ status: "running", resumeAt: null })
-        met = null
+        met.clear()
         continue
       }
       const result = yield* runIteration(run.iterations, iteration, notes, yield* watchIteration(run, iteration), agents[pick.index]!).pipe(
@@ -122,6 +127,6 @@ export const attemptIteration = (run: LoopRun, iteration: number, notes: Readonl
       yield* noteIteration(run, pick.index, result.record)
       if (result.limit === null) return { _tag: "Ran", result } satisfies Attempt
       yield* noteLimit(run, pick.index, result.limit, backoffs)
-      met = { index: pick.index, limit: result.limit, error: result.record.error }
+      met.set(pick.index, { limit: result.limit, error: result.record.error })
     }
   })
