@@ -291,6 +291,9 @@ describe("spool ralph --fallback (the built binary, the real claude and codex)",
       expect(asked(claude)).toBe(2)
       expect(agentNotes(status)).toEqual([[CLAUDE, 2, iso(resetsAt * 1000)], [command.fallback, 3, null]])
       expect(result.stdout).not.toContain("waiting for")
+      // Said once, as claude meets its limit; its turn passed over after that is not said again.
+      const switched = `switching to ${command.fallback}: ${CLAUDE} is held by its usage limit until ${clock(resetsAt * 1000)}\n`
+      expect(result.stdout.split(switched)).toHaveLength(2)
     })
   })
 })
