@@ -57,7 +57,7 @@ describe("a loop with fallback agents", () => {
             })
         }
       )
-      assert.deepStrictEqual(Exit.map(seen.exit, (r) => r.status), Exit.succeed("complete"))
+      assert.deepStrictEqual(Exit.map(seen.exit, (r) => r.status), Exit.succeed("complete" as const))
       // codex's reset comes first: the loop waits for it (and the margin), then runs codex; test is still held.
       assert.include(seen.output, "waiting for every agent's usage limit until 1970-01-01T00:01:10Z, when codex is free (reset time); Ctrl-C stops the loop\n")
       assert.deepStrictEqual(ran(seen.records), [[1, "test", "limited"], [1, "codex", "limited"], [1, "codex", "complete"]])
@@ -113,7 +113,7 @@ describe("a loop with fallback agents", () => {
         history,
         fallbacks: [{ id: "codex", script: () => scriptedRun("step one\n") }]
       })
-      assert.deepStrictEqual(Exit.map(first.exit, (r) => r.status), Exit.succeed("max-iterations"))
+      assert.deepStrictEqual(Exit.map(first.exit, (r) => r.status), Exit.succeed("max-iterations" as const))
       yield* TestClock.adjust("1 minute")
       const second = yield* runWith(() => scriptedRun(done), { maxIterations: 3 }, undefined, {
         history,

@@ -255,6 +255,23 @@ describe("a switch of agents (--fallback)", () => {
     const [ended] = follow([stateChanged({ status: "complete", stopReason: "complete" })]).notices
     assert.notProperty(ended!, "agent")
   })
+
+  it("a loop's own events name, with several agents, the agent of its last iteration and what each ran and spent", () => {
+    const note = (agent: string, iterations: number, costUsd: number | null, tokens: number) =>
+      ({ agent, harness: agent.split(":")[0]!, model: null, iterations, costUsd, tokens, limitedUntil: null })
+    const several = { agent: "codex:gpt-5.5", agents: [note("claude", 2, 1.2, 900), note("codex:gpt-5.5", 1, null, 0)] }
+    const [ended] = follow([stateChanged({ ...several, status: "complete", stopReason: "complete" })]).notices
+    assert.deepInclude(ended!, {
+      lastAgent: "codex:gpt-5.5",
+      agents: [{ agent: "claude", iterations: 2, costUsd: 1.2, tokens: 900 }, { agent: "codex:gpt-5.5", iterations: 1, costUsd: null, tokens: null }]
+    })
+    const [waiting] = follow([stateChanged({ agents: several.agents, status: "waiting", resumeAt: "2026-11-27T15:01:00.000Z" })]).notices
+    assert.deepInclude(waiting!, { lastAgent: null })
+    // One agent: as ever.
+    const [alone] = follow([stateChanged({ agents: [note("claude", 2, 1.2, 900)], status: "complete", stopReason: "complete" })]).notices
+    assert.notProperty(alone!, "agents")
+    assert.notProperty(alone!, "lastAgent")
+  })
 })
 
 describe("the events a person can ask for", () => {

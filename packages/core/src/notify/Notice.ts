@@ -92,6 +92,10 @@ export interface Notice {
   readonly commit: string | null
   /** With `usage-limit`, when the loop goes on (or would have). */
   readonly resumeAt: string | null
+  /** With several agents (`--fallback`), in a loop's own events: the agent of its last iteration (null before the first). */
+  readonly lastAgent?: string | null
+  /** With several agents, in a loop's own events: what each ran and spent in its run. */
+  readonly agents?: ReadonlyArray<AgentSpend>
   /** With `agent-switched`: from which agent to which, and why. */
   readonly agent?: NoticeAgentSwitch
   /** With `sweep-ended`: how the sweep ended and its changes; `agents` when a loop of it had several, each summed over the sweep. */
@@ -142,9 +146,14 @@ const fromState = (state: LoopState, event: NoticeEvent, commit: string | null):
     ...spendOf(state),
     branch: state.branch ?? null,
     commit,
-    resumeAt: event === "usage-limit" ? state.resumeAt : null
+    resumeAt: event === "usage-limit" ? state.resumeAt : null,
+    ...agentsOf(state)
   }
 }
+
+/** With several agents (`--fallback`): the agent of the last iteration, and what each ran and spent; nothing with one. */
+const agentsOf = (state: LoopState): Pick<Notice, "lastAgent" | "agents"> =>
+  (state.agents?.length ?? 0) > 1 ? { lastAgent: state.agent ?? null, agents: state.agents!.map(agentSpend) } : {}
 
 const rejected = (record: IterationRecord, followed: Followed, changeId: string): NoticeDraft | null => {
   const failed = (record.verify ?? []).find((check) => !check.passed)
