@@ -3,6 +3,9 @@
 // shows it), a piece of the mutated line, and why it is equivalent. `pnpm mutate` leaves them out of
 // the score and lists them in MUTATION.md; an entry that no longer matches a survivor is reported.
 export const equivalents = [
+  // AgentChoice
+  { file: "packages/core/src/agents/AgentChoice.ts", mutator: "EqualityOperator", replacement: "pick.index >= previous", line: "if (rotate || previous === null || pick.index > previous) return null",
+    reason: "the agent that ran last, picked again, has returned no switch already, so the index is never equal here" },
   // Figures
   { file: "packages/core/src/text/Figures.ts", mutator: "EqualityOperator", replacement: "ms >= 0", line: "const asDuration = (ms: number) =>",
     reason: "at 0 both sides give 0: the duration itself, or none" },

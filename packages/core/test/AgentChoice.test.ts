@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { choiceOrder, holdUntil, isHeld, pickAgent, switchOf } from "../src/agents/AgentChoice.js"
+import { choiceOrder, holdAfter, holdUntil, isHeld, pickAgent, switchOf } from "../src/agents/AgentChoice.js"
 import { RESET_MARGIN_MS } from "../src/guards/LimitWait.js"
 
 const agents = ["claude", "codex:gpt-5.5", "command:./agent.sh"]
@@ -72,6 +72,14 @@ describe("AgentChoice", () => {
     assert.strictEqual(holdUntil(limit({ resets: false, resetAt: NOW + 99_000 }), NOW, 0), NOW + 99_000)
     assert.strictEqual(holdUntil(limit({ resets: false, retryAfterMs: 5_000 }), NOW, 0), NOW + 5_000)
     assert.strictEqual(holdUntil(limit({ resets: false }), NOW, 4), Number.POSITIVE_INFINITY)
+  })
+
+  it("counts the limits without a reset time or retry-after met in a row, for the backoff of the next", () => {
+    assert.deepStrictEqual(holdAfter(limit(), NOW, 0), { until: NOW + 60_000, backoffs: 1 })
+    assert.deepStrictEqual(holdAfter(limit(), NOW, 1), { until: NOW + 120_000, backoffs: 2 })
+    assert.deepStrictEqual(holdAfter(limit({ resetAt: NOW + 5_000 }), NOW, 1), { until: NOW + 5_000, backoffs: 1 })
+    assert.deepStrictEqual(holdAfter(limit({ retryAfterMs: 5_000 }), NOW, 2), { until: NOW + 5_000, backoffs: 2 })
+    assert.deepStrictEqual(holdAfter(limit({ resetAt: NOW + 5_000, retryAfterMs: 9_000 }), NOW, 0), { until: NOW + 5_000, backoffs: 0 })
   })
 
   it("tells of a switch off a limited agent, and of the return to an earlier one once it is free", () => {

@@ -105,6 +105,32 @@ describe("a loop with fallback agents", () => {
       assert.strictEqual(seen.output.split("switching to test: command:./other.sh is held by its usage limit until 1970-01-01T01:00:00Z\n").length, 2)
     }))
 
+  it.effect("holds an agent whose limit does not reset by waiting for the rest of the run, and counts each agent's spend", () =>
+    Effect.gen(function*() {
+      const spent = (inputTokens: number, cost: number | null) =>
+        HarnessEvent.Usage({ usage: { inputTokens, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost } })
+      const seen = yield* runWith(
+        () => [spent(100, 0.5), HarnessEvent.Limited({ message: "quota exceeded", resetAt: null, retryAfterMs: null, resets: false }), HarnessEvent.Exited({ exitCode: 1, signal: null })],
+        { maxIterations: 2 },
+        undefined,
+        { fallbacks: [{ id: "codex", script: (request) => [spent(40, null), ...scriptedRun(request.iteration === 2 ? done : "step\n")] }] }
+      )
+      assert.deepStrictEqual(ran(seen.records), [[1, "test", "limited"], [1, "codex", "continue"], [2, "codex", "complete"]])
+      assert.include(seen.output, "switching to codex: test is held by its usage limit for the rest of the run\n")
+      // Not kept for a later run: a quota is not known to lift.
+      assert.deepStrictEqual(seen.state?.agents?.map((a) => [a.agent, a.iterations, a.costUsd, a.tokens, a.limitedUntil]), [
+        ["test", 1, 0.5, 100, null],
+        ["codex", 2, null, 80, null]
+      ])
+    }))
+
+  it.effect("a loop of one agent keeps no agent of the iteration in its state, as ever", () =>
+    Effect.gen(function*() {
+      const seen = yield* runWith(() => scriptedRun(done))
+      assert.isUndefined(seen.state?.agent)
+      assert.deepStrictEqual(seen.state?.agents?.map((a) => [a.agent, a.iterations]), [["test", 1]])
+    }))
+
   it.effect("a later run of the change does not walk into a limit its last run met", () =>
     Effect.gen(function*() {
       const { history } = yield* sharedHistory

@@ -52,6 +52,9 @@ describe("UsageLimitGate", () => {
       yield* second.report("claude", 3 * MINUTE)
       // The shorter hold B met lifts before A's: claude stays held until A's.
       assert.deepStrictEqual(entries(yield* second.held), [["claude", { changeId: a, until: 5 * MINUTE }]])
+      // A hold as long as the one known changes nothing: whoever met it first is named, and nothing is told.
+      yield* second.report("claude", 5 * MINUTE)
+      assert.deepStrictEqual(entries(yield* second.held), [["claude", { changeId: a, until: 5 * MINUTE }]])
       yield* second.report("claude", 7 * MINUTE)
       assert.deepStrictEqual(entries(yield* first.held), [["claude", { changeId: b, until: 7 * MINUTE }]])
       const holds = Chunk.toReadonlyArray(yield* Fiber.join(told)).map(entries)

@@ -63,6 +63,15 @@ export const holdUntil = (limit: UsageLimit, now: number, backoffs: number): num
   return known ?? now + backoffMs(backoffs)
 }
 
+/**
+ * A limit an agent met, `backoffs` limits without a reset time or retry-after met in a row before
+ * it: until when it holds the agent, and the count the next limit of that agent goes on from.
+ */
+export const holdAfter = (limit: UsageLimit, now: number, backoffs: number): { readonly until: number; readonly backoffs: number } => ({
+  until: holdUntil(limit, now, backoffs),
+  backoffs: limit.resetAt === null && limit.retryAfterMs === null ? backoffs + 1 : backoffs
+})
+
 /** A change of agent a person is told of: off an agent a limit holds, or back to one whose limit has lifted. */
 export interface AgentSwitch {
   /** The agent that ran the last iteration, else the one passed over. */

@@ -1,5 +1,5 @@
 import { Clock, Effect, Ref } from "effect"
-import { type AgentHolds, type AgentPick, holdUntil, pickAgent, switchOf } from "../agents/AgentChoice.js"
+import { type AgentHolds, type AgentPick, holdAfter, pickAgent, switchOf } from "../agents/AgentChoice.js"
 import { type AgentNote, countTokens, type IterationRecord } from "../domain/Domain.js"
 import { addCost } from "../domain/Usage.js"
 import { clock, type UsageLimit } from "../guards/LimitWait.js"
@@ -14,8 +14,7 @@ const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : 
 const withHolds = (notes: ReadonlyArray<AgentNote>, held: LimitHolds) =>
   notes.map((note) => {
     const hold = held.get(note.agent)
-    const limitedUntil = hold === undefined ? null : iso(hold.until)
-    return limitedUntil === note.limitedUntil ? note : { ...note, limitedUntil }
+    return { ...note, limitedUntil: hold === undefined ? null : iso(hold.until) }
   })
 
 /**
@@ -72,9 +71,10 @@ export const noteIteration = (run: LoopRun, index: number, record: IterationReco
 export const noteLimit = (run: LoopRun, index: number, limit: UsageLimit, backoffs: Map<string, number>) =>
   Effect.gen(function*() {
     const agent = run.agents.agents[index]!.id
-    const met = backoffs.get(agent) ?? 0
-    const until = holdUntil(limit, yield* Clock.currentTimeMillis, met)
-    if (limit.resetAt === null && limit.retryAfterMs === null) backoffs.set(agent, met + 1)
-    yield* run.gate.report(agent, until)
-    yield* Ref.update(run.agentNotes, (all) => all.map((note, i) => (i === index ? { ...note, limitedUntil: iso(until) } : note)))
+    const hold = holdAfter(limit, yield* Clock.currentTimeMillis, backoffs.get(agent) ?? 0)
+    backoffs.set(agent, hold.backoffs)
+    yield* run.gate.report(agent, hold.until)
+    // The gate knows every limit: the notes take them all, for the next state the run saves.
+    const held = yield* run.gate.held
+    yield* Ref.update(run.agentNotes, (notes) => withHolds(notes, held))
   })
