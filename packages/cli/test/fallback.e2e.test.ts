@@ -182,6 +182,36 @@ describe("spool ralph --fallback (the built binary, the real claude and codex)",
     })
   })
 
+  it("waits when every agent is limited, until the first is free (its reset plus a minute), and goes on with it", () => {
+    let claudeReset = 0
+    return withAgents({
+      claude: byRun(
+        // Far enough ahead that the loop, once claude has exited, still finds it held, however busy the machine.
+        () => Reply.usageLimit((claudeReset = secondsAhead(10))),
+        byTurn(Reply.write("greeting.txt", "hello from claude\n"), Reply.text("The file is written.\n\n", PROMISE))
+      ),
+      codex: [T.usageLimit(secondsAhead(3 * 3600))]
+    }, async ({ claude, codex, env }, root) => {
+      const codexFirst = ["--harness", "codex", "--model", TEST_MODEL, "--allow-all", "--no-interactive", "--fallback", CLAUDE]
+      const result = await spool(["ralph", "Write greeting.txt.", "--change", "001-01", ...codexFirst, "--max-limit-wait", "10m"], { cwd: root, env })
+      expect(result.code, `${result.stderr}${result.stdout}`).toBe(0)
+      const resumeAt = (claudeReset + 60) * 1000
+      expect(result.stdout).toContain(`waiting for every agent's usage limit until ${clock(resumeAt)}, when ${CLAUDE} is free (reset time); Ctrl-C stops the loop\n`)
+      expect(result.stdout).toContain("complete: the promise was accepted at iteration 1")
+      const status = await statusJson(root)
+      expect(records(status)).toEqual([
+        [1, CODEX, "codex", TEST_MODEL, "limited"],
+        [1, CLAUDE, "claude", "claude-test-model", "limited"],
+        [1, CLAUDE, "claude", "claude-test-model", "complete"]
+      ])
+      // The claude that ran again started once the wait was over.
+      expect(Date.parse(status.history[2].startedAt)).toBeGreaterThanOrEqual(resumeAt)
+      expect(readFileSync(join(root, "greeting.txt"), "utf8")).toBe("hello from claude\n")
+      expect(codex.requests.map((r) => r.model)).toEqual([TEST_MODEL])
+      expect(asked(claude)).toBe(3)
+    })
+  })
+
   it("ends at once when claude and codex are both limited and --max-limit-wait is 0, to resume at the earlier reset plus a minute; exit 5", () => {
     let claudeReset = 0
     // codex's reset is the later, though its limit is met last: the loop would wait for claude's.
