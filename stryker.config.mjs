@@ -33,6 +33,12 @@ export const groups = [
   { name: "resume", mutate: [core("loop/Resume"), core("loop/Deadline")], tests: coreTests("Resume", "Deadline") },
   // Being told: what each event tells, telling it, and telling beside the loops.
   { name: "notify", mutate: [core("notify/Notice"), core("notify/Delivery"), core("notify/Notifications")], tests: coreTests("Notice", "SweepNotice", "Notifications") },
+  // Which agent runs: the fallback choice, and the limits the loops of a sweep share by agent.
+  {
+    name: "fallback",
+    mutate: [core("agents/AgentChoice"), core("guards/UsageLimitGate"), core("loop/AgentTurn")],
+    tests: coreTests("AgentChoice", "UsageLimitGate", "FallbackLoop", "ManyLoops")
+  },
   {
     name: "redaction",
     mutate: [core("output/Redact"), core("output/OutputLog"), core("output/ByteOutputLog"), core("output/HeadTail"), core("bytes/Utf8Tail"), core("bytes/ByteConcat")],
@@ -54,12 +60,6 @@ export const groups = [
   // The sweep's policy and runner, and the guards: small groups, before the long ones.
   { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "ChangeList") },
   { name: "guards", mutate: [core("guards/Guards")], tests: coreTests("Guards", "LoopGuards") },
-  // Which agent runs: the fallback choice, and the limits the loops of a sweep share by agent.
-  {
-    name: "fallback",
-    mutate: [core("agents/AgentChoice"), core("guards/UsageLimitGate"), core("loop/AgentTurn")],
-    tests: coreTests("AgentChoice", "UsageLimitGate", "FallbackLoop", "ManyLoops")
-  },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
   ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({
     name: agent,
