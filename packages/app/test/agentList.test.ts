@@ -50,6 +50,10 @@ describe("the agents of a loop", () => {
     expect(listOf(["codex", "codex"])).toMatchObject({ error: expect.stringContaining("names codex twice"), option: "fallback" })
     // Another model of the same harness is another agent.
     expect(listOf(["claude:sonnet"])).toMatchObject({ ids: [["claude", "claude", null], ["claude:sonnet", "claude", "sonnet"]] })
+    // The loop's own command is named `command` where it shows; its line is checked against the fallbacks' all the same.
+    const own: AgentChoice = { harness: "command", model: null, allowAll: false, harnessCommand: "./agent.sh --key x" }
+    expect(listOf(["command:./other.sh"], false, own)).toEqual({ ids: [["command", "command", null], ["command:./other.sh", "command", null]] })
+    expect(listOf(["command:./agent.sh --key x"], false, own)).toMatchObject({ error: expect.stringContaining("names command:./agent.sh --key x twice") })
     expect(listOf([], true)).toEqual({
       error: "--rotate takes the loop's agent and its fallbacks in turn; name one with --fallback <harness>[:<model>]",
       option: "rotate"

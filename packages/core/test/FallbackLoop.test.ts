@@ -131,7 +131,7 @@ describe("a loop with fallback agents", () => {
       assert.deepStrictEqual(seen.state?.agents?.map((a) => [a.agent, a.iterations]), [["test", 1]])
     }))
 
-  it.effect("a later run of the change does not walk into a limit its last run met", () =>
+  it.effect("a run taken up again (--resume) does not walk into a limit its last sitting met; a new run tries again", () =>
     Effect.gen(function*() {
       const { history } = yield* sharedHistory
       let firstCalls = 0
@@ -155,5 +155,11 @@ describe("a loop with fallback agents", () => {
       ])
       // It goes on with the agent the last sitting ran: no switch to tell.
       assert.notInclude(second.output, "switching to")
+      // A new run, not taken up again, tries its first agent again.
+      const third = yield* runWith(() => scriptedRun(done), { maxIterations: 3 }, undefined, {
+        history,
+        fallbacks: [{ id: "codex", script: () => scriptedRun("step three\n") }]
+      })
+      assert.deepStrictEqual(ran(third.records).slice(-1), [[1, "test", "complete"]])
     }))
 })

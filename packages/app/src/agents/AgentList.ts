@@ -15,12 +15,19 @@ export interface PreparedAgent {
   readonly needs: SandboxNeeds
 }
 
-/** How records, limits and views name an agent: `claude`, `codex:gpt-5.5`, `command:./agent.sh --fast`. */
+/** An agent as `--fallback` names it, one agent once: `claude`, `codex:gpt-5.5`, `command:./agent.sh --fast`. */
 export const agentId = (choice: AgentChoice) => {
   const harness = choice.harness.trim()
   if (harness === "command") return `command:${(choice.harnessCommand ?? "").trim()}`
   return choice.model === null || choice.model.trim() === "" ? harness : `${harness}:${choice.model.trim()}`
 }
+
+/**
+ * How records, limits and views name the agent at `index` of the list: as `agentId` does, but the
+ * loop's own `--harness command` is `command`, as it always was: its command line, which may carry
+ * what the person keeps to themselves, is named only where they wrote it in a `--fallback`.
+ */
+const shownId = (choice: AgentChoice, index: number) => (index === 0 && choice.harness.trim() === "command" ? "command" : agentId(choice))
 
 const fallbackError = (message: string) => new RequestError({ message: `--fallback ${message}`, option: "fallback" })
 
@@ -60,11 +67,14 @@ export const agentList = (request: Pick<LoopRequest, "agent" | "fallback" | "rot
     }
     const choices = [request.agent, ...(yield* Effect.forEach(request.fallback, (spec) => fallbackChoice(spec, request.agent)))]
     const agents: Array<PreparedAgent> = []
-    for (const choice of choices) {
-      const id = agentId(choice)
-      if (agents.some((agent) => agent.id === id)) {
-        return yield* fallbackError(`names ${id} twice (the loop's --harness/--model is the first agent); give each agent once`)
+    const named: Array<string> = []
+    for (const [index, choice] of choices.entries()) {
+      const key = agentId(choice)
+      if (named.includes(key)) {
+        return yield* fallbackError(`names ${key} twice (the loop's --harness/--model is the first agent); give each agent once`)
       }
+      named.push(key)
+      const id = shownId(choice, index)
       const layer = yield* harnessLayer({ ...choice, walled }, invocation)
       const harness = choice.harness.trim() as HarnessName
       agents.push({ id, harness, model: harness === "command" ? null : choice.model, layer, needs: sandboxNeeds[harness] })

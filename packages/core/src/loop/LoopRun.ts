@@ -87,7 +87,7 @@ export const makeLoopRun = (
     readonly inputs: LoopInputs
     readonly checkpoint: LoopRun["checkpoint"]
     readonly agents: LoopAgents["Type"]
-    /** The change's state as the run found it. */
+    /** With `--resume`: the change's state as the run found it; else null. */
     readonly last: LoopState | null
   }
 ) =>

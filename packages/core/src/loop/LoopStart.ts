@@ -52,8 +52,8 @@ const checkInput = (input: LoopRequest, inputs: LoopInputs, { agents }: LoopAgen
   })
 
 /**
- * The limits the change's last run met that still hold: an account's limit outlasts the run (and
- * the machine) that met it, so this run does not walk into it again.
+ * The limits the run's last sitting met that still hold: an account's limit outlasts the sitting
+ * (and the machine) that met it, so the run taken up again does not walk into it.
  */
 const keepLimits = (gate: LimitGate, notes: ReadonlyArray<AgentNote>) =>
   Effect.gen(function*() {
@@ -127,7 +127,8 @@ export const startRun = (input: LoopRequest) =>
     const inputs = yield* makeLoopInputs(change)
     yield* checkInput(input, inputs, agents)
     yield* takeLock(input)
-    const last = Option.getOrNull(yield* history.readState(change.id).pipe(Effect.orElseSucceed(() => Option.none())))
+    // A run taken up again (--resume, here or on another clone) keeps the limits its last sitting met.
+    const last = input.resume === true ? Option.getOrNull(yield* history.readState(change.id).pipe(Effect.orElseSucceed(() => Option.none()))) : null
     yield* keepLimits(gate, last?.agents ?? [])
 
     const resumed = plan._tag === "Continue" ? plan : null
