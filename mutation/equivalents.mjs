@@ -3,6 +3,9 @@
 // shows it), a piece of the mutated line, and why it is equivalent. `pnpm mutate` leaves them out of
 // the score and lists them in MUTATION.md; an entry that no longer matches a survivor is reported.
 export const equivalents = [
+  // Figures
+  { file: "packages/core/src/text/Figures.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (spend.iterations === 0 && spend.costUsd === null) return ran",
+    reason: "an agent's cost comes only with an iteration it ran: one that ran none has a cost of null" },
   // AgentChoice
   { file: "packages/core/src/agents/AgentChoice.ts", mutator: "EqualityOperator", replacement: "pick.index >= previous", line: "if (rotate || previous === null || pick.index > previous) return null",
     reason: "the agent that ran last, picked again, has returned no switch already, so the index is never equal here" },
