@@ -106,16 +106,22 @@ const iterate = (
         otherDocuments: Effect.succeed(setup.documents ?? []),
         gitOrWarn: (effect, fallback) => Effect.catchAll(effect, () => Effect.succeed(fallback))
       },
+      runStart: yield* Ref.make<GitSnapshot | null>(null),
       lastSnapshot: yield* Ref.make(setup.lastSnapshot ?? null),
       journaled: yield* Ref.make(setup.journaled ?? []),
       ownerWork: yield* Ref.make<ReadonlySet<string>>(new Set(setup.ownerWork ?? [])),
       uncommitted: yield* Ref.make(setup.uncommitted ?? []),
       setIteration: () => Effect.void
     }
-    const watch = { onStart: Effect.void, onUsage: () => Effect.void, stopWhen: setup.stopWhen ?? Effect.never }
+    const watch = {
+      onStart: Effect.void,
+      onUsage: () => Effect.void,
+      stopWhen: setup.stopWhen ?? Effect.never,
+      waitForLimit: () => Effect.dieMessage("no reviewer here")
+    }
     return yield* Effect.gen(function*() {
       const agent = { id: "test", harness: "test", model: null, service: yield* HarnessService }
-      const result = yield* runIteration(ctx, setup.iteration ?? 1, setup.notes ?? [], watch, agent)
+      const result = yield* runIteration(ctx, setup.iteration ?? 1, setup.notes ?? [], [], watch, agent)
       const journal = yield* (yield* ErrorJournal).read(changeId)
       return {
         result,

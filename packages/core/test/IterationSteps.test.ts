@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { makeCapture } from "../src/harness/Capture.js"
-import type { CheckedClaim } from "../src/loop/Claim.js"
+import type { ReviewedClaim } from "../src/loop/Claim.js"
 import { echoReferenceOf, promptSections } from "../src/loop/IterationPrompt.js"
 import { type IterationEnd, iterationFacts, iterationRecord, journalEntryOf, outcomeOf } from "../src/loop/IterationSteps.js"
 import { type PromptInput, renderPrompt } from "../src/prompt/PromptBuilder.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
 import type { CheckRun } from "../src/verify/CheckRunner.js"
 
-const noClaim: CheckedClaim = { claimed: false, accepted: false, verdicts: [], lines: [], notes: [], warnings: [], rejectedBy: null }
+const noClaim: ReviewedClaim = { claimed: false, accepted: false, verdicts: [], lines: [], notes: [], warnings: [], rejectedBy: null, reviews: [], rejected: false, findings: [] }
 const rejectedBy: CheckRun = { command: "pnpm test", exitCode: 1, signal: null, timedOut: false, durationMs: 0, passed: false, output: "1 failed\n" }
 
 /** An iteration that ran 5 seconds and changed nothing, as `overrides` say otherwise. */

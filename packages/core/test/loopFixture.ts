@@ -18,6 +18,8 @@ import { LoopLock } from "../src/state/LoopLock.js"
 import { LoopEvents } from "../src/live/LoopEvents.js"
 import { type LoopAgent, LoopAgents } from "../src/agents/LoopAgents.js"
 import { UsageLimitGate } from "../src/guards/UsageLimitGate.js"
+import { LoopReviewers, MAX_REVIEWS, REVIEW_TIMEOUT_MS } from "../src/review/Reviewers.js"
+import { ReviewGit } from "../src/review/ReviewGit.js"
 import { type LoopProgress, LoopReporter } from "../src/output/LoopReporter.js"
 import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
 import type { Change } from "../src/state/Workspace.js"
@@ -100,6 +102,17 @@ export const runWith = (
       readonly script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
     }>
     readonly rotate?: boolean
+    /** Reviewers of a claim (`--review`), each playing its own script; what their git shows and how many rejections stop the loop. */
+    readonly reviewers?: ReadonlyArray<{
+      readonly id: string
+      readonly script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
+    }>
+    readonly maxReviews?: number
+    readonly reviewTimeoutMs?: number
+    /** The review's git (default: a diff of one file, work trees told to `reviewTrees`). */
+    readonly reviewGit?: Layer.Layer<ReviewGit>
+    /** Receives each review work tree made and removed. */
+    readonly reviewTrees?: Array<string>
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -123,32 +136,44 @@ export const runWith = (
           }))
       }))
     )
+    const fakeAgent = (id: string, play: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>): LoopAgent => ({
+      id,
+      harness: id.split(":")[0]!,
+      model: id.split(":")[1] ?? null,
+      service: {
+        name: id,
+        reports: { cost: true, tokens: true },
+        preflight: Effect.void,
+        run: (request: HarnessRequest) =>
+          Stream.suspend(() => {
+            prompts.push(request)
+            const events = play(request)
+            return Array.isArray(events) ? Stream.fromIterable(events) : events as Stream.Stream<HarnessEvent>
+          })
+      }
+    })
     const fallbacks = extras.fallbacks ?? []
     const agents = fallbacks.length === 0 && extras.rotate === undefined ? Layer.empty : Layer.effect(
       LoopAgents,
       Effect.map(HarnessService, (primary) => ({
         agents: [
           { id: "test", harness: "test", model: null, service: primary },
-          ...fallbacks.map(({ id, script: play }): LoopAgent => ({
-            id,
-            harness: id.split(":")[0]!,
-            model: id.split(":")[1] ?? null,
-            service: {
-              name: id,
-              reports: { cost: true, tokens: true },
-              preflight: Effect.void,
-              run: (request: HarnessRequest) =>
-                Stream.suspend(() => {
-                  prompts.push(request)
-                  const events = play(request)
-                  return Array.isArray(events) ? Stream.fromIterable(events) : events as Stream.Stream<HarnessEvent>
-                })
-            }
-          }))
+          ...fallbacks.map(({ id, script: play }) => fakeAgent(id, play))
         ],
         rotate: extras.rotate ?? false
       }))
     ).pipe(Layer.provide(harness))
+    const reviewers = extras.reviewers === undefined ? Layer.empty : Layer.mergeAll(
+      Layer.succeed(LoopReviewers, {
+        reviewers: extras.reviewers.map(({ id, script: play }) => fakeAgent(id, play)),
+        maxReviews: extras.maxReviews ?? MAX_REVIEWS,
+        timeoutMs: extras.reviewTimeoutMs ?? REVIEW_TIMEOUT_MS
+      }),
+      extras.reviewGit ?? ReviewGit.layerTest(
+        [{ path: "src/app.ts", added: 3, deleted: 1, patch: "diff --git a/src/app.ts b/src/app.ts\n+export const greet = (name) => `hi ${name}`\n" }],
+        extras.reviewTrees
+      )
+    )
     const stores = Layer.mergeAll(
       ContextStore.layerMemory,
       extras.history ?? HistoryStore.layerMemory,
@@ -158,6 +183,7 @@ export const runWith = (
     const layer = Layer.mergeAll(
       harness,
       agents,
+      reviewers,
       git,
       PromptBuilder.layer,
       LoopReporter.layerTest(output, progress),

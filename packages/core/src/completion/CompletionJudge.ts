@@ -54,6 +54,8 @@ export interface CompletionJudgeOptions {
   readonly token: string
   /** The text an echo is recognised against: this iteration's prompt. */
   readonly prompt: string
+  /** The marker's tag name, a plain word: `promise` unless said (a reviewer's is `verdict`). */
+  readonly tag?: string
 }
 
 /** Judges what is still pending (the undecoded bytes, the last line, an open promise or code block) and returns the judgement. */
@@ -81,7 +83,7 @@ const judgeWhatIsLeft = (state: JudgeState): CompletionJudgement => {
 }
 
 export const makeCompletionJudge = (options: CompletionJudgeOptions): CompletionJudge => {
-  const state = makeJudgeState(options.token, options.prompt)
+  const state = makeJudgeState(options.token, options.prompt, options.tag)
   return {
     feed: (text) => feed(state, text),
     feedBytes: (bytes) => feedBytes(state, bytes),

@@ -27,9 +27,9 @@ export interface Occurrence {
  * the work of judging a line that holds a promise, and each use of them belongs to the test that
  * makes it (mutation testing can then run only the tests that reach a pattern).
  */
-const makeRule = () => {
+const makeRule = (tag = "promise") => {
   // The token holds no `<` or `>`: the search for a closing tag stops at the next tag.
-  const PROMISE = /<\s*promise\s*>([^<>]{0,1024}?)<\s*\/\s*promise\s*>/gi
+  const PROMISE = new RegExp(`<\\s*${tag}\\s*>([^<>]{0,1024}?)<\\s*\\/\\s*${tag}\\s*>`, "gi")
   /** How much of the line on either side of an occurrence is read to judge it. */
   const CONTEXT = 1024
   const EMOJI = /[\p{Extended_Pictographic}\u200d\ufe0f\u20e3]/gu
@@ -171,6 +171,6 @@ export const decideLabel = (label: string): string | null => makeRule().decideLa
 /** Why the line before a promise standing alone (`for example:`) makes it a mention; null when it does not. */
 export const decideLineBefore = (previousLine: string | null): string | null => makeRule().decideLineBefore(previousLine)
 
-/** Every occurrence of the promise tag on one normalised line, judged. */
-export const judgeOccurrence = (line: string, token: string, previousLine: string | null): Array<Occurrence> =>
-  makeRule().judgeOccurrence(line, token, previousLine)
+/** Every occurrence of the promise tag (or `tag`) on one normalised line, judged. */
+export const judgeOccurrence = (line: string, token: string, previousLine: string | null, tag = "promise"): Array<Occurrence> =>
+  makeRule(tag).judgeOccurrence(line, token, previousLine)

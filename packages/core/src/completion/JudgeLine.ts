@@ -16,7 +16,7 @@ export const judgeLine = (state: JudgeState, line: string, raw: string) => {
       closeFence(state, fence)
       state.fence = null
     } else {
-      const found = judgeOccurrence(line, token, null)
+      const found = judgeOccurrence(line, token, null, state.tag)
       // Stryker disable next-line MethodExpression: two occurrences or more make more than one verdict, so the block holds more than the promise either way
       if (found.length === 0 || !found.every((f) => f.bare)) fence.onlyPromise = false
       for (const f of found) addToFence(state, fence, f)
@@ -24,7 +24,7 @@ export const judgeLine = (state: JudgeState, line: string, raw: string) => {
   } else if (fenceMatch !== null) {
     state.fence = { marker: fenceMatch[1]!, before: state.previousRaw === null ? null : normalizeLine(state.previousRaw), onlyPromise: true, more: 0, verdicts: [] }
   } else {
-    const found = judgeOccurrence(line, token, state.previousRaw === null ? null : normalizeLine(state.previousRaw))
+    const found = judgeOccurrence(line, token, state.previousRaw === null ? null : normalizeLine(state.previousRaw), state.tag)
     if (found.length > 0) state.pending = { key: echoKey(line), previousKey: keyOf(state, state.previousRaw), verdicts: found.map((f) => f.verdict) }
   }
   state.previousRaw = raw
@@ -77,7 +77,7 @@ export const compact = (state: JudgeState) => {
   const line = normalizeText(partial)
   const judgedBefore = normalizeText(partial.slice(0, cut)).length
   const previous = lineStart && state.previousRaw !== null ? normalizeLine(state.previousRaw) : null
-  for (const found of judgeOccurrence(line, state.token, previous)) {
+  for (const found of judgeOccurrence(line, state.token, previous, state.tag)) {
     if (found.offset >= judgedBefore) break
     if (state.fence === null) record(state, found.verdict)
     else addToFence(state, state.fence, found)

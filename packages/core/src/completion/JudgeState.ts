@@ -22,6 +22,8 @@ export interface OpenFence {
 export interface JudgeState {
   readonly lineText: LineText
   readonly token: string
+  /** The marker's tag name: `promise`, or a reviewer's `verdict`. */
+  readonly tag: string
   /** The prompt's consecutive lines, as pairs: an output pair found here is an echo. */
   readonly pairs: Set<string>
   readonly verdicts: Array<Verdict>
@@ -39,11 +41,12 @@ export interface JudgeState {
   readonly lineDecoder: InstanceType<typeof TextDecoder>
 }
 
-export const makeJudgeState = (token: string, prompt: string): JudgeState => {
-  const lineText = makeLineText()
+export const makeJudgeState = (token: string, prompt: string, tag = "promise"): JudgeState => {
+  const lineText = makeLineText(tag)
   return {
     lineText,
     token,
+    tag,
     pairs: lineText.promptPairs(prompt),
     verdicts: [],
     occurrences: 0,

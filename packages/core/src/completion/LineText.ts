@@ -6,7 +6,8 @@ import { indexOf } from "../bytes/ByteSearch.js"
  */
 // The patterns and limits are made for each judge: cheap next to judging a stream, and each test
 // that judges text then holds its own.
-export const makeLineText = () => {
+/** `tag`: the marker's tag name, a plain word (`promise`, `verdict`). */
+export const makeLineText = (tag = "promise") => {
   /** Lines longer than this are judged in windows: an occurrence keeps this much context on either side. */
   const LINE_WINDOW = 4096
   const MAX_LINE = 64 * 1024
@@ -16,7 +17,7 @@ export const makeLineText = () => {
 
   const ANSI = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g
   /** An opening tag with no tag after it on the line: the promise goes on over the next lines. */
-  const UNCLOSED = /<\s*promise\s*>[^<>]*$/i
+  const UNCLOSED = new RegExp(`<\\s*${tag}\\s*>[^<>]*$`, "i")
   /** A fence and its info string: the rest of the line, whatever it holds (a line separator is only a character to Markdown). */
   const FENCE = /^\s{0,3}(`{3,}|~{3,})(.*)/s
   /** Stands for the words of a long line that were judged and dropped. */
@@ -47,7 +48,7 @@ export const makeLineText = () => {
   }
 
   /** Text without these holds no promise and opens or closes no code block: it only moves the judge along. */
-  const PROMISE_WORD = /(?:<|&lt;)\s*promise/i
+  const PROMISE_WORD = new RegExp(`(?:<|&lt;)\\s*${tag}`, "i")
   const FENCE_START = /(?:^|[\r\n])[ \t]{0,3}(?:```|~~~)/
   const FENCE_LINE = /^[ \t]{0,3}(?:```|~~~)/
   const NON_BLANK = /\S/

@@ -50,9 +50,29 @@ export const countTokens = (usage: HarnessUsage) => usage.inputTokens + usage.ou
  * - `interrupted`: the user stopped the loop during the iteration
  * - `stopped`: a guard (a spend cap) stopped the agent during the iteration
  * - `limited`: the agent hit a usage limit; the same iteration runs again once it lifts
+ * - `changes`: the claim passed the checks, but a reviewer (`--review`) did not approve it; the loop goes on
  */
-export const IterationOutcome = Schema.Literal("complete", "continue", "failed", "timeout", "interrupted", "stopped", "limited")
+export const IterationOutcome = Schema.Literal("complete", "continue", "failed", "timeout", "interrupted", "stopped", "limited", "changes")
 export type IterationOutcome = typeof IterationOutcome.Type
+
+/**
+ * What one reviewer (`--review`) made of a claim: `approve`; `changes` asked for (its findings);
+ * `none`: it gave no verdict that stands; `failed`: it failed, timed out or was stopped (the
+ * reason); `limited`: it met a usage limit before it gave one.
+ */
+export const ReviewVerdict = Schema.Literal("approve", "changes", "none", "failed", "limited")
+export type ReviewVerdict = typeof ReviewVerdict.Type
+
+export const ReviewRecord = Schema.Struct({
+  /** The reviewer as `--review` names it (`claude`, `codex:gpt-5.5`, `command:./review.sh`). */
+  reviewer: Schema.String,
+  verdict: ReviewVerdict,
+  /** Why it is not an approval (what must change, or what went wrong); null for an approval. */
+  findings: Schema.NullOr(Schema.String),
+  durationMs: Schema.Number,
+  usage: Schema.NullOr(HarnessUsage)
+})
+export type ReviewRecord = typeof ReviewRecord.Type
 
 /** How one occurrence of the promise in the agent's text was judged. */
 export const PromiseVerdict = Schema.Struct({
@@ -88,14 +108,17 @@ export const IterationRecord = Schema.Struct({
   agent: Schema.optionalWith(Schema.String, { exact: true }),
   /** Its harness (`claude`, `command`, ...) and the model asked for (null: the harness's own). */
   harness: Schema.optionalWith(Schema.String, { exact: true }),
-  model: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
+  model: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  /** The reviews of its claim (`--review`), once the checks passed; absent: none ran. */
+  reviews: Schema.optionalWith(Schema.Array(ReviewRecord), { exact: true })
 })
 export type IterationRecord = typeof IterationRecord.Type
 
 /**
  * Where a run stands: `running`, `waiting` (for a usage limit to lift, until `resumeAt`), or how it
  * ended: `complete`, `failed` (failures or a fatal error), `max-iterations`, `stopped` (a guard),
- * `usage-limit` (a limit not waited out), `interrupted`.
+ * `usage-limit` (a limit not waited out), `interrupted`, `deadline`, `review-rejected` (reviewers turned the
+ * claim down `--max-reviews` times).
  */
 export const LoopStatus = Schema.Literal(
   "running",
@@ -106,7 +129,8 @@ export const LoopStatus = Schema.Literal(
   "stopped",
   "usage-limit",
   "interrupted",
-  "deadline"
+  "deadline",
+  "review-rejected"
 )
 export type LoopStatus = typeof LoopStatus.Type
 
@@ -122,7 +146,8 @@ export const StopReason = Schema.Literal(
   "usage-limit",
   "interrupted",
   "error",
-  "deadline"
+  "deadline",
+  "review-rejected"
 )
 export type StopReason = typeof StopReason.Type
 

@@ -1,7 +1,7 @@
 import { Duration, Effect, Fiber, Stream } from "effect"
 import * as ByteBatches from "../bytes/ByteBatches.js"
 import type { HarnessUsage } from "../domain/Domain.js"
-import type { Capture } from "./Capture.js"
+import type { CaptureOf } from "./Capture.js"
 import type { HarnessError, HarnessEvent, HarnessRequest, HarnessService } from "./HarnessService.js"
 import type { IterationLog } from "../state/HistoryStore.js"
 import { lend, type LoopReporter } from "../output/LoopReporter.js"
@@ -57,7 +57,7 @@ const makeStreamText = () => {
 export const runHarness = (options: {
   readonly harness: HarnessService["Type"]
   readonly request: HarnessRequest
-  readonly capture: Capture
+  readonly capture: CaptureOf<unknown>
   readonly log: IterationLog
   readonly reporter: LoopReporter["Type"]
   readonly stream: boolean

@@ -1,19 +1,39 @@
-import { makeCompletionJudge } from "../completion/CompletionJudge.js"
+import { type CompletionJudgement, makeCompletionJudge } from "../completion/CompletionJudge.js"
 import type { HarnessUsage } from "../domain/Domain.js"
 import type { HarnessEvent } from "./HarnessService.js"
 import { makeByteHeadTail } from "../output/HeadTail.js"
+import { makeTextTail } from "../output/TextTail.js"
 
 /** How much of each stream an error journal entry keeps: this much from the start and from the end. */
 export const JOURNAL_STREAM_HALF = 128 * 1024
 
-/**
- * Everything one agent run reported, gathered as it streams, in bounded memory. `echoReference`
- * is the prompt text an echo is recognised against.
- */
-export const makeCapture = (completionPromise: string, echoReference: string) => {
-  const judge = makeCompletionJudge({ token: completionPromise, prompt: echoReference })
+/** How much of the agent's own text is kept from its end: its closing message, a reviewer's findings. */
+export const SAID_TAIL = 16 * 1024
+
+/** What judges the agent's own text as it streams (the completion judge, a reviewer's verdict judge). */
+export interface TextJudge<J> {
+  readonly feed: (text: string) => void
+  readonly feedBytes: (bytes: Uint8Array) => void
+  readonly judgement: () => J
+}
+
+/** Everything one agent run reported, gathered as it streams, in bounded memory; `judge` reads the agent's own text. */
+export const makeCaptureOf = <J>(judge: TextJudge<J>) => {
+  const said = makeTextTail(SAID_TAIL)
   return {
-    judge,
+    judge: {
+      feed: (text: string) => {
+        judge.feed(text)
+        said.feed(text)
+      },
+      feedBytes: (bytes: Uint8Array) => {
+        judge.feedBytes(bytes)
+        said.feedBytes(bytes)
+      },
+      judgement: judge.judgement
+    } satisfies TextJudge<J>,
+    /** The end of what the agent said (its own text, as the judge read it). */
+    said,
     exitCode: null as number | null,
     signal: null as string | null,
     timedOut: false,
@@ -30,4 +50,9 @@ export const makeCapture = (completionPromise: string, echoReference: string) =>
     displayAtLineStart: true
   }
 }
-export type Capture = ReturnType<typeof makeCapture>
+export type CaptureOf<J> = ReturnType<typeof makeCaptureOf<J>>
+
+/** The capture of a loop agent's run: its text judged for the completion promise; `echoReference` is the prompt an echo is recognised against. */
+export const makeCapture = (completionPromise: string, echoReference: string) =>
+  makeCaptureOf(makeCompletionJudge({ token: completionPromise, prompt: echoReference }))
+export type Capture = CaptureOf<CompletionJudgement>

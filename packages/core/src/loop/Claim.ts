@@ -1,6 +1,7 @@
 import type { CompletionJudgement } from "../completion/CompletionJudge.js"
 import type { Verdict } from "../completion/CompletionRule.js"
-import type { LoopOptions } from "../domain/Domain.js"
+import type { LoopOptions, ReviewRecord } from "../domain/Domain.js"
+import { reviewLine, type ReviewOutcome } from "../review/Review.js"
 import type { Capture } from "../harness/Capture.js"
 import { currentTask, openTaskCount, type TaskList } from "../prompt/Tasks.js"
 import { oneLine } from "../text/Text.js"
@@ -140,5 +141,45 @@ export const checkedClaim = (
     verdicts: claim.verdicts.map((v) => (v.accepted ? { ...v, accepted: false, reason } : v)),
     notes: [...claim.notes, rejectionNote(iteration, commands, rejectedBy)],
     rejectedBy
+  }
+}
+
+/** A reviewer's findings, carried to the next prompt under their own heading. */
+export interface Finding {
+  readonly reviewer: string
+  readonly iteration: number
+  readonly text: string
+}
+
+/** A claim after its review (`--review`): one not approved no longer stands, and the next prompt says why. */
+export interface ReviewedClaim extends CheckedClaim {
+  readonly reviews: ReadonlyArray<ReviewRecord>
+  /** The review did not approve the claim (changes asked, no verdict, a reviewer failed): a rejection `--max-reviews` counts. */
+  readonly rejected: boolean
+  readonly findings: ReadonlyArray<Finding>
+}
+
+/** `claim` as its review left it; `review` is null when none ran. */
+export const reviewedClaim = (claim: CheckedClaim, review: ReviewOutcome | null, iteration: number): ReviewedClaim => {
+  if (review === null) return { ...claim, reviews: [], rejected: false, findings: [] }
+  if (review.approved) return { ...claim, reviews: review.reviews, rejected: false, findings: [] }
+  const last = review.reviews.at(-1)
+  const rejected = review.gaveUp === null && review.stopped === null && last !== undefined
+  const reason = last === undefined ? "not reviewed" : `${reviewLine(last)}`
+  const findings: Array<Finding> = rejected && last.verdict === "changes" ? [{ reviewer: last.reviewer, iteration, text: last.findings ?? "" }] : []
+  const notes = !rejected
+    ? []
+    : last.verdict === "changes"
+    ? [`In iteration ${iteration} your claim passed the checks, but the reviewer ${last.reviewer} asked for changes: its findings are under "Review findings" below. Make them, check your work, and only then claim completion again.`]
+    : [`In iteration ${iteration} your claim passed the checks, but its review did not approve it (${reason}). Check your work against the proposal and its tasks, and claim completion again when it is done.`]
+  return {
+    ...claim,
+    claimed: false,
+    accepted: false,
+    verdicts: claim.verdicts.map((v) => (v.accepted ? { ...v, accepted: false, reason } : v)),
+    notes: [...claim.notes, ...notes],
+    reviews: review.reviews,
+    rejected,
+    findings
   }
 }

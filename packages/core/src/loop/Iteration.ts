@@ -17,7 +17,9 @@ import { HistoryStore } from "../state/HistoryStore.js"
 import type { JournalEntry } from "../state/JournalEntry.js"
 import type { StateError } from "../state/StateError.js"
 import { verifyClaim } from "../verify/Verification.js"
-import { agentRunEnd, checkedClaim, judgeClaim } from "./Claim.js"
+import type { ReviewOutcome, ReviewWatch } from "../review/Review.js"
+import { agentRunEnd, checkedClaim, type Finding, judgeClaim, reviewedClaim } from "./Claim.js"
+import { reviewClaim } from "./IterationReview.js"
 import { measureAndCommit } from "./IterationCommit.js"
 import { buildIterationPrompt } from "./IterationPrompt.js"
 import { type IterationEnd, iterationFacts, iterationRecord, journalEntryOf, outcomeOf } from "./IterationSteps.js"
@@ -34,6 +36,8 @@ export interface IterationContext {
   readonly runId: string
   readonly loopStartedAt: number
   readonly inputs: LoopInputs
+  /** The work tree when this run's first iteration started: a review reads the run's work from it. */
+  readonly runStart: Ref.Ref<GitSnapshot | null>
   /** The work tree as the last iteration left it (null: take a snapshot). */
   readonly lastSnapshot: Ref.Ref<GitSnapshot | null>
   /** Journal entries the prompt shows: earlier runs' last few, then this run's. */
@@ -50,6 +54,8 @@ export interface IterationWatch {
   readonly onStart: Effect.Effect<void>
   readonly onUsage: (usage: HarnessUsage) => Effect.Effect<void>
   readonly stopWhen: Effect.Effect<IterationStop>
+  /** Waits out a usage limit a reviewer met, as the loop waits for its agents', or gives up. */
+  readonly waitForLimit: ReviewWatch["waitForLimit"]
 }
 
 export interface IterationResult {
@@ -59,8 +65,14 @@ export interface IterationResult {
   readonly limit: UsageLimit | null
   /** What the next prompt must tell the agent about this iteration (a claim set aside). */
   readonly notes: ReadonlyArray<string>
-  /** The spend cap that stopped the agent, when one did. */
+  /** The spend cap that stopped the agent (or a reviewer), when one did. */
   readonly stoppedBy: IterationStop | null
+  /** The reviewers' findings, for the next prompt. */
+  readonly findings: ReadonlyArray<Finding>
+  /** The review turned the claim down: a rejection `--max-reviews` counts. */
+  readonly rejected: boolean
+  /** A reviewer's usage limit that is not waited out. */
+  readonly gaveUp: ReviewOutcome["gaveUp"]
 }
 
 /** Runs the project's checks of a claim that would stand; Ctrl-C may stop them (and only them, in here). */
@@ -119,6 +131,7 @@ export const runIteration = (
   ctx: IterationContext,
   iteration: number,
   notesIn: ReadonlyArray<string>,
+  findingsIn: ReadonlyArray<Finding>,
   watch: IterationWatch,
   agent: LoopAgent
 ) =>
@@ -130,7 +143,7 @@ export const runIteration = (
     const { change, options } = ctx.input
     const { inputs } = ctx
 
-    const { echoReference, prompt, tasks } = yield* buildIterationPrompt(ctx, iteration, notesIn)
+    const { echoReference, prompt, tasks } = yield* buildIterationPrompt(ctx, iteration, notesIn, findingsIn)
     const task = currentTask(tasks)
     const startedAt = yield* Clock.currentTimeMillis
     yield* ctx.setIteration(iteration)
@@ -139,6 +152,7 @@ export const runIteration = (
     // The previous iteration's closing snapshot is this one's start: nothing but the agent changes
     // the work tree in between, and it saves a scan of the work tree per iteration.
     const before = (yield* Ref.get(ctx.lastSnapshot)) ?? (yield* inputs.gitOrWarn(git.snapshot, null))
+    if ((yield* Ref.get(ctx.runStart)) === null) yield* Ref.set(ctx.runStart, before)
     const capture = makeCapture(options.completionPromise, echoReference)
     // Stryker disable next-line StringLiteral: the log opens before the agent runs; an iteration cut short before that is never journaled, so its log path is never read
     let logPath = ""
@@ -154,16 +168,30 @@ export const runIteration = (
         // The agent's work is measured and committed before any check runs: what a check writes
         // (coverage, build output) is not the iteration's work, nor the next one's.
         const work = yield* measureAndCommit(ctx, iteration, before, interrupted)
+        const after = yield* Ref.get(ctx.lastSnapshot)
         // A claim that would stand is checked by the project's own checks (--verify), and stands only if they pass.
         const checks = judged.accepted && options.verify.length > 0
           ? yield* checkClaim(ctx, iteration, capture, restore, work.measured)
           : { verification: null, interrupted: false }
-        const claim = checkedClaim(judged, checks.verification, options.verify, iteration)
-        const outcome = outcomeOf(capture, {
-          interrupted: interrupted || checks.interrupted,
-          failed: agentRun.failed || claim.rejectedBy !== null,
-          accepted: claim.accepted
-        })
+        const checked = checkedClaim(judged, checks.verification, options.verify, iteration)
+        // A claim that passed the checks is reviewed (--review), and stands only if every reviewer approves.
+        const reviewed = checked.accepted && !checks.interrupted
+          ? yield* reviewClaim(ctx, { iteration, capture, tasksAfter, verification: checks.verification, after, agentUsage: capture.usage }, watch, restore)
+          : { outcome: null, interrupted: false }
+        const review = reviewed.outcome
+        const claim = reviewedClaim(checked, review, iteration)
+        const stoppedBy = (capture.stopped ?? review?.stopped ?? null) as IterationStop | null
+        const outcome = review?.gaveUp != null
+          ? "limited"
+          : review?.stopped != null
+          ? "stopped"
+          : claim.rejected
+          ? "changes"
+          : outcomeOf(capture, {
+            interrupted: interrupted || checks.interrupted || reviewed.interrupted,
+            failed: agentRun.failed || claim.rejectedBy !== null,
+            accepted: claim.accepted
+          })
         const redact = ctx.input.redact
         const end: IterationEnd = {
           runId: ctx.runId,
@@ -188,8 +216,17 @@ export const runIteration = (
         yield* recordIteration(ctx, capture, record, journalEntryOf(end))
         yield* reportIteration(record, claim.lines)
         const facts = iterationFacts(end, judgement.claimed, tasks, tasksAfter)
-        if (checks.interrupted) return yield* Effect.interrupt
-        return { record, facts, limit: capture.limited, notes: claim.notes, stoppedBy: capture.stopped as IterationStop | null } satisfies IterationResult
+        if (checks.interrupted || reviewed.interrupted) return yield* Effect.interrupt
+        return {
+          record,
+          facts,
+          limit: capture.limited,
+          notes: claim.notes,
+          stoppedBy,
+          findings: claim.findings,
+          rejected: claim.rejected,
+          gaveUp: review?.gaveUp ?? null
+        } satisfies IterationResult
       }))
 
     yield* Effect.scoped(

@@ -10,6 +10,7 @@ import { formatCommits } from "./LoopFormat.js"
 import { relativeDirOf, treeOf } from "../state/Workspace.js"
 import type { LoopInputs } from "./LoopInputs.js"
 import type { LoopRequest } from "./LoopRequest.js"
+import type { Finding } from "./Claim.js"
 
 const PREVIOUS_ERRORS = "Previous errors"
 const OTHER_DOCUMENTS = "Other documents of the change"
@@ -27,6 +28,8 @@ const documentsSection = (paths: ReadonlyArray<string>, where: string) =>
 export interface SectionSources {
   /** What the loop tells the agent about earlier iterations (a claim set aside, refused or rejected). */
   readonly notes: ReadonlyArray<string>
+  /** What reviewers asked to change (`--review`), under their own heading. */
+  readonly findings?: ReadonlyArray<Finding>
   /** The `--verify` commands. */
   readonly checks: ReadonlyArray<string>
   readonly tasks: TaskList
@@ -37,11 +40,19 @@ export interface SectionSources {
   readonly commits: ReadonlyArray<CommitInfo>
 }
 
-/** The prompt's sections after the task, in order: notes, checks, tasks, other documents, previous errors, recent commits. */
+export const FINDINGS = "Review findings"
+
+/** The reviewers' findings: what each asked to change, the newest last. */
+const findingsSection = (findings: ReadonlyArray<Finding>) =>
+  findings.map((finding) => `### From ${finding.reviewer} (iteration ${finding.iteration})\n\n${finding.text.trim()}`).join("\n\n")
+
+/** The prompt's sections after the task, in order: notes, review findings, checks, tasks, other documents, previous errors, recent commits. */
 export const promptSections = (sources: SectionSources): Array<PromptSection> => {
   const { commits, documents, notes } = sources
   const sections: Array<PromptSection> = []
   if (notes.length > 0) sections.push({ title: "Notes from the loop", body: notes.map((note) => `- ${note}`).join("\n") })
+  const findings = sources.findings ?? []
+  if (findings.length > 0) sections.push({ title: FINDINGS, body: findingsSection(findings) })
   if (sources.checks.length > 0) sections.push(checksSection(sources.checks))
   const taskBody = taskSection(sources.tasks)
   if (taskBody !== null) sections.push({ title: "Tasks", body: taskBody })
@@ -81,7 +92,7 @@ export interface PromptSources {
 }
 
 /** Reads what this iteration's prompt is made of and builds it. */
-export const buildIterationPrompt = (ctx: PromptSources, iteration: number, notes: ReadonlyArray<string>) =>
+export const buildIterationPrompt = (ctx: PromptSources, iteration: number, notes: ReadonlyArray<string>, findings: ReadonlyArray<Finding> = []) =>
   Effect.gen(function*() {
     const contexts = yield* ContextStore
     const git = yield* GitSummary
@@ -112,7 +123,7 @@ export const buildIterationPrompt = (ctx: PromptSources, iteration: number, note
       module,
       documents: quoted,
       treeRules: treeOf(change).commands.map((rule) => rule.split("{id}").join(change.id)),
-      sections: promptSections({ notes, checks: options.verify, tasks, documents, documentsDir: relativeDirOf(change), journaled, commits })
+      sections: promptSections({ notes, findings, checks: options.verify, tasks, documents, documentsDir: relativeDirOf(change), journaled, commits })
     }
     const prompt = builder.build(input)
     return { prompt, echoReference: echoReferenceOf(builder, input, prompt), tasks } satisfies IterationPrompt

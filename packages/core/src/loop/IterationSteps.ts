@@ -5,7 +5,7 @@ import type { Redactor } from "../output/Redact.js"
 import { type Task, taskCounts, type TaskList } from "../prompt/Tasks.js"
 import type { JournalEntry } from "../state/JournalEntry.js"
 import { checkFailure, checkResult, journalCheck, type Verification } from "../verify/Verification.js"
-import type { AgentRunEnd, CheckedClaim } from "./Claim.js"
+import type { AgentRunEnd, ReviewedClaim } from "./Claim.js"
 import type { IterationWork } from "./IterationCommit.js"
 
 /** What the iteration comes to: how the agent run ended, and whether its claim stood. */
@@ -35,7 +35,7 @@ export interface IterationEnd {
   readonly endedAt: number
   readonly capture: Capture
   readonly agentRun: AgentRunEnd
-  readonly claim: CheckedClaim
+  readonly claim: ReviewedClaim
   readonly outcome: IterationOutcome
   readonly work: IterationWork
   readonly verification: Verification | null
@@ -76,6 +76,7 @@ export const iterationRecord = (end: IterationEnd): IterationRecord => {
     warnings: [...capture.warnings, ...claim.warnings, ...end.work.warnings].map(redact),
     ...(verification === null ? {} : { verify: verification.results.map(checkResult) }),
     ...(end.sandboxed ? { sandboxed: true } : {}),
+    ...(claim.reviews.length === 0 ? {} : { reviews: claim.reviews }),
     agent: end.agent.id,
     harness: end.agent.harness,
     model: end.agent.model

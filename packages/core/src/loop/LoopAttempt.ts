@@ -9,6 +9,7 @@ import { HistoryStore } from "../state/HistoryStore.js"
 import { LoopLock } from "../state/LoopLock.js"
 import { type IterationResult, type IterationStop, type IterationWatch, runIteration } from "./Iteration.js"
 import { chooseAgent, noteIteration, noteLimit } from "./AgentTurn.js"
+import type { Finding } from "./Claim.js"
 import { iterationWaits } from "./LimitWaiting.js"
 import type { LoopRun } from "./LoopRun.js"
 
@@ -21,11 +22,13 @@ export type Attempt =
     readonly iterations: number
     readonly limit: string | null
     readonly plan: Extract<LimitPlan, { _tag: "GiveUp" }>
+    /** The iteration's result, when a reviewer's limit was not waited out after it ran. */
+    readonly result?: IterationResult
   }
   | { readonly _tag: "Capped"; readonly stop: GuardStop }
 
 /** The guards watching one iteration: a spend cap reached by what the agent reports, or the end of --max-duration, stops it. */
-const watchIteration = (run: LoopRun, iteration: number) => Effect.gen(function*() {
+const watchIteration = (run: LoopRun, iteration: number, waitForLimit: IterationWatch["waitForLimit"]) => Effect.gen(function*() {
   const reporter = yield* LoopReporter
   const { options } = run.input
   const { deadlineAt, maxDurationEnd } = run
@@ -50,7 +53,8 @@ const watchIteration = (run: LoopRun, iteration: number) => Effect.gen(function*
           stop === null ? Effect.void : Deferred.succeed(reached, stop.reason)
         )
       }),
-    stopWhen: Effect.raceAll([Deferred.await(reached), outOfTime, pastDeadline])
+    stopWhen: Effect.raceAll([Deferred.await(reached), outOfTime, pastDeadline]),
+    waitForLimit
   } satisfies IterationWatch
 })
 
@@ -78,7 +82,7 @@ const neverLifts = (agent: string): Extract<LimitPlan, { _tag: "GiveUp" }> => ({
  * every agent is held does it wait, as the limit schedule allows, for the first to be free. The
  * lock is checked before each run of an agent.
  */
-export const attemptIteration = (run: LoopRun, iteration: number, notes: ReadonlyArray<string>) =>
+export const attemptIteration = (run: LoopRun, iteration: number, notes: ReadonlyArray<string>, findings: ReadonlyArray<Finding> = []) =>
   Effect.gen(function*() {
     const reporter = yield* LoopReporter
     const lock = yield* LoopLock
@@ -118,13 +122,18 @@ export const attemptIteration = (run: LoopRun, iteration: number, notes: Readonl
         met.clear()
         continue
       }
-      const result = yield* runIteration(run.iterations, iteration, notes, yield* watchIteration(run, iteration), agents[pick.index]!).pipe(
+      const result = yield* runIteration(run.iterations, iteration, notes, findings, yield* watchIteration(run, iteration, waitFor), agents[pick.index]!).pipe(
         Effect.provideService(HistoryStore, history)
       )
-      const { usage } = result.record
-      yield* Ref.update(run.counters, (c) => ({ ...c, spend: addSpend(c.spend, usage) }))
-      if (usage !== null) yield* Ref.update(run.runUsage, (total) => addUsage(total, usage))
+      // The reviewers' spend counts toward the caps with the agent's.
+      for (const usage of [result.record.usage, ...(result.record.reviews ?? []).map((review) => review.usage)]) {
+        yield* Ref.update(run.counters, (c) => ({ ...c, spend: addSpend(c.spend, usage) }))
+        if (usage !== null) yield* Ref.update(run.runUsage, (total) => addUsage(total, usage))
+      }
       yield* noteIteration(run, pick.index, result.record)
+      if (result.gaveUp !== null) {
+        return { _tag: "GaveUp", iterations: iteration, limit: result.gaveUp.limit, plan: result.gaveUp.plan, result } satisfies Attempt
+      }
       if (result.limit === null) return { _tag: "Ran", result } satisfies Attempt
       yield* noteLimit(run, pick.index, result.limit, backoffs)
       met.set(pick.index, { limit: result.limit, error: result.record.error })

@@ -43,7 +43,7 @@ export class LoopFailedError extends Schema.TaggedError<LoopFailedError>()("Loop
  */
 export interface LoopResult {
   readonly run: string
-  readonly status: Extract<LoopStatus, "complete" | "max-iterations" | "stopped" | "usage-limit" | "deadline">
+  readonly status: Extract<LoopStatus, "complete" | "max-iterations" | "stopped" | "usage-limit" | "deadline" | "review-rejected">
   readonly reason: StopReason
   readonly iterations: number
   /** The line that says why the run ended. */

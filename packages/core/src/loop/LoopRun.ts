@@ -49,6 +49,8 @@ export interface LoopRun {
   readonly agentNotes: Ref.Ref<ReadonlyArray<AgentNote>>
   /** The index of the agent that ran the last iteration; null before the first. */
   readonly lastAgent: Ref.Ref<number | null>
+  /** Claims the reviewers turned down in the run (`--max-reviews` counts them), earlier sittings' included. */
+  readonly reviewRejections: Ref.Ref<number>
 }
 
 /** Each agent's note as the run starts: a resumed run's carried over, else none run yet; a limit still holding is kept. */
@@ -112,6 +114,9 @@ export const makeLoopRun = (
         : (yield* history.recent(change.id, 50)).records.filter((r) => r.run === resumed.run).map((r) => r.durationMs)
     )
     const runUsage = yield* Ref.make<HarnessUsage | null>(null)
+    const reviewRejections = yield* Ref.make(
+      resumed === null ? 0 : (yield* history.recent(change.id, 200)).records.filter((r) => r.run === resumed.run && r.outcome === "changes").length
+    )
     const sameRun = resumed !== null && last?.run === resumed.run
     const notes = firstNotes(agents.agents, last, sameRun, sittingStartedAt)
     const agentNotes = yield* Ref.make<ReadonlyArray<AgentNote>>(notes)
@@ -166,6 +171,7 @@ export const makeLoopRun = (
       runId,
       loopStartedAt,
       inputs: parts.inputs,
+      runStart: yield* Ref.make<GitSnapshot | null>(null),
       lastSnapshot: yield* Ref.make<GitSnapshot | null>(null),
       journaled: yield* Ref.make(earlierErrors),
       ownerWork: yield* Ref.make<ReadonlySet<string>>(new Set()),
@@ -190,6 +196,7 @@ export const makeLoopRun = (
       checkpoint: parts.checkpoint,
       agents,
       agentNotes,
-      lastAgent
+      lastAgent,
+      reviewRejections
     } satisfies LoopRun
   })

@@ -7,10 +7,19 @@ import { rejectingCheck } from "../verify/Verification.js"
 import { beforeIteration, deadlineCame } from "./Deadline.js"
 import { attemptIteration } from "./LoopAttempt.js"
 import { LoopFailedError, type LoopResult } from "./LoopResult.js"
+import type { Finding } from "./Claim.js"
+import { loopReviewers } from "../review/Reviewers.js"
+import { reviewLine } from "../review/Review.js"
 import type { LoopRun } from "./LoopRun.js"
 
 /** Where the loop is between iterations: the next one to run, or the run's end. */
-export type Next = { readonly _tag: "Next"; readonly iteration: number; readonly notes: ReadonlyArray<string> }
+export type Next = {
+  readonly _tag: "Next"
+  readonly iteration: number
+  readonly notes: ReadonlyArray<string>
+  /** What the reviewers asked to change of the last claim (`--review`). */
+  readonly findings: ReadonlyArray<Finding>
+}
 export type End = { readonly _tag: "End"; readonly result: LoopResult }
 
 const end = (run: LoopRun, result: Omit<LoopResult, "run">): End => ({ _tag: "End", result: { run: run.runId, ...result } })
@@ -27,11 +36,11 @@ export const firstStep = (run: LoopRun): Next | End => {
       message: `stopped: --max-iterations (${options.maxIterations}) reached before this sitting; raise it to go on`,
       resumeAt: null
     })
-    : { _tag: "Next", iteration: firstIteration, notes: [] }
+    : { _tag: "Next", iteration: firstIteration, notes: [], findings: [] }
 }
 
 /** One iteration and what the guards make of it: the next iteration, or the end of the run. */
-export const step = (run: LoopRun, { iteration, notes }: Next) =>
+export const step = (run: LoopRun, { findings, iteration, notes }: Next) =>
   Effect.gen(function*() {
     const reporter = yield* LoopReporter
     const { options } = run.input
@@ -42,7 +51,7 @@ export const step = (run: LoopRun, { iteration, notes }: Next) =>
         return end(run, { status: "deadline", reason: "deadline", iterations: iteration - 1, message: decision.message, resumeAt: null })
       }
     }
-    const attempt = yield* attemptIteration(run, iteration, notes)
+    const attempt = yield* attemptIteration(run, iteration, notes, findings)
     if (attempt._tag === "Capped") {
       return end(run, { status: "stopped", reason: attempt.stop.reason, iterations: iteration - 1, message: attempt.stop.message, resumeAt: null })
     }
@@ -54,7 +63,18 @@ export const step = (run: LoopRun, { iteration, notes }: Next) =>
     }
     const { result } = attempt
     if (result.record.outcome === "complete") {
-      return end(run, { status: "complete", reason: "complete", iterations: iteration, message: `complete: the promise was accepted at iteration ${iteration}`, resumeAt: null })
+      const reviewed = (result.record.reviews ?? []).length > 0 ? " and approved by its review" : ""
+      return end(run, { status: "complete", reason: "complete", iterations: iteration, message: `complete: the promise was accepted at iteration ${iteration}${reviewed}`, resumeAt: null })
+    }
+    if (result.rejected) {
+      const { maxReviews } = yield* loopReviewers
+      const rejections = yield* Ref.updateAndGet(run.reviewRejections, (n) => n + 1)
+      if (rejections >= maxReviews) {
+        const last = (result.record.reviews ?? []).at(-1)
+        const message = `stopped: the review turned the claim down ${rejections} times (--max-reviews ${maxReviews})` +
+          `${last === undefined ? "" : `; the last: ${oneLine(reviewLine(last), 200)}`}; a person should look (spool ralph --status)`
+        return end(run, { status: "review-rejected", reason: "review-rejected", iterations: iteration, message, resumeAt: null })
+      }
     }
     yield* Ref.update(run.durations, (list) => [...list, result.record.durationMs])
     if (result.stoppedBy === "deadline" && deadlineAt !== null) {
@@ -91,7 +111,12 @@ export const step = (run: LoopRun, { iteration, notes }: Next) =>
       const message = `stopped: --max-iterations (${options.maxIterations}) reached without ${missing}`
       return end(run, { status: "max-iterations", reason: "max-iterations", iterations: iteration, message, resumeAt: null })
     }
-    const next: Next = { _tag: "Next", iteration: iteration + 1, notes: verdict.note === null ? result.notes : [...result.notes, verdict.note] }
+    const next: Next = {
+      _tag: "Next",
+      iteration: iteration + 1,
+      notes: verdict.note === null ? result.notes : [...result.notes, verdict.note],
+      findings: result.findings
+    }
     yield* run.checkpoint
     return next
   })

@@ -1,0 +1,32 @@
+import { assert, describe, it } from "@effect/vitest"
+import { cutDiff, type FileDiff } from "../src/review/ReviewDiff.js"
+
+const file = (path: string, size: number, added: number | null = 1): FileDiff => ({
+  path,
+  added,
+  deleted: added === null ? null : 0,
+  patch: `diff --git a/${path} b/${path}\n${"+".repeat(Math.max(0, size - 30))}\n`
+})
+
+describe("the run's diff for a reviewer", () => {
+  it("lists every file with its line counts, then every patch that fits", () => {
+    const text = cutDiff([file("src/a.ts", 50), file("logo.png", 40, null)])
+    assert.include(text, "Files changed:\n- src/a.ts (+1 -0)\n- logo.png (binary)")
+    assert.include(text, "diff --git a/src/a.ts b/src/a.ts")
+    assert.include(text, "diff --git a/logo.png b/logo.png")
+    assert.notInclude(text, "Left out")
+  })
+
+  it("leaves out whole the patches past the budget, naming each with its size", () => {
+    const big = file("src/big.ts", 500)
+    const text = cutDiff([file("src/a.ts", 60), big, file("src/c.ts", 60)], 200)
+    assert.include(text, "diff --git a/src/a.ts")
+    assert.include(text, "diff --git a/src/c.ts")
+    assert.notInclude(text, "diff --git a/src/big.ts")
+    assert.include(text, `Left out of the diff below to keep it to size (1 of 3 files; read them in your work tree):\n- src/big.ts (+1 -0, ${big.patch.length} characters of diff)`)
+  })
+
+  it("says when the work is empty", () => {
+    assert.strictEqual(cutDiff([]), "(no changes: the run's work is empty)")
+  })
+})
