@@ -19,6 +19,9 @@ const sweep = Effect.gen(function*() {
     agent: { harness: "command", harnessCommand: agent, model: null, allowAll: false },
     fallback: [],
     rotate: false,
+    review: [],
+    maxReviews: 3,
+    reviewTimeoutMs: 30 * 60_000,
     options: {
       minIterations: 1,
       maxIterations: 5,

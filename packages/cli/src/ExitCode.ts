@@ -9,6 +9,7 @@ const exitCodes = {
   MaxIterations: { code: 3, meaning: "--max-iterations reached without the completion promise" },
   GuardStop: { code: 4, meaning: "a guard stopped the loop: --max-cost, --max-tokens, --max-duration or --stall-iterations" },
   UsageLimit: { code: 5, meaning: "a usage limit that does not lift within --max-limit-wait (the time to retry is in --status)" },
+  ReviewRejected: { code: 6, meaning: "the reviewers turned the claim down --max-reviews times (--review): a person should look; their findings are in --status" },
   Busy: {
     code: 73,
     meaning: "another loop has the change: a live loop's lock, or another machine's lease on the remote (nothing was done), or the lease was lost to another (nothing more was written)"
@@ -60,7 +61,8 @@ const loopEnded = {
   "max-iterations": ExitCode.MaxIterations,
   stopped: ExitCode.GuardStop,
   "usage-limit": ExitCode.UsageLimit,
-  deadline: ExitCode.Deadline
+  deadline: ExitCode.Deadline,
+  "review-rejected": ExitCode.ReviewRejected
 } as const
 
 const stopped = { SIGINT: ExitCode.Interrupted, SIGTERM: ExitCode.Terminated, SIGHUP: ExitCode.HangUp, EPIPE: ExitCode.PipeClosed } as const

@@ -51,6 +51,8 @@ describe("a loop's summary", () => {
       elapsedMs: null,
       spend: { costUsd: null, tokens: null },
       usage: null,
+      reviewUsage: null,
+      reviews: { reviews: 0, approved: 0 },
       tasks: { complete: 0, shelved: 0, total: 0 },
       lastOutcome: null,
       lastCommit: null,

@@ -72,6 +72,7 @@ describe("a change's status", () => {
         sandbox: null,
         merge: null,
         usage: null,
+        reviewUsage: null,
         tasks: { total: 3, complete: 1, shelved: 1 },
         notifyFailures: [],
         history: []
@@ -93,7 +94,7 @@ describe("a change's status", () => {
       const json = statusJson(report)
       assert.deepInclude(json, { run: "r1", iteration: 12, status: "running", maxIterations: 20, usage: { tokens: 42, cost: 0.5 } })
       assert.deepStrictEqual(json.history[0]!.verify, [])
-      assert.deepStrictEqual(Object.keys(json.history[0]!), [...Object.keys(record(1)), "verify"])
+      assert.deepStrictEqual(Object.keys(json.history[0]!), [...Object.keys(record(1)), "verify", "reviews"])
       // The object is what the schema says it is.
       assert.deepStrictEqual(Schema.decodeUnknownSync(StatusJson)(JSON.parse(JSON.stringify(json))), json)
     }).pipe(Effect.provide(layer))

@@ -29,25 +29,30 @@ export const agentId = (choice: AgentChoice) => {
  */
 const shownId = (choice: AgentChoice, index: number) => (index === 0 && choice.harness.trim() === "command" ? "command" : agentId(choice))
 
-const fallbackError = (message: string) => new RequestError({ message: `--fallback ${message}`, option: "fallback" })
+/** The options that name further agents the way `--fallback` does. */
+type AgentOption = "fallback" | "review"
+
+const optionError = (option: AgentOption) => (message: string) => new RequestError({ message: `--${option} ${message}`, option })
+const fallbackError = optionError("fallback")
 
 /**
- * A `--fallback` as written (`<harness>[:<model>]`, or `command:<command line>`), as the agent it
- * names with the loop agent's other settings.
+ * A `--fallback` (or a `--review`) as written (`<harness>[:<model>]`, or `command:<command line>`),
+ * as the agent it names with the loop agent's other settings.
  */
-export const fallbackChoice = (spec: string, loopAgent: AgentChoice): Effect.Effect<AgentChoice, RequestError> => {
+export const fallbackChoice = (spec: string, loopAgent: AgentChoice, option: AgentOption = "fallback"): Effect.Effect<AgentChoice, RequestError> => {
+  const fail = optionError(option)
   const text = spec.trim()
   const colon = text.indexOf(":")
   const harness = (colon < 0 ? text : text.slice(0, colon)).trim()
   const rest = colon < 0 ? null : text.slice(colon + 1).trim()
-  if (text === "") return Effect.fail(fallbackError("needs an agent: <harness>[:<model>], e.g. --fallback codex:gpt-5.5"))
+  if (text === "") return Effect.fail(fail(`needs an agent: <harness>[:<model>], e.g. --${option} codex:gpt-5.5`))
   if (!(harnessNames as ReadonlyArray<string>).includes(harness)) {
-    return Effect.fail(fallbackError(`'${text}': unknown harness '${harness}'; known harnesses: ${harnessNames.join(", ")}`))
+    return Effect.fail(fail(`'${text}': unknown harness '${harness}'; known harnesses: ${harnessNames.join(", ")}`))
   }
-  if (rest === "") return Effect.fail(fallbackError(`'${text}': nothing after the colon; give a model (${harness}:<model>), or leave the colon out`))
+  if (rest === "") return Effect.fail(fail(`'${text}': nothing after the colon; give a model (${harness}:<model>), or leave the colon out`))
   if (harness === "command") {
     return rest === null
-      ? Effect.fail(fallbackError("command needs its command line in the model's place: --fallback 'command:<program> <args>'"))
+      ? Effect.fail(fail(`command needs its command line in the model's place: --${option} 'command:<program> <args>'`))
       : Effect.succeed({ ...loopAgent, harness, model: null, harnessCommand: rest })
   }
   return Effect.succeed({ ...loopAgent, harness, model: rest, harnessCommand: null })
@@ -81,4 +86,27 @@ export const agentList = (request: Pick<LoopRequest, "agent" | "fallback" | "rot
     }
     const [first, ...rest] = agents
     return [first!, ...rest] as const
+  })
+
+/**
+ * The reviewers of `request` (`--review`), in order, each checked (a harness that is known, each
+ * reviewer once, `--max-reviews` of 1 or more) and made ready; none when none is named.
+ */
+export const reviewerList = (request: Pick<LoopRequest, "agent" | "review" | "maxReviews">, invocation: InvocationShape, walled: boolean) =>
+  Effect.gen(function*() {
+    if (!Number.isInteger(request.maxReviews) || request.maxReviews < 1) {
+      return yield* new RequestError({ message: `--max-reviews must be 1 or more, got ${request.maxReviews}: the reviews a run may turn down before it stops`, option: "max-reviews" })
+    }
+    const reviewers: Array<PreparedAgent> = []
+    for (const spec of request.review) {
+      const choice = yield* fallbackChoice(spec, request.agent, "review")
+      const id = agentId(choice)
+      if (reviewers.some((reviewer) => reviewer.id === id)) {
+        return yield* optionError("review")(`names ${id} twice; give each reviewer once`)
+      }
+      const layer = yield* harnessLayer({ ...choice, walled }, invocation)
+      const harness = choice.harness.trim() as HarnessName
+      reviewers.push({ id, harness, model: harness === "command" ? null : choice.model, layer, needs: sandboxNeeds[harness] })
+    }
+    return reviewers
   })

@@ -22,6 +22,15 @@ export interface LoopRequest {
   readonly fallback: ReadonlyArray<string>
   /** Take `agent` and the fallbacks in turn, one iteration each, rather than only on a limit. */
   readonly rotate: boolean
+  /**
+   * The reviewers of a claim that passed the checks, as written (the form `fallback` takes); each
+   * must approve before the change completes. Empty: none.
+   */
+  readonly review: ReadonlyArray<string>
+  /** Rejections by the reviewers in a run before the loop stops as `review-rejected`. */
+  readonly maxReviews: number
+  /** How long one reviewer may take before it is stopped and its review counts as a rejection. */
+  readonly reviewTimeoutMs: number
   /** Run in a worktree of its own. */
   readonly worktree: boolean
   /** Go on with the change's last run. */

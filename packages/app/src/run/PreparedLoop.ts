@@ -1,6 +1,6 @@
 import { HarnessService, type LoopOptions, type NotifySettings, Workspace } from "@spool/core"
 import { Effect } from "effect"
-import { agentList, type PreparedAgent } from "../agents/AgentList.js"
+import { agentList, type PreparedAgent, reviewerList } from "../agents/AgentList.js"
 import { Invocation } from "../host/Invocation.js"
 import { notifySettings } from "../notices/Notices.js"
 import { requestError } from "../RequestError.js"
@@ -16,6 +16,10 @@ export interface PreparedLoop {
   readonly agents: readonly [PreparedAgent, ...Array<PreparedAgent>]
   /** Take the agents in turn, one iteration each. */
   readonly rotate: boolean
+  /** The reviewers of a claim that passed the checks, in order; none: no review. */
+  readonly reviewers: ReadonlyArray<PreparedAgent>
+  readonly maxReviews: number
+  readonly reviewTimeoutMs: number
   /** Run in a worktree of its own. */
   readonly worktree: boolean
   readonly remote: RemoteRequest | null
@@ -38,6 +42,7 @@ export const prepareLoop = (request: LoopRequest) =>
     const invocation = yield* Invocation
     const walled = request.sandbox !== null
     const agents = yield* agentList(request, invocation, walled)
+    const reviewers = yield* reviewerList(request, invocation, walled)
     const { remote } = request
     if (remote !== null && !/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(remote.name)) {
       return yield* requestError(`--remote must name a git remote (as git remote -v lists them), got '${remote.name}'`, "remote")
@@ -50,6 +55,9 @@ export const prepareLoop = (request: LoopRequest) =>
       request,
       agents,
       rotate: request.rotate,
+      reviewers,
+      maxReviews: request.maxReviews,
+      reviewTimeoutMs: request.reviewTimeoutMs,
       worktree: request.worktree || remote !== null,
       remote,
       notify,
@@ -58,8 +66,8 @@ export const prepareLoop = (request: LoopRequest) =>
     } satisfies PreparedLoop
   })
 
-/** Every agent of `prepared` checked before anything is touched: one that cannot start fails here. */
+/** Every agent and reviewer of `prepared` checked before anything is touched: one that cannot start fails here. */
 export const preflight = (prepared: PreparedLoop) =>
-  Effect.forEach(prepared.agents, (agent) => Effect.flatMap(HarnessService, (service) => service.preflight).pipe(Effect.provide(agent.layer)), {
+  Effect.forEach([...prepared.agents, ...prepared.reviewers], (agent) => Effect.flatMap(HarnessService, (service) => service.preflight).pipe(Effect.provide(agent.layer)), {
     discard: true
   })

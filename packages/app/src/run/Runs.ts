@@ -90,13 +90,13 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
         pid: invocation.pid,
         redact: makeRedactor(secretEnv(invocation.env, prepared.secrets)),
         settings: request.settings,
-        ...(prepared.walls === null ? {} : { sandbox: sandboxNote(prepared.walls, prepared.agents, invocation.env) }),
+        ...(prepared.walls === null ? {} : { sandbox: sandboxNote(prepared.walls, [...prepared.agents, ...prepared.reviewers], invocation.env) }),
         resume: request.resume,
         deadline: request.deadline
       }).pipe(
         Effect.provide(Layer.merge(lease === null ? lock : leaseLayer(lease).pipe(Layer.provide(lock)), gitLayer(place.cwd))),
         // Behind the sandbox's walls, the agent and the checks of this place, and no other, run.
-        withinWalls(prepared.walls, prepared.agents, prepared.rotate, place)
+        withinWalls(prepared.walls, prepared, place)
       )
       if (prepared.merged !== true || result.status !== "complete") {
         yield* afterLoop(place, result.status === "complete", prepared.remote?.name ?? null)

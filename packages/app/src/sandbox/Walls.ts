@@ -8,6 +8,7 @@ import {
   HarnessService,
   type LoopAgent,
   LoopAgents,
+  LoopReviewers,
   type SandboxNote,
   Sandbox,
   sandboxedExecutor,
@@ -86,34 +87,44 @@ const placeAt = (cwd: string, treeRoot: string | null) =>
 const through = (walls: Walls, rules: SandboxRules) =>
   Effect.map(CommandExecutor.CommandExecutor, (base) => Layer.succeed(CommandExecutor.CommandExecutor, sandboxedExecutor(base, walls.sandbox, rules)))
 
-/** The agents of a loop, each as the loop runs it, by `serviceOf`; the first is also the loop's `HarnessService`. */
-const agentsLayer = <E, R>(
-  agents: ReadonlyArray<PreparedAgent>,
-  rotate: boolean,
-  serviceOf: (agent: PreparedAgent) => Effect.Effect<HarnessService["Type"], E, R>
-) =>
+/** What a loop's agents and reviewers are, as prepared. */
+export interface LoopCast {
+  readonly agents: readonly [PreparedAgent, ...Array<PreparedAgent>]
+  readonly rotate: boolean
+  readonly reviewers: ReadonlyArray<PreparedAgent>
+  readonly maxReviews: number
+  readonly reviewTimeoutMs: number
+}
+
+/** The agents and reviewers of a loop, each as the loop runs it, by `serviceOf`; the first agent is also the loop's `HarnessService`. */
+const agentsLayer = <E, R>(cast: LoopCast, serviceOf: (agent: PreparedAgent) => Effect.Effect<HarnessService["Type"], E, R>) =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const ready = yield* Effect.forEach(agents, (agent) =>
-      Effect.map(serviceOf(agent), (service): LoopAgent => ({ id: agent.id, harness: agent.harness, model: agent.model, service })))
-    const [first, ...rest] = ready
-    return Layer.merge(Layer.succeed(LoopAgents, { agents: [first!, ...rest], rotate }), Layer.succeed(HarnessService, first!.service))
+    const ready = (agent: PreparedAgent) =>
+      Effect.map(serviceOf(agent), (service): LoopAgent => ({ id: agent.id, harness: agent.harness, model: agent.model, service }))
+    const [first, ...rest] = yield* Effect.forEach(cast.agents, ready)
+    const reviewers = yield* Effect.forEach(cast.reviewers, ready)
+    return Layer.mergeAll(
+      Layer.succeed(LoopAgents, { agents: [first!, ...rest], rotate: cast.rotate }),
+      Layer.succeed(HarnessService, first!.service),
+      Layer.succeed(LoopReviewers, { reviewers, maxReviews: cast.maxReviews, timeoutMs: cast.reviewTimeoutMs })
+    )
   }))
 
 /** The agents of a loop, unwalled. */
-export const loopAgentsLayer = (agents: ReadonlyArray<PreparedAgent>, rotate: boolean) =>
-  agentsLayer(agents, rotate, (agent) => Effect.provide(HarnessService, agent.layer))
+export const loopAgentsLayer = (cast: LoopCast) => agentsLayer(cast, (agent) => Effect.provide(HarnessService, agent.layer))
 
 /**
  * The agents and the checks of the loop at `place`, each behind its walls (`agentRules` with that
  * agent's needs, `checkRules`): every process either starts through the sandbox, or not at all.
  */
-export const walledLayers = (walls: Walls, agents: ReadonlyArray<PreparedAgent>, rotate: boolean, place: WorkPlace) =>
+export const walledLayers = (walls: Walls, cast: LoopCast, place: WorkPlace) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const { env } = yield* Invocation
     const at = yield* placeAt(place.cwd, place.worktree?.root ?? null)
     // Each agent's state directories, made where missing: the walls open only what exists, and an
     // agent's first run makes them, which a wall of its parent would refuse.
+    const agents = [...cast.agents, ...cast.reviewers]
     for (const agent of agents) {
       for (const dir of agentStateDirs(agent.needs, at, env)) yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.ignore)
     }
@@ -121,7 +132,7 @@ export const walledLayers = (walls: Walls, agents: ReadonlyArray<PreparedAgent>,
     const walled = yield* Effect.forEach(agents, (agent) =>
       Effect.map(through(walls, agentRules(agent.needs, walls.settings, at, env)), (executor) => ({ agent, executor })))
     return Layer.merge(
-      agentsLayer(agents, rotate, (agent) =>
+      agentsLayer(cast, (agent) =>
         Effect.provide(HarnessService, agent.layer.pipe(Layer.provide(walled.find((w) => w.agent === agent)!.executor)))),
       CheckRunner.layer.pipe(Layer.provide(checks))
     )
@@ -136,11 +147,11 @@ export const walledChecks = (walls: Walls, cwd: string) =>
   })
 
 /** `effect` with the agents of the loop, and with walls, the agents and the checks of `place` behind them. */
-export const withinWalls = (walls: Walls | null, agents: ReadonlyArray<PreparedAgent>, rotate: boolean, place: WorkPlace) =>
+export const withinWalls = (walls: Walls | null, cast: LoopCast, place: WorkPlace) =>
 <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | RequestError, R | Layer.Layer.Context<ReturnType<typeof walledLayers>>> =>
-  walls === null ? Effect.provide(effect, loopAgentsLayer(agents, rotate)) : Effect.provide(effect, walledLayers(walls, agents, rotate, place))
+  walls === null ? Effect.provide(effect, loopAgentsLayer(cast)) : Effect.provide(effect, walledLayers(walls, cast, place))
 
 /** What `--status` and the loop's state say of the walls: the runtime, the agents' hosts, the person's additions. */
 export const sandboxNote = (walls: Walls, agents: ReadonlyArray<PreparedAgent>, env: Readonly<Record<string, string | undefined>>): SandboxNote => ({

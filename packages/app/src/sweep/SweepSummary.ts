@@ -20,6 +20,7 @@ const outcomeWords: Record<SweepRow["outcome"], string> = {
   "max-iterations": "max-iterations",
   "usage-limit": "usage limit",
   deadline: "deadline",
+  "review-rejected": "review rejected",
   interrupted: "interrupted",
   busy: "busy",
   "already-complete": "already complete",

@@ -95,6 +95,28 @@ export const ralphOptionSpecs = {
     group: "harness",
     description: "with --fallback: take the agent and the fallbacks in turn, one iteration each"
   }),
+  review: valueOption({
+    name: "review",
+    group: "harness",
+    pseudo: "harness[:model]",
+    example: "claude:opus",
+    repeatable: true,
+    description: "a reviewer of a claim that passed --verify, run in a throwaway work tree; each must approve (command:<command line> for the command harness); repeatable"
+  }),
+  maxReviews: valueOption({
+    name: "max-reviews",
+    group: "harness",
+    pseudo: "n",
+    default: "3",
+    description: "with --review: claims the reviewers may turn down in a run before the loop stops as review-rejected"
+  }),
+  reviewTimeout: valueOption({
+    name: "review-timeout",
+    group: "harness",
+    pseudo: "duration",
+    default: "30m",
+    description: "with --review: how long one reviewer may take; past it, its review is a rejection"
+  }),
   allowAll: switchOption({
     name: "allow-all",
     aliases: ["yolo", "dangerously-allow-all"],

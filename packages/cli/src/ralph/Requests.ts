@@ -139,6 +139,9 @@ export const loopRequest = (args: RalphArgs) =>
       // The app reads each spec and says what is wrong with one; here they are only trimmed.
       fallback: args.fallback.map((spec) => spec.trim()),
       rotate: args.rotate,
+      review: args.review.map((spec) => spec.trim()),
+      maxReviews: yield* wholeNumber(specs.maxReviews, args.maxReviews, 1),
+      reviewTimeoutMs: yield* parseDuration(specs.reviewTimeout.name, args.reviewTimeout),
       worktree: args.worktree,
       resume: args.resume,
       remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration(specs.leaseTtl.name, args.leaseTtl) },

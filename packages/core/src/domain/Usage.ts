@@ -23,14 +23,27 @@ export const UsageTotals = Schema.Struct({
 })
 export type UsageTotals = typeof UsageTotals.Type
 
-/** What the iterations that reported usage used in all; null when none did. */
-export const usageTotals = (records: ReadonlyArray<IterationRecord>): UsageTotals | null => {
-  const used = records.flatMap((record) => (record.usage === null ? [] : [record.usage]))
+/** The sum of `used`; null when it is empty. */
+const totalOf = (used: ReadonlyArray<HarnessUsage>): UsageTotals | null => {
   if (used.length === 0) return null
   return {
     tokens: used.reduce((n, usage) => n + countTokens(usage), 0),
     cost: used.reduce<number | null>((n, usage) => addCost(n, usage.cost), null)
   }
+}
+
+/** What the iterations that reported usage used in all; null when none did. */
+export const usageTotals = (records: ReadonlyArray<IterationRecord>): UsageTotals | null =>
+  totalOf(records.flatMap((record) => (record.usage === null ? [] : [record.usage])))
+
+/** What the reviews of the iterations' claims (`--review`) used in all, apart from the agents; null when none reported usage. */
+export const reviewTotals = (records: ReadonlyArray<IterationRecord>): UsageTotals | null =>
+  totalOf(records.flatMap((record) => (record.reviews ?? []).flatMap((review) => (review.usage === null ? [] : [review.usage]))))
+
+/** How many reviews the iterations' claims had, and how many approved. */
+export const reviewCounts = (records: ReadonlyArray<IterationRecord>) => {
+  const reviews = records.flatMap((record) => record.reviews ?? [])
+  return { reviews: reviews.length, approved: reviews.filter((review) => review.verdict === "approve").length }
 }
 
 /** An agent's note as the views give its spend: its tokens unknown (null) while it reported neither tokens nor a cost, as a run's are. */

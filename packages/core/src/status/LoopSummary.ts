@@ -1,5 +1,5 @@
 import type { AgentNote, ChangeId, IterationOutcome, IterationRecord, LoopState, LoopStatus, MergeNote, StopReason } from "../domain/Domain.js"
-import { type UsageTotals, usageTotals } from "../domain/Usage.js"
+import { reviewCounts, reviewTotals, type UsageTotals, usageTotals } from "../domain/Usage.js"
 import { reportedSpend } from "../guards/Guards.js"
 import { taskCounts, type TaskList } from "../prompt/Tasks.js"
 import type { SpendFigures, TaskCounts } from "../text/Figures.js"
@@ -48,6 +48,10 @@ export interface LoopSummary {
   readonly spend: SpendFigures
   /** What the iterations read used in all (of every run they hold); null when none reported usage. */
   readonly usage: UsageTotals | null
+  /** What their reviews (`--review`) used, apart; null when none reported usage. */
+  readonly reviewUsage: UsageTotals | null
+  /** How many reviews their claims had, and how many approved. */
+  readonly reviews: { readonly reviews: number; readonly approved: number }
   readonly tasks: TaskCounts
   /** The outcome of the run's last recorded iteration; null before its first. */
   readonly lastOutcome: IterationOutcome | null
@@ -103,6 +107,8 @@ export const loopSummary = (reading: LoopReading): LoopSummary => {
     elapsedMs: state === null ? null : elapsedOf(state),
     spend: reportedSpend(state?.guards ?? null),
     usage: usageTotals(reading.history),
+    reviewUsage: reviewTotals(reading.history),
+    reviews: reviewCounts(reading.history),
     tasks: taskCounts(reading.tasks),
     lastOutcome: ofRun.at(-1)?.outcome ?? null,
     lastCommit: [...ofRun].reverse().find((record) => record.commit !== null)?.commit ?? null,

@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { CheckResult } from "../domain/CheckResult.js"
-import { AgentNote, type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, SandboxNote, SettingsSource, StopReason } from "../domain/Domain.js"
+import { AgentNote, type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, ReviewRecord, SandboxNote, SettingsSource, StopReason } from "../domain/Domain.js"
 import { UsageTotals } from "../domain/Usage.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
 import { readTaskList } from "../tree/TreeTasks.js"
@@ -100,10 +100,12 @@ export const StatusJson = Schema.Struct({
   /** A run completed in a `--merge` sweep: what became of its merge (`merged` false until it is made); null otherwise. */
   merge: Schema.NullOr(MergeNote),
   usage: Schema.NullOr(UsageTotals),
+  /** What the reviewers (`--review`) used, apart from the agents; null when none reported usage. */
+  reviewUsage: Schema.NullOr(UsageTotals),
   tasks: Schema.Struct({ total: Schema.Int, complete: Schema.Int, shelved: Schema.Int }),
   /** The notices of the current run that could not be told, one line each, oldest first. */
   notifyFailures: Schema.Array(Schema.String),
-  history: Schema.Array(Schema.Struct({ ...IterationRecord.fields, verify: Schema.Array(CheckResult) }))
+  history: Schema.Array(Schema.Struct({ ...IterationRecord.fields, verify: Schema.Array(CheckResult), reviews: Schema.Array(ReviewRecord) }))
 })
 export type StatusJson = typeof StatusJson.Type
 
@@ -131,6 +133,7 @@ export const statusJson = (report: StatusReport): StatusJson => {
     sandbox: report.state?.sandbox ?? null,
     merge: summary.merge,
     usage: summary.usage,
+    reviewUsage: summary.reviewUsage,
     tasks: { total: summary.tasks.total, complete: summary.tasks.complete, shelved: summary.tasks.shelved },
     notifyFailures: report.notifyFailures ?? [],
     history: report.history.map((r) => ({
@@ -149,6 +152,7 @@ export const statusJson = (report: StatusReport): StatusJson => {
       error: r.error,
       warnings: r.warnings,
       verify: r.verify ?? [],
+      reviews: r.reviews ?? [],
       ...(r.sandboxed === true ? { sandboxed: true as const } : {}),
       ...(r.agent === undefined ? {} : { agent: r.agent }),
       ...(r.harness === undefined ? {} : { harness: r.harness }),

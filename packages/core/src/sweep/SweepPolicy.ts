@@ -81,19 +81,19 @@ export type SweepOutcome =
  * What the sweep's own ending says: every change it ran completed (and, with `--merge`, was
  * merged), or the ending that matters most.
  */
-export type SweepEnding = "complete" | "failed" | "not-merged" | "stopped" | "max-iterations" | "usage-limit" | "deadline" | "interrupted"
+export type SweepEnding = "complete" | "failed" | "not-merged" | "review-rejected" | "stopped" | "max-iterations" | "usage-limit" | "deadline" | "interrupted"
 
 /**
  * Whether the sweep succeeded: only when every change it ran completed (a change skipped as busy or
  * already complete does not count against it) and none of them was left unmerged. Otherwise the
  * ending a person must act on first: an interruption, then a failure, a change left unmerged, a
- * guard's stop, `--max-iterations`, a usage limit, and last `--deadline` (those two only ask to run again later).
+ * change its reviewers turned down, a guard's stop, `--max-iterations`, a usage limit, and last `--deadline` (those two only ask to run again later).
  */
 export const sweepEnding = (outcomes: ReadonlyArray<SweepOutcome>, unmerged = 0): SweepEnding => {
   if (outcomes.includes("interrupted")) return "interrupted"
   if (outcomes.includes("failed")) return "failed"
   if (unmerged > 0) return "not-merged"
-  for (const ending of ["stopped", "max-iterations", "usage-limit", "deadline"] as const) {
+  for (const ending of ["review-rejected", "stopped", "max-iterations", "usage-limit", "deadline"] as const) {
     if (outcomes.includes(ending)) return ending
   }
   return "complete"
