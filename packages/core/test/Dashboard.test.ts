@@ -72,6 +72,7 @@ describe("the dashboard's view of a loop", () => {
       tasks: { complete: 2, shelved: 1, total: 4 },
       lastOutcome: "failed",
       branch: "spool/001-01_x",
+      notMerged: null,
       updatedAt: "2026-11-22T01:02:03.000Z",
       problem: null
     })

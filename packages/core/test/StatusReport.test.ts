@@ -71,6 +71,7 @@ describe("a change's status", () => {
         settings: null,
         sandbox: null,
         merge: null,
+        approval: null,
         usage: null,
         tasks: { total: 3, complete: 1, shelved: 1 },
         notifyFailures: [],

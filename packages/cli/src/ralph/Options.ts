@@ -61,6 +61,17 @@ export const ralphOptionSpecs = {
     group: "backlog",
     description: "merge each completed change's branch into the current branch once --verify passes on the merged tree"
   }),
+  approve: switchOption({
+    name: "approve",
+    group: "backlog",
+    description: "with --merge: a completed change waits for a person's approval before its merge (exit 7); alone, spool ralph --approve <change> gives it"
+  }),
+  reject: switchOption({
+    name: "reject",
+    action: true,
+    group: "backlog",
+    description: "spool ralph --reject <change> \"<why>\": refuse the merge of a change awaiting approval; the why goes into its context and the next sweep runs it again"
+  }),
   harness: valueOption({
     name: "harness",
     group: "harness",
