@@ -10,7 +10,7 @@ const exitCodes = {
   GuardStop: { code: 4, meaning: "a guard stopped the loop: --max-cost, --max-tokens, --max-duration or --stall-iterations" },
   AwaitingApproval: {
     code: 7,
-    meaning: "work waits for a person: a --merge --approve sweep left a completed change awaiting approval (spool ralph --approve <change>, or --reject <change> \"<why>\"), and nothing else needs acting on"
+    meaning: "work waits for a person: a --merge --approve sweep left a change awaiting approval (--approve <change>, or --reject <change> \"<why>\")"
   },
   UsageLimit: { code: 5, meaning: "a usage limit that does not lift within --max-limit-wait (the time to retry is in --status)" },
   Busy: {

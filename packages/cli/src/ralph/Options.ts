@@ -64,13 +64,13 @@ export const ralphOptionSpecs = {
   approve: switchOption({
     name: "approve",
     group: "backlog",
-    description: "with --merge: a completed change waits for a person's approval before its merge (exit 7); alone, spool ralph --approve <change> gives it"
+    description: "with --merge: a completed change waits for a person's approval (exit 7); alone: --approve <change> approves it"
   }),
   reject: switchOption({
     name: "reject",
     action: true,
     group: "backlog",
-    description: "spool ralph --reject <change> \"<why>\": refuse the merge of a change awaiting approval; the why goes into its context and the next sweep runs it again"
+    description: "--reject <change> \"<why>\": refuse a merge awaiting approval; the why goes to its context, the change runs again"
   }),
   harness: valueOption({
     name: "harness",
