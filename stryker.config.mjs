@@ -58,7 +58,7 @@ export const groups = [
   // Which tree of changes a directory holds, and which one spool reads.
   { name: "trees", mutate: [core("tree/Layout"), core("tree/TreeFinder")], tests: coreTests("Trees") },
   // The sweep's policy and runner, and the guards: small groups, before the long ones.
-  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "ChangeList", "SweepNotice") },
+  { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "SweepApproval", "ChangeList", "SweepNotice") },
   { name: "guards", mutate: [core("guards/Guards")], tests: coreTests("Guards", "LoopGuards") },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
   ...["claude", "codex", "gemini", "opencode", "pi"].map((agent) => ({

@@ -5,6 +5,7 @@ import { Invocation } from "./host/Invocation.js"
 import { lockIdentity } from "./host/Process.js"
 import { Lists } from "./list/Lists.js"
 import { Runs } from "./run/Runs.js"
+import { Approvals } from "./sweep/Approvals.js"
 import { Sweeps } from "./sweep/Sweeps.js"
 
 /** The repository to work in: a directory in it, and which tree of changes to read where it holds several (null: the one it has). */
@@ -20,8 +21,8 @@ export const workspaceLayer = (at: WorkspaceAt) =>
       Layer.provideMerge(Workspace.layer(at.cwd, at.layout))
     )))
 
-/** Runs, sweeps and lists, over whatever workspace and stores are given. */
-export const services = Layer.mergeAll(Runs.layer, Sweeps.layer, Lists.layer)
+/** Runs, sweeps, lists and people's words on merges, over whatever workspace and stores are given. */
+export const services = Layer.mergeAll(Runs.layer, Sweeps.layer, Lists.layer, Approvals.layer)
 
 /**
  * The application on the workspace at `at`: `Runs`, `Sweeps` and `Lists`, with the workspace and

@@ -10,5 +10,6 @@ export type { LoopRequest, RemoteRequest, RunRequest } from "./run/LoopRequest.j
 export { type Around, Runs } from "./run/Runs.js"
 export type { SweepRequest, SweepTarget } from "./sweep/SweepRequest.js"
 export { Sweeps } from "./sweep/Sweeps.js"
+export { type ApprovalRequest, Approvals } from "./sweep/Approvals.js"
 export { leasedChanges, type ListRequest, Lists, onRemote } from "./list/Lists.js"
 export { closest } from "./text/Suggest.js"

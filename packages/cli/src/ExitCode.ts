@@ -8,6 +8,10 @@ const exitCodes = {
   Usage: { code: 2, meaning: "usage error: bad options, unknown change, no tree of changes (or several)" },
   MaxIterations: { code: 3, meaning: "--max-iterations reached without the completion promise" },
   GuardStop: { code: 4, meaning: "a guard stopped the loop: --max-cost, --max-tokens, --max-duration or --stall-iterations" },
+  AwaitingApproval: {
+    code: 7,
+    meaning: "work waits for a person: a --merge --approve sweep left a change awaiting approval (--approve <change>, or --reject <change> \"<why>\")"
+  },
   UsageLimit: { code: 5, meaning: "a usage limit that does not lift within --max-limit-wait (the time to retry is in --status)" },
   ReviewRejected: { code: 6, meaning: "the reviewers turned the claim down --max-reviews times (--review): a person should look; their findings are in --status" },
   Busy: {
@@ -72,7 +76,13 @@ export const exitCodeOf: (outcome: Outcome) => number = Outcome.$match({
   Done: () => ExitCode.Completed,
   LoopEnded: ({ status }) => loopEnded[status],
   SweepEnded: ({ ending }) =>
-    ending === "failed" || ending === "not-merged" ? ExitCode.Failed : ending === "interrupted" ? ExitCode.Interrupted : loopEnded[ending],
+    ending === "failed" || ending === "not-merged"
+      ? ExitCode.Failed
+      : ending === "interrupted"
+      ? ExitCode.Interrupted
+      : ending === "awaiting-approval"
+      ? ExitCode.AwaitingApproval
+      : loopEnded[ending],
   Failed: ({ usage }) => usage ? ExitCode.Usage : ExitCode.Failed,
   Busy: () => ExitCode.Busy,
   Stopped: ({ reason }) => stopped[reason],

@@ -26,6 +26,7 @@ describe("a change as --list shows it", () => {
       state: "ready",
       why: null,
       merge: null,
+      approval: null,
       lastStatus: null,
       iteration: 0,
       maxIterations: null,

@@ -72,6 +72,7 @@ describe("the dashboard's view of a loop", () => {
       tasks: { complete: 2, shelved: 1, total: 4 },
       lastOutcome: "failed",
       branch: "spool/001-01_x",
+      notMerged: null,
       updatedAt: "2026-11-22T01:02:03.000Z",
       problem: null
     })
@@ -79,6 +80,10 @@ describe("the dashboard's view of a loop", () => {
     assert.strictEqual(dashboardLoop(loopSummary({ ...report, state })).elapsedMs, 3_723_000)
     assert.deepInclude(dashboardLoop(loopSummary({ ...report, state: null })), { status: "none", elapsedMs: null, updatedAt: null, maxIterations: null })
     assert.deepInclude(dashboardLoop(loopSummary({ ...report, abandoned: true })), { status: "abandoned" })
+    // A completed change whose work is not home says why: awaiting a person's approval, a conflict; a merged one nothing.
+    const completed = { ...state, status: "complete" as const }
+    assert.deepInclude(dashboardLoop(loopSummary({ ...report, state: { ...completed, merge: { merged: false, text: "awaiting approval" } } })), { notMerged: "awaiting approval" })
+    assert.deepInclude(dashboardLoop(loopSummary({ ...report, state: { ...completed, merge: { merged: true, text: "merged into main (0123abcd)" } } })), { notMerged: null })
   })
 
   it("gives an iteration its duration, spend, files changed, commit and checks", () => {

@@ -71,6 +71,7 @@ describe("a change's status", () => {
         settings: null,
         sandbox: null,
         merge: null,
+        approval: null,
         usage: null,
         reviewUsage: null,
         tasks: { total: 3, complete: 1, shelved: 1 },

@@ -1,7 +1,8 @@
 import { FileSystem } from "@effect/platform"
-import { type LeaseView, RemoteError, shapes, type TreeShape, WORK_DIR } from "@spool/core"
+import { type ApprovalNote, type LeaseView, RemoteError, shapes, type TreeShape, WORK_DIR } from "@spool/core"
 import { Effect, Option } from "effect"
 import * as Path from "node:path"
+import { decodeApproval } from "./GitApproval.js"
 import { decodeLease } from "./GitRemoteHome.js"
 import { remoteGit, type RemoteGitOptions } from "./RemoteGit.js"
 
@@ -11,6 +12,8 @@ export interface RemoteSnapshot {
   readonly root: string
   /** The lease of each change that has one on the remote. */
   readonly leases: ReadonlyMap<string, LeaseView>
+  /** A person's word on the merge of each change that has one on the remote (`--approve`). */
+  readonly approvals: ReadonlyMap<string, ApprovalNote>
 }
 
 /**
@@ -73,10 +76,12 @@ export const snapshot = (options: RemoteGitOptions & { readonly tree?: TreeShape
           }
         })
       const leases = new Map<string, LeaseView>()
+      const approvals = new Map<string, ApprovalNote>()
       for (const [ref, sha] of refs) {
         const branch = /^refs\/heads\/spool\/(.+)$/.exec(ref)?.[1]
         const state = /^refs\/spool\/state\/(.+)$/.exec(ref)?.[1]
         const lease = /^refs\/spool\/lease\/(.+)$/.exec(ref)?.[1]
+        const approval = /^refs\/spool\/approval\/(.+)$/.exec(ref)?.[1]
         if (branch !== undefined) {
           const changeDir = `${prefix}${tree.changesDir}/${branch}`
           const target = at(dir, `${tree.changesDir}/${branch}`)
@@ -90,13 +95,17 @@ export const snapshot = (options: RemoteGitOptions & { readonly tree?: TreeShape
         } else if (lease !== undefined) {
           const message = yield* run("read the remote's loops", ["log", "-1", "--format=%B", sha])
           leases.set(lease, { _tag: "Held", version: sha, lease: Option.getOrNull(decodeLease(message.trim())) })
+        } else if (approval !== undefined) {
+          const message = yield* run("read the remote's loops", ["log", "-1", "--format=%B", sha])
+          const note = decodeApproval(message.trim())
+          if (Option.isSome(note)) approvals.set(approval, note.value)
         }
       }
       for (const ignored of [WORK_DIR, ...tree.ignoredDirs]) {
         yield* files(fs.makeDirectory(at(dir, ignored), { recursive: true }))
         yield* files(fs.writeFileString(Path.join(at(dir, ignored), ".gitignore"), "*\n"))
       }
-      return { root: dir, leases } satisfies RemoteSnapshot
+      return { root: dir, leases, approvals } satisfies RemoteSnapshot
     })
     // A snapshot not made whole (an error, an interrupt) leaves no directory behind.
     return yield* Effect.onError(fill, () => remove({ root: dir }))

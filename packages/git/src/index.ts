@@ -1,3 +1,4 @@
+export * as GitApproval from "./GitApproval.js"
 export * as GitSummaryLive from "./GitSummaryLive.js"
 export * as GitWorktree from "./GitWorktree.js"
 export * as GitRemoteHome from "./GitRemoteHome.js"

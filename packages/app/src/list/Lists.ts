@@ -1,4 +1,5 @@
 import {
+  type ApprovalNote,
   type ChangeCandidate,
   type ChangeHolder,
   ContextStore,
@@ -9,6 +10,8 @@ import {
   listChanges,
   loadStatus,
   LoopLock,
+  type LoopState,
+  mergeNoteOf,
   taskCounts,
   type TreeShape,
   Workspace
@@ -35,7 +38,8 @@ export const changeCandidates = Effect.gen(function*() {
         proposal: workspace.tree.proposal,
         loopStatus: state?.status ?? null,
         tasks: taskCounts(tasks),
-        merge: state?.merge ?? null
+        merge: state?.merge ?? null,
+        approval: state?.approval?.decision ?? null
       } satisfies ChangeCandidate,
       state
     })))
@@ -102,9 +106,10 @@ const realPathOf = (path: string) => {
 
 /**
  * The remote's loop states as this clone at `here` sees them: a worktree another clone recorded is
- * a path on that clone's machine, not here, and is left out (the work is on the change's branch).
+ * a path on that clone's machine, not here, and is left out (the work is on the change's branch);
+ * a person's word on the merge of its last run, kept on the remote apart from the state, is in it.
  */
-const statesSeenFrom = (here: string) =>
+const statesSeenFrom = (here: string, approvals: ReadonlyMap<string, ApprovalNote>) =>
   Layer.effect(
     HistoryStore,
     Effect.map(HistoryStore, (store): HistoryStore["Type"] => ({
@@ -112,16 +117,22 @@ const statesSeenFrom = (here: string) =>
       readState: (changeId) =>
         Effect.map(store.readState(changeId), (found) =>
           Option.map(found, ({ worktree, ...state }) =>
-            worktree === undefined || !isOwnWorktree(here, changeId, worktree) ? state : { ...state, worktree }))
+            withApproval(worktree === undefined || !isOwnWorktree(here, changeId, worktree) ? state : { ...state, worktree }, approvals.get(changeId))))
     }))
   ).pipe(Layer.provide(HistoryStore.layer))
+
+/** A completed run's state with the remote's word on its merge (one on another run says nothing of it). */
+const withApproval = (state: LoopState, note: ApprovalNote | undefined): LoopState =>
+  note === undefined || note.run !== state.run || state.status !== "complete" || state.merge?.merged === true
+    ? state
+    : { ...state, approval: note, merge: mergeNoteOf(note) }
 
 /**
  * The stores of a workspace at `root` laid out as `tree`, for reading a snapshot of the remote as if
  * it were a repository, from the clone at `here`.
  */
-const storesAt = (root: string, tree: TreeShape, here: string) =>
-  Layer.mergeAll(ContextStore.layer, statesSeenFrom(here), ErrorJournal.layer).pipe(Layer.provideMerge(Workspace.layer(root, tree.layout)))
+const storesAt = (root: string, tree: TreeShape, here: string, approvals: ReadonlyMap<string, ApprovalNote>) =>
+  Layer.mergeAll(ContextStore.layer, statesSeenFrom(here, approvals), ErrorJournal.layer).pipe(Layer.provideMerge(Workspace.layer(root, tree.layout)))
 
 /**
  * Runs `read` against what `remote` holds: every change's branch, state and lease, fetched at once
@@ -134,7 +145,7 @@ export const onRemote = <A, E, R>(remote: string, read: (leases: ReadonlyMap<str
     yield* requireRemote(remote)
     return yield* Effect.acquireUseRelease(
       GitRemoteSnapshot.snapshot({ root: workspace.root, remote, env, tree: workspace.tree }),
-      (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root, workspace.tree, workspace.root))),
+      (snapshot) => read(snapshot.leases).pipe(Effect.provide(storesAt(snapshot.root, workspace.tree, workspace.root, snapshot.approvals))),
       GitRemoteSnapshot.remove
     )
   })

@@ -2,6 +2,7 @@ import {
   branchOf,
   type Change,
   CheckRunner,
+  ContextStore,
   holdLease,
   leaseLayer,
   type LockIdentity,
@@ -67,9 +68,10 @@ const takeRemoteHome = (change: Change, remote: RemoteRequest, identity: LockIde
 
 /**
  * Runs the loop on `change` as `prepared` says: how it ended is the result. The loop's events and
- * usage-limit gate come from the caller (one loop's own, or a sweep's shared ones).
+ * usage-limit gate come from the caller (one loop's own, or a sweep's shared ones). `context`: a
+ * line added to the change's context once its state is here (after the remote's is brought).
  */
-export const runPrepared = (prepared: PreparedLoop, change: Change) =>
+export const runPrepared = (prepared: PreparedLoop, change: Change, context: string | null = null) =>
   Effect.gen(function*() {
     const invocation = yield* Invocation
     const { options, request } = prepared
@@ -79,6 +81,7 @@ export const runPrepared = (prepared: PreparedLoop, change: Change) =>
       if (prepared.worktree) yield* preflight(prepared)
       // With a remote: the lease first (another machine's live one: exit 73, nothing touched), then the remote's branch and state.
       const lease = prepared.remote === null ? null : yield* takeRemoteHome(change, prepared.remote, identity)
+      if (context !== null) yield* (yield* ContextStore).append(change.id, context)
       const place = yield* workPlace(change, { worktree: prepared.worktree, commits: options.commit })
       const lock = placeLayer(place, identity)
       const result = yield* runLoop({

@@ -13,6 +13,7 @@ import {
   Worktrees
 } from "@spool/core"
 import type { CommandExecutor, FileSystem } from "@effect/platform"
+import { GitRemoteHome } from "@spool/git"
 import { type Context, Effect, Option, Ref } from "effect"
 import { Invocation } from "../host/Invocation.js"
 import { secretEnv } from "../notices/Notices.js"
@@ -38,6 +39,21 @@ export const rememberMerge = (changeId: string, merge: MergeNote) =>
       Effect.flatMap(Reports, (reports) => reports.warn(`${changeId}: its state does not say what became of its merge: ${oneLine(error.message, 160)}`))
     )
   )
+
+/**
+ * Brings a change's branch and state from `remote`, so that work a loop completed in another clone
+ * can be merged here; what cannot be fetched leaves the change not merged, and says why.
+ */
+export const fetchBranch = (changeId: string, remote: string) =>
+  Effect.gen(function*() {
+    const workspace = yield* Workspace
+    const { env } = yield* Invocation
+    const id = (yield* workspace.resolveChange(changeId)).id
+    const home = yield* GitRemoteHome.make({ root: workspace.root, remote, env, stateDir: workspace.stateDir })
+    yield* workspace.ensureStateDir(id)
+    yield* home.pull(id)
+    return null
+  }).pipe(Effect.catchAll((error) => Effect.succeed<MergeNote>({ merged: false, text: `not merged: ${oneLine(error.message, 160)}` })))
 
 /**
  * The project's checks on a merged tree, in order: null when they all pass, else the one that

@@ -11,4 +11,6 @@ export interface SweepRequest extends LoopRequest {
   readonly selection: SweepTarget
   readonly maxParallel: number
   readonly merge: boolean
+  /** With `merge`: a completed change waits for a person's approval before its merge. */
+  readonly approve?: boolean
 }

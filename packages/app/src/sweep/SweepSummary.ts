@@ -30,6 +30,17 @@ const outcomeWords: Record<SweepRow["outcome"], string> = {
 /** A change whose merge was asked for and not made: the headline counts it so, whatever its loop's outcome. */
 const notMerged = (row: SweepRow) => row.merge !== null && !row.merge.merged
 
+/** What the headline counts a change as: awaiting approval, not merged, or its outcome. */
+const headlineWords = (row: SweepRow) => row.awaitingApproval === true ? "awaiting approval" : notMerged(row) ? "not merged" : outcomeWords[row.outcome]
+
+/** Why a change did not complete or was not merged; for one awaiting approval, how a person gives it. */
+const reasonOf = (row: SweepRow): string | null =>
+  row.awaitingApproval === true
+    ? `awaiting approval: spool ralph --approve ${row.changeId}, or --reject ${row.changeId} "<why>"`
+    : notMerged(row)
+    ? row.merge!.text
+    : row.outcome !== "complete" ? row.message : null
+
 const ran = (row: SweepRow) => row.outcome !== "busy" && row.outcome !== "already-complete" && row.outcome !== "not-started"
 
 /** Columns padded to their widest cell; the last one is not padded. */
@@ -56,15 +67,13 @@ export const sweepSummary = (report: SweepReport, options: { readonly merge: str
     ...(options.merge === null ? [] : [row.merge?.text ?? "-"])
   ])
   const counts = new Map<string, number>()
-  for (const row of report.rows) {
-    const words = notMerged(row) ? "not merged" : outcomeWords[row.outcome]
-    counts.set(words, (counts.get(words) ?? 0) + 1)
-  }
+  for (const row of report.rows) counts.set(headlineWords(row), (counts.get(headlineWords(row)) ?? 0) + 1)
   const spend = describeSpend(sweepSpend(report))
   const iterations = report.rows.reduce((n, row) => n + row.iterations, 0)
-  const reasons = report.rows.flatMap((row) =>
-    notMerged(row) ? [`  ${row.changeId}: ${row.merge!.text}`] : row.outcome !== "complete" && row.message !== null ? [`  ${row.changeId}: ${row.message}`] : []
-  )
+  const reasons = report.rows.flatMap((row) => {
+    const reason = reasonOf(row)
+    return reason === null ? [] : [`  ${row.changeId}: ${reason}`]
+  })
   const merged = report.rows.filter((row) => row.merge?.merged === true).length
   const agents = sweepAgents(report)
   return [

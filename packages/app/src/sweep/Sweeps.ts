@@ -12,6 +12,7 @@ import {
   type SweepReport,
   sweepChanges,
   sweepNotice,
+  approvalNotice,
   type SweepRunner,
   type SweepSelection,
   UsageLimitGate,
@@ -28,7 +29,8 @@ import type { Around } from "../run/Runs.js"
 import { runPrepared } from "../run/Runs.js"
 import { type PreparedLoop, prepareLoop, preflight } from "../run/PreparedLoop.js"
 import { warnUnwalled } from "../sandbox/Walls.js"
-import { awaitingMerge, mergeChange, rememberMerge } from "./SweepMerge.js"
+import { awaitApproval, forgetApproval, rejectionContext } from "./Approvals.js"
+import { awaitingMerge, fetchBranch, mergeChange, rememberMerge } from "./SweepMerge.js"
 import type { SweepRequest, SweepTarget } from "./SweepRequest.js"
 import { sweepSummary } from "./SweepSummary.js"
 
@@ -49,8 +51,15 @@ const selectionOf = (target: SweepTarget) =>
     return { _tag: "Named", ids: named.map((change) => change.id) } satisfies SweepSelection
   })
 
-/** What the sweep knows of each change: its proposal, its loop's state and its tasks, as `--status` reads them. */
-const candidates = Effect.map(changeCandidates, (changes) => changes.map(({ candidate }) => candidate))
+/**
+ * What the sweep knows of each change: its proposal, its loop's state and its tasks, as `--status`
+ * reads them; and why a person rejected the merge of each change rejected so.
+ */
+const candidates = Effect.map(changeCandidates, (changes) => ({
+  known: changes.map(({ candidate }) => candidate),
+  rejected: new Map<string, string>(changes.flatMap(({ candidate, state }) =>
+    candidate.approval === "rejected" && state?.approval?.why !== undefined ? [[candidate.id, state.approval.why] as const] : []))
+}))
 
 const noFacts: RunFacts = { iterations: 0, costUsd: null, tokens: null, branch: null, lastCommit: null, agents: [] }
 
@@ -89,6 +98,8 @@ type SweepNeeds =
   | Effect.Effect.Context<ReturnType<typeof runPrepared>>
   | Effect.Effect.Context<ReturnType<typeof factsOf>>
   | Effect.Effect.Context<ReturnType<ReturnType<typeof mergeChange>>>
+  | Effect.Effect.Context<ReturnType<typeof fetchBranch>>
+  | Effect.Effect.Context<ReturnType<typeof awaitApproval>>
 
 /**
  * A sweep as `request` asks: checks it, says what it takes, runs the ready changes (merging each
@@ -125,18 +136,21 @@ const runChecked = (request: SweepRequest, { prepared, selection, base }: Effect
     const { maxParallel, merge } = request
     const workspace = yield* Workspace
     // With a remote, what is ready is what the remote says: a change complete there is not swept again.
-    const known = prepared.remote === null ? yield* candidates : yield* onRemote(prepared.remote.name, () => candidates)
+    const remote = prepared.remote?.name ?? null
+    const { known, rejected } = remote === null ? yield* candidates : yield* onRemote(remote, () => candidates)
     const changes = sweepChanges(known, selection)
     const reports = yield* Reports
     const ready = changes.filter((c) => c.readiness._tag === "Ready").map((c) => c.change.id)
     const unmerged = merge ? changes.filter((c) => c.readiness._tag === "Unmerged").map((c) => c.change.id) : []
+    const awaiting = merge ? changes.filter((c) => c.readiness._tag === "AwaitingApproval").map((c) => c.change.id) : []
     yield* reports.print(
       changes.length === 0
         ? "no change to sweep: no active change matches"
         : `sweeping ${ready.length} ready change${ready.length === 1 ? "" : "s"}${maxParallel > 1 ? `, ${maxParallel} at a time` : ""}` +
           `${ready.length === 0 ? "" : `: ${ready.join(", ")}`}` +
           `${unmerged.length === 0 ? "" : `; merging again, complete but not merged: ${unmerged.join(", ")}`}` +
-          `${merge ? `; each merged into ${base} once complete` : ""}`
+          `${awaiting.length === 0 ? "" : `; awaiting approval: ${awaiting.join(", ")}`}` +
+          `${merge ? `; each merged into ${base} once complete${request.approve === true ? " and approved (spool ralph --approve <change>)" : ""}` : ""}`
     )
     const started = yield* Ref.make(0)
     const runChange = (changeId: string) =>
@@ -144,25 +158,42 @@ const runChecked = (request: SweepRequest, { prepared, selection, base }: Effect
         yield* notBusy(changeId)
         const n = yield* Ref.updateAndGet(started, (k) => k + 1)
         yield* reports.print(`=== sweep: ${changeId} (${n} of ${ready.length}) ===`)
-        const result = yield* runPrepared({ ...prepared, merged: merge }, yield* workspace.resolveChange(changeId))
+        // A rejection kept on the remote reaches the change's context once its state is here.
+        const why = remote === null ? undefined : rejected.get(changeId)
+        const result = yield* runPrepared({ ...prepared, merged: merge }, yield* workspace.resolveChange(changeId), why === undefined ? null : rejectionContext(why))
         // Not merged until its merge is made: a sweep that ends first leaves that said, for the next to merge it.
         if (base !== null && result.status === "complete") yield* rememberMerge(changeId, awaitingMerge)
         return result
       })
+    // With a remote, a change completed elsewhere is merged from the remote's branch, and its approval there goes once merged.
+    const mergeOne = base === null ? null : (changeId: string) =>
+      Effect.gen(function*() {
+        const unfetched = remote !== null && unmerged.includes(changeId) ? yield* fetchBranch(changeId, remote) : null
+        if (unfetched !== null) return yield* Effect.as(rememberMerge(changeId, unfetched), unfetched)
+        const note = yield* mergeChange(prepared, base)(changeId)
+        if (remote !== null && note.merged && unmerged.includes(changeId)) yield* forgetApproval(changeId, remote)
+        return note
+      })
     const runner: SweepRunner<Effect.Effect.Error<ReturnType<typeof runChange>>, SweepNeeds> = {
       runChange,
       facts: factsOf,
-      merge: base === null ? null : mergeChange(prepared, base)
+      merge: mergeOne,
+      awaitApproval: merge && request.approve === true ? (changeId) => awaitApproval(changeId, remote) : null
     }
     // The report, kept for the notice of the sweep's end, which is told after its loops' own.
     const ended = yield* Ref.make<SweepReport | null>(null)
     const printReport = (report: SweepReport) =>
       Effect.zipRight(Ref.set(ended, report), reports.print(sweepSummary(report, { merge: base }).join("\n")))
+    // Told once, by the sweep whose change came to wait, before the sweep's end.
+    const endNotices = (report: SweepReport) => [
+      ...report.rows.filter((row) => row.awaitingApproval === true && row.outcome === "complete").map((row) => approvalNotice(row, base ?? "")),
+      sweepNotice(report)
+    ]
     const plan = { changes: changes.map((c) => ({ id: c.change.id, readiness: c.readiness })), concurrency: maxParallel }
     // Loops side by side: every line of theirs carries its change, from the sweep's start to its end.
     const sideBySide = maxParallel > 1 ? reports.sideBySide(ready) : Effect.void
     const swept = Effect.scoped(Effect.zipRight(sideBySide, runSweep(plan, runner, printReport)))
-    return yield* withNotices(prepared.notify, swept, Effect.map(Ref.get(ended), (report) => (report === null ? [] : [sweepNotice(report)])))
+    return yield* withNotices(prepared.notify, swept, Effect.map(Ref.get(ended), (report) => (report === null ? [] : endNotices(report))))
   }).pipe(
     // One account: a usage limit one loop meets holds every loop of the sweep.
     Effect.provide(Layer.mergeAll(LoopEvents.layer, UsageLimitGate.layerShared, CheckRunner.layer))

@@ -1,5 +1,5 @@
 import { Command } from "@effect/cli"
-import { Application, leasedChanges, Lists, onRemote, removeWorktree } from "@spool/app"
+import { Application, Approvals, leasedChanges, Lists, onRemote, removeWorktree } from "@spool/app"
 import { Invocation } from "@spool/app/host"
 import { ContextStore, Workspace } from "@spool/core"
 import { Clock, Effect, Layer, Option } from "effect"
@@ -69,6 +69,10 @@ const ralphIn = (input: RalphArgs, location: Location) =>
         const change = yield* targetChange(args)
         yield* (yield* ContextStore).clear(change.id)
         return yield* done(`cleared context for ${change.id}`)
+      }
+      case "Decide": {
+        const { change, decision, why, remote } = intent
+        return yield* done(yield* (yield* Approvals).decide({ change, decision, why, remote }))
       }
       case "Loop": {
         const result = yield* runChange(args, yield* targetChange(args), withDashboard(intent.dashboard))

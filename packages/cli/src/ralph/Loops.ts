@@ -25,6 +25,6 @@ export const sweep = (args: RalphArgs, beside: Beside = withDashboard(null)) =>
   Effect.gen(function*() {
     const selection = yield* sweepTarget(args)
     const maxParallel = yield* wholeNumber(specs.maxParallel, args.maxParallel, 1)
-    const request = { ...yield* loopRequest(args), selection, maxParallel, merge: args.merge }
+    const request = { ...yield* loopRequest(args), selection, maxParallel, merge: args.merge, approve: args.merge && args.approve }
     return yield* (yield* Sweeps).run(request, (swept) => beside(swept))
   })

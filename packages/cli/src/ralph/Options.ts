@@ -61,6 +61,17 @@ export const ralphOptionSpecs = {
     group: "backlog",
     description: "merge each completed change's branch into the current branch once --verify passes on the merged tree"
   }),
+  approve: switchOption({
+    name: "approve",
+    group: "backlog",
+    description: "with --merge: a completed change waits for a person's approval (exit 7); alone: --approve <change> approves it"
+  }),
+  reject: switchOption({
+    name: "reject",
+    action: true,
+    group: "backlog",
+    description: "--reject <change> \"<why>\": refuse a merge awaiting approval; the why goes to its context, the change runs again"
+  }),
   harness: valueOption({
     name: "harness",
     group: "harness",

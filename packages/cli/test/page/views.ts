@@ -10,6 +10,7 @@ export const loopOf = (changeId: string, fields: Partial<DashboardLoop> = {}): D
   spend: { costUsd: 0.125, tokens: 5000 },
   tasks: { complete: 1, shelved: 0, total: 4 },
   lastOutcome: "continue",
+  notMerged: null,
   branch: "spool/" + changeId,
   updatedAt: new Date().toISOString(),
   problem: null,

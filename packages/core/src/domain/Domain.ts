@@ -187,6 +187,19 @@ export const MergeNote = Schema.Struct({
 })
 export type MergeNote = typeof MergeNote.Type
 
+/**
+ * A person's word on a change completed in a `--merge --approve` sweep, before its merge: awaited,
+ * given (the next `--merge` sweep merges it), or refused, with why (the next sweep runs it again).
+ * `run`: the run it is about; a word on an earlier run says nothing of a later one.
+ */
+export const ApprovalNote = Schema.Struct({
+  decision: Schema.Literal("awaiting", "approved", "rejected"),
+  run: Schema.String,
+  at: Schema.String,
+  why: Schema.optionalWith(Schema.String, { exact: true })
+})
+export type ApprovalNote = typeof ApprovalNote.Type
+
 /** A run in the sandbox (`--sandbox`): its runtime, the hosts its agent may reach, and the person's additions to its walls. */
 export const SandboxNote = Schema.Struct({
   runtime: Schema.String,
@@ -248,7 +261,9 @@ export const LoopState = Schema.Struct({
   /** The run's agent and checks ran in the sandbox, so walled; absent: they did not. */
   sandbox: Schema.optionalWith(SandboxNote, { exact: true }),
   /** A run completed in a `--merge` sweep: what became of its merge (not merged until it is made); absent otherwise. */
-  merge: Schema.optionalWith(MergeNote, { exact: true })
+  merge: Schema.optionalWith(MergeNote, { exact: true }),
+  /** A run completed in a `--merge --approve` sweep: a person's word on its merge; absent otherwise. */
+  approval: Schema.optionalWith(ApprovalNote, { exact: true })
 })
 export type LoopState = typeof LoopState.Type
 

@@ -3,7 +3,7 @@ import type { IterationRecord, LoopState } from "../domain/Domain.js"
 import { agentSpend } from "../domain/Usage.js"
 import { reportedSpend } from "../guards/Guards.js"
 import type { LoopEvent } from "../live/LoopEvents.js"
-import { type SweepReport, sweepAgents, sweepSpend } from "../sweep/Sweep.js"
+import { type SweepReport, type SweepRow, sweepAgents, sweepSpend } from "../sweep/Sweep.js"
 import { type AgentSpend, formatSpend, formatTaskCount, type TasksDone } from "../text/Figures.js"
 import { oneLine } from "../text/Text.js"
 
@@ -16,6 +16,7 @@ import { oneLine } from "../text/Text.js"
  * - `verify-failed`: the agent claimed completion and a `--verify` check rejected the claim
  * - `agent-switched`: with `--fallback`, the loop went on with another agent while a usage limit
  *   holds one, or went back to one whose limit has lifted (`agent` says which)
+ * - `awaiting-approval`: a change a `--merge --approve` sweep completed waits for a person's approval
  * - `sweep-ended`: a sweep is over, with its summary
  */
 export const NOTICE_EVENTS = [
@@ -28,6 +29,7 @@ export const NOTICE_EVENTS = [
   "verify-failed",
   "agent-switched",
   "interrupted",
+  "awaiting-approval",
   "sweep-ended"
 ] as const
 export type NoticeEvent = (typeof NOTICE_EVENTS)[number]
@@ -237,6 +239,25 @@ export const noticeLine = (notice: Omit<Notice, "text" | "content">): string => 
     : `${notice.change} ${notice.event} at iteration ${notice.iteration}${notice.maxIterations === null ? "" : ` of ${notice.maxIterations}`}`
   return oneLine(`spool: ${where}${facts.length === 0 ? "" : ` (${facts.join(", ")})`}: ${notice.message}`, 300)
 }
+
+/**
+ * `awaiting-approval`: a change the sweep completed waits for a person before its merge into
+ * `base`; the line says how to approve or reject it.
+ */
+export const approvalNotice = (row: SweepRow, base: string): NoticeDraft => ({
+  event: "awaiting-approval",
+  change: row.changeId,
+  run: null,
+  iteration: row.iterations,
+  maxIterations: null,
+  outcome: "awaiting-approval",
+  message: `complete, awaiting approval before its merge into ${base}: spool ralph --approve ${row.changeId}, or --reject ${row.changeId} "<why>" to run it again`,
+  costUsd: row.costUsd,
+  tokens: row.tokens,
+  branch: row.branch,
+  commit: row.lastCommit,
+  resumeAt: null
+})
 
 /** `sweep-ended`: how the sweep ended, what it spent, and a line for each of its changes. */
 export const sweepNotice = (report: SweepReport): NoticeDraft => {

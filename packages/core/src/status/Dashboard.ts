@@ -26,6 +26,8 @@ export interface DashboardLoop {
   readonly tasks: TaskCounts
   readonly lastOutcome: IterationOutcome | null
   readonly branch: string | null
+  /** A completed run whose merge is not made: why (`awaiting approval`, `not merged: conflict in a.ts`); null otherwise. */
+  readonly notMerged: string | null
   readonly updatedAt: string | null
   /** Why the loop's files could not be read, when they could not; the rest is then empty. */
   readonly problem: string | null
@@ -98,6 +100,7 @@ export const dashboardLoop = (summary: LoopSummary): DashboardLoop => ({
   tasks: summary.tasks,
   lastOutcome: summary.lastOutcome,
   branch: summary.branch,
+  notMerged: summary.merge !== null && !summary.merge.merged ? summary.merge.text : null,
   updatedAt: summary.updatedAt,
   problem: null
 })
@@ -113,6 +116,7 @@ export const unreadableLoop = (changeId: string, problem: string): DashboardLoop
   tasks: { complete: 0, shelved: 0, total: 0 },
   lastOutcome: null,
   branch: null,
+  notMerged: null,
   updatedAt: null,
   problem
 })

@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { CheckResult } from "../domain/CheckResult.js"
-import { AgentNote, type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, ReviewRecord, SandboxNote, SettingsSource, StopReason } from "../domain/Domain.js"
+import { AgentNote, ApprovalNote, type ChangeId, GuardReport, IterationRecord, LoopStatus, MergeNote, ReviewRecord, SandboxNote, SettingsSource, StopReason } from "../domain/Domain.js"
 import { UsageTotals } from "../domain/Usage.js"
 import { asRecordedNow } from "../loop/LoopFormat.js"
 import { readTaskList } from "../tree/TreeTasks.js"
@@ -99,6 +99,8 @@ export const StatusJson = Schema.Struct({
   sandbox: Schema.NullOr(SandboxNote),
   /** A run completed in a `--merge` sweep: what became of its merge (`merged` false until it is made); null otherwise. */
   merge: Schema.NullOr(MergeNote),
+  /** A run completed in a `--merge --approve` sweep: a person's word on its merge (`awaiting` until given); null otherwise. */
+  approval: Schema.NullOr(ApprovalNote),
   usage: Schema.NullOr(UsageTotals),
   /** What the reviewers (`--review`) used, apart from the agents; null when none reported usage. */
   reviewUsage: Schema.NullOr(UsageTotals),
@@ -132,6 +134,7 @@ export const statusJson = (report: StatusReport): StatusJson => {
     settings: report.state?.settings ?? null,
     sandbox: report.state?.sandbox ?? null,
     merge: summary.merge,
+    approval: report.state?.approval ?? null,
     usage: summary.usage,
     reviewUsage: summary.reviewUsage,
     tasks: { total: summary.tasks.total, complete: summary.tasks.complete, shelved: summary.tasks.shelved },

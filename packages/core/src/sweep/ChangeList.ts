@@ -1,4 +1,4 @@
-import type { LoopStatus, MergeNote } from "../domain/Domain.js"
+import type { ApprovalNote, LoopStatus, MergeNote } from "../domain/Domain.js"
 import { type TasksDone, tasksDone } from "../text/Figures.js"
 import { type ChangeCandidate, readiness } from "./SweepPolicy.js"
 
@@ -30,6 +30,8 @@ export interface ListedChange {
   readonly why: string | null
   /** What became of its last run's merge in a `--merge` sweep; null when none was asked for. */
   readonly merge: MergeNote | null
+  /** A person's word on that merge (`--approve`): `awaiting`, `approved` or `rejected`; null when none was asked for. */
+  readonly approval: ApprovalNote["decision"] | null
   /** How its last run ended or stands; null when none ran. */
   readonly lastStatus: LoopStatus | null
   readonly iteration: number
@@ -49,7 +51,7 @@ export const listChange = ({ candidate, holder, lastRun }: ListInput): ListedCha
     ? "archived"
     : holder !== null
     ? "running"
-    : ready._tag === "Complete" || ready._tag === "Unmerged"
+    : ready._tag === "Complete" || ready._tag === "Unmerged" || ready._tag === "AwaitingApproval"
     ? "complete"
     : ready._tag === "NotReady"
     ? "not-ready"
@@ -60,6 +62,7 @@ export const listChange = ({ candidate, holder, lastRun }: ListInput): ListedCha
     state,
     why: state === "complete" || state === "not-ready" ? (ready._tag === "Ready" ? null : ready.why) : null,
     merge: candidate.merge,
+    approval: candidate.approval ?? null,
     lastStatus: lastRun?.status ?? null,
     iteration: lastRun?.iteration ?? 0,
     maxIterations: lastRun?.maxIterations ?? null,

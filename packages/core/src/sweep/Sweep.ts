@@ -1,5 +1,5 @@
 import { Cause, Clock, Effect, Either, Exit, Fiber, Option, Queue, Ref } from "effect"
-import type { AgentNote, MergeNote } from "../domain/Domain.js"
+import type { AgentNote, ApprovalNote, MergeNote } from "../domain/Domain.js"
 import { sumAgentSpend } from "../domain/Usage.js"
 import type { AgentSpend, SpendFigures } from "../text/Figures.js"
 import type { LoopResult } from "../loop/LoopResult.js"
@@ -26,7 +26,20 @@ export interface SweepRow extends RunFacts {
   readonly durationMs: number
   /** What became of its merge: null when no merge was asked for or the change did not complete. */
   readonly merge: MergeNote | null
+  /** Its merge waits for a person's approval (`--approve`); absent: it does not. */
+  readonly awaitingApproval?: true
 }
+
+/** What a change awaiting a person's approval shows in its merge column, `--status` and `--list`. */
+export const awaitingApprovalNote: MergeNote = { merged: false, text: "awaiting approval" }
+
+/** What a person's word on a change's merge leaves its merge saying until the merge is made. */
+export const mergeNoteOf = (approval: ApprovalNote): MergeNote =>
+  approval.decision === "awaiting"
+    ? awaitingApprovalNote
+    : approval.decision === "approved"
+    ? { merged: false, text: "approved, not merged yet" }
+    : { merged: false, text: `rejected: ${approval.why ?? "no reason given"}` }
 
 export interface SweepReport {
   readonly rows: ReadonlyArray<SweepRow>
@@ -59,6 +72,11 @@ export interface SweepRunner<E extends LoopFailure, R = never> {
   readonly facts: (changeId: string) => Effect.Effect<RunFacts, never, R>
   /** Brings a completed change home and says what became of it; null: no merging. */
   readonly merge: ((changeId: string) => Effect.Effect<MergeNote, never, R>) | null
+  /**
+   * With `--approve`: keeps a completed change from its merge until a person approves it (records
+   * that it waits); null: completed changes are merged at once.
+   */
+  readonly awaitApproval?: ((changeId: string) => Effect.Effect<void, never, R>) | null
 }
 
 export interface SweepPlan {
@@ -133,8 +151,14 @@ export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: Swee
         const result = ended.value
         if (result.status === "usage-limit") yield* Ref.set(limited, true)
         yield* setRow({ changeId, outcome: result.status, message: result.message, durationMs, merge: null, ...facts })
+        if (result.status !== "complete") return
+        const awaitApproval = runner.merge === null ? null : runner.awaitApproval ?? null
+        if (awaitApproval !== null) {
+          yield* awaitApproval(changeId)
+          return yield* patchRow(changeId, { merge: awaitingApprovalNote, awaitingApproval: true })
+        }
         // Without a merger nobody takes from the queue: what waits there is dropped with it.
-        if (result.status === "complete") yield* Queue.offer(merges, Option.some(changeId))
+        yield* Queue.offer(merges, Option.some(changeId))
       })
 
     /** A change completed earlier whose merge was not made: merged again beside the others, or (no merging) listed as it stands. */
@@ -145,6 +169,25 @@ export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: Swee
           const { branch, lastCommit } = yield* runner.facts(changeId)
           yield* setRow({ changeId, outcome: "already-complete", message: "already complete: its loop completed", durationMs: 0, merge: null, ...noFacts, branch, lastCommit })
           yield* Queue.offer(merges, Option.some(changeId))
+        })
+
+    /** A change completed earlier whose merge waits for a person: listed as it stands, with `--merge` as waiting. */
+    const stillAwaiting = (changeId: string) =>
+      runner.merge === null
+        ? skipped(changeId, "already-complete", "already complete: its loop completed; awaiting approval")
+        : Effect.gen(function*() {
+          const { branch, lastCommit } = yield* runner.facts(changeId)
+          yield* setRow({
+            changeId,
+            outcome: "already-complete",
+            message: "already complete: its loop completed",
+            durationMs: 0,
+            merge: awaitingApprovalNote,
+            awaitingApproval: true,
+            ...noFacts,
+            branch,
+            lastCommit
+          })
         })
 
     const mergeAll = (merge: (changeId: string) => Effect.Effect<MergeNote, never, R>) =>
@@ -172,8 +215,9 @@ export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: Swee
           ? { changeId: id, outcome: "not-started", message: null, durationMs: 0, merge: null, ...noFacts }
           : { changeId: id, outcome: "interrupted", message: null, durationMs: now - start, merge: null, ...noFacts }
       })
-      const unmerged = all.filter((row) => row.merge !== null && !row.merge.merged).length
-      return { rows: all, ending: sweepEnding(all.map((row) => row.outcome), unmerged) } satisfies SweepReport
+      const awaiting = all.filter((row) => row.awaitingApproval === true).length
+      const unmerged = all.filter((row) => row.merge !== null && !row.merge.merged).length - awaiting
+      return { rows: all, ending: sweepEnding(all.map((row) => row.outcome), unmerged, awaiting) } satisfies SweepReport
     })
 
     const merger = runner.merge === null ? null : yield* Effect.fork(mergeAll(runner.merge))
@@ -185,6 +229,8 @@ export const runSweep = <E extends LoopFailure, R>(plan: SweepPlan, runner: Swee
           ? skipped(id, "already-complete", `already complete: ${readiness.why}`)
           : readiness._tag === "Unmerged"
           ? mergeAgain(id, readiness.why)
+          : readiness._tag === "AwaitingApproval"
+          ? stillAwaiting(id)
           : skipped(id, "not-started", `not ready: ${readiness.why}`), { concurrency: Math.max(1, plan.concurrency) })
       yield* Queue.offer(merges, Option.none())
       if (merger !== null) yield* Fiber.join(merger)

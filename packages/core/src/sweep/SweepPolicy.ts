@@ -1,4 +1,4 @@
-import type { LoopStatus, MergeNote } from "../domain/Domain.js"
+import type { ApprovalNote, LoopStatus, MergeNote } from "../domain/Domain.js"
 import { moduleIdOf } from "../domain/Domain.js"
 import { doneTasks, type TaskCounts } from "../text/Figures.js"
 
@@ -16,6 +16,8 @@ export interface ChangeCandidate {
   readonly tasks: TaskCounts | null
   /** What became of its last run's merge, when a `--merge` sweep completed it (null: none was asked for). */
   readonly merge: MergeNote | null
+  /** A person's word on its last run's merge, when a `--merge --approve` sweep asked for one (absent or null: none). */
+  readonly approval?: ApprovalNote["decision"] | null
 }
 
 export type Readiness =
@@ -23,19 +25,26 @@ export type Readiness =
   | { readonly _tag: "Complete"; readonly why: "its loop completed" | "every task is done" }
   /** Its loop completed in a `--merge` sweep, and the work is not home: a `--merge` sweep tries the merge again. */
   | { readonly _tag: "Unmerged"; readonly why: string }
+  /** Its loop completed in a `--merge --approve` sweep, and no person has approved or rejected its merge yet. */
+  | { readonly _tag: "AwaitingApproval"; readonly why: "awaiting approval" }
   | { readonly _tag: "NotReady"; readonly why: "archived" | `no ${string}` }
 
 /**
  * A change is ready when it is active, has a proposal, its own loop has not completed, and its
  * task list, when it has tasks, still has open ones. A tasks.md with no task in it (a template) says
  * nothing either way. A completed loop whose merge was not made leaves the change unmerged (why: the
- * merge's words).
+ * merge's words); one whose merge waits for a person is awaiting approval, and one a person rejected
+ * is ready again, whatever its tasks say.
  */
 export const readiness = (change: ChangeCandidate): Readiness =>
   change.archived
     ? { _tag: "NotReady", why: "archived" }
     : !change.hasProposal
     ? { _tag: "NotReady", why: `no ${change.proposal ?? "proposal.md"}` }
+    : change.loopStatus === "complete" && change.approval === "rejected"
+    ? { _tag: "Ready" }
+    : change.loopStatus === "complete" && change.approval === "awaiting"
+    ? { _tag: "AwaitingApproval", why: "awaiting approval" }
     : change.loopStatus === "complete"
     ? change.merge !== null && !change.merge.merged ? { _tag: "Unmerged", why: change.merge.text } : { _tag: "Complete", why: "its loop completed" }
     : change.tasks !== null && change.tasks.total > 0 && doneTasks(change.tasks) === change.tasks.total
@@ -81,20 +90,32 @@ export type SweepOutcome =
  * What the sweep's own ending says: every change it ran completed (and, with `--merge`, was
  * merged), or the ending that matters most.
  */
-export type SweepEnding = "complete" | "failed" | "not-merged" | "review-rejected" | "stopped" | "max-iterations" | "usage-limit" | "deadline" | "interrupted"
+export type SweepEnding =
+  | "complete"
+  | "failed"
+  | "not-merged"
+  | "review-rejected"
+  | "stopped"
+  | "max-iterations"
+  | "usage-limit"
+  | "deadline"
+  | "awaiting-approval"
+  | "interrupted"
 
 /**
  * Whether the sweep succeeded: only when every change it ran completed (a change skipped as busy or
  * already complete does not count against it) and none of them was left unmerged. Otherwise the
  * ending a person must act on first: an interruption, then a failure, a change left unmerged, a
- * change its reviewers turned down, a guard's stop, `--max-iterations`, a usage limit, and last `--deadline` (those two only ask to run again later).
+ * change its reviewers turned down, a guard's stop, `--max-iterations`, a usage limit, `--deadline`
+ * (those two only ask to run again later), and last a change awaiting a person's approval
+ * (`--approve`): all else is done, and the work waits for a person only.
  */
-export const sweepEnding = (outcomes: ReadonlyArray<SweepOutcome>, unmerged = 0): SweepEnding => {
+export const sweepEnding = (outcomes: ReadonlyArray<SweepOutcome>, unmerged = 0, awaiting = 0): SweepEnding => {
   if (outcomes.includes("interrupted")) return "interrupted"
   if (outcomes.includes("failed")) return "failed"
   if (unmerged > 0) return "not-merged"
   for (const ending of ["review-rejected", "stopped", "max-iterations", "usage-limit", "deadline"] as const) {
     if (outcomes.includes(ending)) return ending
   }
-  return "complete"
+  return awaiting > 0 ? "awaiting-approval" : "complete"
 }

@@ -68,6 +68,7 @@ export const detailView = (app: HTMLElement) => {
     syncMeta([
       ...(detail.run ? [["run", "run " + detail.run] as const] : []),
       ...(loop.branch ? [["branch", loop.branch] as const] : []),
+      ...(loop.notMerged ? [["merge", loop.notMerged] as const] : []),
       ...(several && detail.agent ? [["agent", "agent " + detail.agent] as const] : []),
       ...(detail.sandbox ? [["sandbox", "sandboxed (" + detail.sandbox.runtime + "): hosts " + (detail.sandbox.hosts.join(", ") || "none")] as const] : []),
       ...(detail.startedAt ? [["started", "started " + clock(detail.startedAt)] as const] : []),

@@ -49,6 +49,8 @@ const makeRow = (navigate: (changeId: string) => void) => (first: DashboardLoop)
   const noTasks = el("span", "faint", "–")
   const outcome = el("span")
   const noOutcome = el("span", "faint", "–")
+  const statusBadge = cells.status.firstChild as HTMLElement
+  const notMerged = el("div", "muted")
   append(row, ...Object.values(cells))
   row.addEventListener("click", (event) => {
     if ((event.target as Element).tagName !== "A") navigate(first.changeId)
@@ -56,7 +58,10 @@ const makeRow = (navigate: (changeId: string) => void) => (first: DashboardLoop)
   const update = (loop: DashboardLoop) => {
     setChildren(cells.name, loop.problem ? [link, problem] : [link])
     setText(problem, loop.problem ?? "")
-    setBadge(cells.status.firstChild as HTMLElement, loop.status)
+    setBadge(statusBadge, loop.status)
+    // A completed change whose work is not home says why beneath: awaiting approval, a conflict.
+    setText(notMerged, loop.notMerged ?? "")
+    setChildren(cells.status, loop.notMerged === null ? [statusBadge] : [statusBadge, notMerged])
     setText(cells.iteration, iterationOf(loop))
     ticking(cells.elapsed, () => duration(elapsedOf(loop)))
     setText(cells.spend, spend(loop.spend))
