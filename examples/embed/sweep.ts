@@ -21,7 +21,6 @@ const sweep = Effect.gen(function*() {
     rotate: false,
     review: [],
     maxReviews: 3,
-    reviewTimeoutMs: 30 * 60_000,
     options: {
       minIterations: 1,
       maxIterations: 5,

@@ -22,7 +22,6 @@ const request = (change: string, agent: string, overrides: Partial<RunRequest> =
   rotate: false,
   review: [],
   maxReviews: 3,
-  reviewTimeoutMs: 1_800_000,
   worktree: false,
   resume: false,
   remote: null,

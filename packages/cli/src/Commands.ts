@@ -43,9 +43,7 @@ const ralph: CommandSpec = {
   options: ralphOptionSpecs,
   examples: [
     "spool ralph \"Implement the change.\" --change 002-01 --allow-all",
-    "spool ralph --harness command --harness-command \"node agent.mjs\" -c 002-01 --max-iterations 5",
-    "spool ralph \"Make the tests pass.\" -c 002-01 --verify \"pnpm test\"   # done only once pnpm test passes",
-    "spool ralph --add-context \"use the v2 API\" -c 002-01   # from another terminal, while it runs"
+    "spool ralph \"Make the tests pass.\" -c 002-01 --verify \"pnpm test\" --review claude   # done once pnpm test passes and claude approves"
   ]
 }
 

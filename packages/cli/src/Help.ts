@@ -22,9 +22,8 @@ export const commandHelp = (command: CommandSpec, p: Palette): string => {
   const lines = [
     `${p.bold("Usage:")} spool ${command.name} ${command.operands}`,
     "",
-    `${command.aliasOf === null ? "Runs" : `The same as spool ${command.aliasOf}: runs`} an agent in a loop on a change (.spool/changes/<id>/; or ito's, OpenSpec's, spec-kit's) until it prints`,
-    "<promise>COMPLETE</promise>. The prompt is the words after the options (or --prompt-file).",
-    "Options may also be set in the \"ralph\" section of .spool/config.json (see README); the command line wins.",
+    `${command.aliasOf === null ? "Runs" : `The same as spool ${command.aliasOf}: runs`} an agent in a loop on a change (.spool/changes/<id>/; or ito's, OpenSpec's, spec-kit's) until it prints <promise>COMPLETE</promise>.`,
+    "The prompt is the words after the options (or --prompt-file). Options may also be set in the \"ralph\" section of .spool/config.json (see README); the command line wins.",
   ]
   for (const group of groups) {
     const inGroup = specs.filter((spec) => spec.group === group)

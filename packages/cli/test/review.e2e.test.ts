@@ -78,7 +78,7 @@ describe("--review", () => {
     expect(git(root, "worktree", "list").split("\n")).toHaveLength(1)
   })
 
-  it("a verdict in a fenced example or only echoing the instructions does not approve; a reviewer that exits 1 or hangs past --review-timeout is a rejection; --max-reviews rejections end the run as review-rejected (exit 6)", async () => {
+  it("a verdict in a fenced example or only echoing the instructions does not approve; a reviewer that exits 1 or hangs past --inactivity-timeout is a rejection; --max-reviews rejections end the run as review-rejected (exit 6)", async () => {
     const root = makeWorkspace()
     const seen = tmpFile("reviews")
     const echo = `const lines = prompt.split("\\n"); const at = lines.findIndex((l) => l.includes("<verdict>approve</verdict>")); console.log(lines.slice(at - 1, at + 3).join("\\n"))`
@@ -88,7 +88,7 @@ describe("--review", () => {
       "console.error('cannot read the repository'); process.exit(1)",
       "setTimeout(() => {}, 120000)"
     ], seen)
-    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agent(tmpFile("prompts"))), "--review", review, "--max-reviews", "4", "--review-timeout", "3s", "--max-iterations", "9"], { cwd: root })
+    const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agent(tmpFile("prompts"))), "--review", review, "--max-reviews", "4", "--inactivity-timeout", "3s", "--max-iterations", "9"], { cwd: root })
     expect(result.code, result.stderr).toBe(6)
     expect(result.stdout).toContain("stopped: the review turned the claim down 4 times (--max-reviews 4)")
     const status = await statusJson(root)
@@ -98,7 +98,7 @@ describe("--review", () => {
     expect(reviews[0].findings).toMatch(/did not stand: .*\(.*(example|code block|format).*\)/)
     expect(reviews[1].findings).toMatch(/did not stand: .*echo of the prompt/)
     expect(reviews[2].findings).toBe("it exited with code 1")
-    expect(reviews[3].findings).toBe("it did not finish within 3s")
+    expect(reviews[3].findings).toBe("it was silent for 3.0s (--inactivity-timeout)")
   })
 
   it("what a reviewer writes (it deletes a file, edits another, commits) leaves the loop's work tree and branch as they were", async () => {

@@ -58,16 +58,15 @@ describe("a loop with a reviewer", () => {
       assert.strictEqual(seen.state?.status, "review-rejected")
     }))
 
-  it.effect("counts a reviewer that hangs past its timeout as a rejection, with its reason", () =>
+  it.effect("counts a reviewer that hangs past --inactivity-timeout as a rejection, with its reason", () =>
     Effect.gen(function*() {
       let reviews = 0
-      const seen = yield* runWith(() => scriptedRun(done), { maxIterations: 5 }, undefined, {
+      const seen = yield* runWith(() => scriptedRun(done), { maxIterations: 5, inactivityTimeoutMs: 60_000 }, undefined, {
         reviewers: [{ id: "claude", script: () => (++reviews === 1 ? hangsAfter() : Stream.fromIterable(scriptedRun(approve))) }],
-        reviewTimeoutMs: 60_000,
         during: (output) => Effect.zipRight(untilPrinted(output, "reviewing the claim"), TestClock.adjust("61 seconds"))
       })
       assert.deepStrictEqual(Exit.map(seen.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 2] as const))
-      assert.deepStrictEqual(seen.records[0]!.reviews!.map((v) => [v.verdict, v.findings]), [["failed", "it did not finish within 60s"]])
+      assert.deepStrictEqual(seen.records[0]!.reviews!.map((v) => [v.verdict, v.findings]), [["failed", "it was silent for 1m00s (--inactivity-timeout)"]])
     }))
 
   it.effect("counts the reviewers' spend toward --max-cost: a cap reached during a review stops the loop", () =>

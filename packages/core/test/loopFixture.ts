@@ -18,7 +18,7 @@ import { LoopLock } from "../src/state/LoopLock.js"
 import { LoopEvents } from "../src/live/LoopEvents.js"
 import { type LoopAgent, LoopAgents } from "../src/agents/LoopAgents.js"
 import { UsageLimitGate } from "../src/guards/UsageLimitGate.js"
-import { LoopReviewers, MAX_REVIEWS, REVIEW_TIMEOUT_MS } from "../src/review/Reviewers.js"
+import { LoopReviewers, MAX_REVIEWS } from "../src/review/Reviewers.js"
 import { ReviewGit } from "../src/review/ReviewGit.js"
 import { type LoopProgress, LoopReporter } from "../src/output/LoopReporter.js"
 import { PromptBuilder } from "../src/prompt/PromptBuilder.js"
@@ -108,7 +108,6 @@ export const runWith = (
       readonly script: (request: HarnessRequest) => ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
     }>
     readonly maxReviews?: number
-    readonly reviewTimeoutMs?: number
     /** The review's git (default: a diff of one file, work trees told to `reviewTrees`). */
     readonly reviewGit?: Layer.Layer<ReviewGit>
     /** Receives each review work tree made and removed. */
@@ -166,8 +165,7 @@ export const runWith = (
     const reviewers = extras.reviewers === undefined ? Layer.empty : Layer.mergeAll(
       Layer.succeed(LoopReviewers, {
         reviewers: extras.reviewers.map(({ id, script: play }) => fakeAgent(id, play)),
-        maxReviews: extras.maxReviews ?? MAX_REVIEWS,
-        timeoutMs: extras.reviewTimeoutMs ?? REVIEW_TIMEOUT_MS
+        maxReviews: extras.maxReviews ?? MAX_REVIEWS
       }),
       extras.reviewGit ?? ReviewGit.layerTest(
         [{ path: "src/app.ts", added: 3, deleted: 1, patch: "diff --git a/src/app.ts b/src/app.ts\n+export const greet = (name) => `hi ${name}`\n" }],

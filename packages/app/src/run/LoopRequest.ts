@@ -29,8 +29,6 @@ export interface LoopRequest {
   readonly review: ReadonlyArray<string>
   /** Rejections by the reviewers in a run before the loop stops as `review-rejected`. */
   readonly maxReviews: number
-  /** How long one reviewer may take before it is stopped and its review counts as a rejection. */
-  readonly reviewTimeoutMs: number
   /** Run in a worktree of its own. */
   readonly worktree: boolean
   /** Go on with the change's last run. */

@@ -19,7 +19,6 @@ export interface PreparedLoop {
   /** The reviewers of a claim that passed the checks, in order; none: no review. */
   readonly reviewers: ReadonlyArray<PreparedAgent>
   readonly maxReviews: number
-  readonly reviewTimeoutMs: number
   /** Run in a worktree of its own. */
   readonly worktree: boolean
   readonly remote: RemoteRequest | null
@@ -57,7 +56,6 @@ export const prepareLoop = (request: LoopRequest) =>
       rotate: request.rotate,
       reviewers,
       maxReviews: request.maxReviews,
-      reviewTimeoutMs: request.reviewTimeoutMs,
       worktree: request.worktree || remote !== null,
       remote,
       notify,

@@ -93,7 +93,6 @@ export interface LoopCast {
   readonly rotate: boolean
   readonly reviewers: ReadonlyArray<PreparedAgent>
   readonly maxReviews: number
-  readonly reviewTimeoutMs: number
 }
 
 /** The agents and reviewers of a loop, each as the loop runs it, by `serviceOf`; the first agent is also the loop's `HarnessService`. */
@@ -106,7 +105,7 @@ const agentsLayer = <E, R>(cast: LoopCast, serviceOf: (agent: PreparedAgent) => 
     return Layer.mergeAll(
       Layer.succeed(LoopAgents, { agents: [first!, ...rest], rotate: cast.rotate }),
       Layer.succeed(HarnessService, first!.service),
-      Layer.succeed(LoopReviewers, { reviewers, maxReviews: cast.maxReviews, timeoutMs: cast.reviewTimeoutMs })
+      Layer.succeed(LoopReviewers, { reviewers, maxReviews: cast.maxReviews })
     )
   }))
 

@@ -121,13 +121,6 @@ export const ralphOptionSpecs = {
     default: "3",
     description: "with --review: claims the reviewers may turn down in a run before the loop stops as review-rejected"
   }),
-  reviewTimeout: valueOption({
-    name: "review-timeout",
-    group: "harness",
-    pseudo: "duration",
-    default: "30m",
-    description: "with --review: how long one reviewer may take; past it, its review is a rejection"
-  }),
   allowAll: switchOption({
     name: "allow-all",
     aliases: ["yolo", "dangerously-allow-all"],

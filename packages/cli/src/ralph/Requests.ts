@@ -141,7 +141,6 @@ export const loopRequest = (args: RalphArgs) =>
       rotate: args.rotate,
       review: args.review.map((spec) => spec.trim()),
       maxReviews: yield* wholeNumber(specs.maxReviews, args.maxReviews, 1),
-      reviewTimeoutMs: yield* parseDuration(specs.reviewTimeout.name, args.reviewTimeout),
       worktree: args.worktree,
       resume: args.resume,
       remote: remote === null ? null : { name: remote, leaseTtlMs: yield* parseDuration(specs.leaseTtl.name, args.leaseTtl) },

@@ -41,7 +41,7 @@ export const reviewClaim = (
   restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 ) =>
   Effect.gen(function*() {
-    const { reviewers, timeoutMs } = yield* loopReviewers
+    const { reviewers } = yield* loopReviewers
     if (reviewers.length === 0) return { outcome: null, interrupted: false }
     const git = yield* Effect.serviceOption(ReviewGit)
     const { change, options } = ctx.input
@@ -65,7 +65,6 @@ export const reviewClaim = (
       runId: ctx.runId,
       iteration: claim.iteration,
       reviewers,
-      timeoutMs,
       material: {
         changeId: change.id,
         moduleId: change.moduleId,

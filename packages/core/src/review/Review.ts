@@ -3,7 +3,7 @@
  * fresh process, in a throwaway work tree of the work under review, with a prompt of its own, and
  * gives its verdict. Every reviewer must approve; the first that does not ends the review.
  */
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { LoopAgent } from "../agents/LoopAgents.js"
 import type { ChangeId, HarnessUsage, ReviewRecord } from "../domain/Domain.js"
 import { addUsage } from "../domain/Usage.js"
@@ -14,6 +14,7 @@ import { type CaptureOf, makeCaptureOf } from "../harness/Capture.js"
 import { LoopReporter } from "../output/LoopReporter.js"
 import type { Redactor } from "../output/Redact.js"
 import { HistoryStore } from "../state/HistoryStore.js"
+import { formatDuration } from "../text/Figures.js"
 import { oneLine } from "../text/Text.js"
 import { ReviewGit } from "./ReviewGit.js"
 import { type ReviewMaterial, reviewPrompt } from "./ReviewPrompt.js"
@@ -34,7 +35,6 @@ export interface ReviewRequest {
   readonly runId: string
   readonly iteration: number
   readonly reviewers: ReadonlyArray<LoopAgent>
-  readonly timeoutMs: number
   readonly material: ReviewMaterial
   /** The work under review. */
   readonly at: GitSnapshot
@@ -56,13 +56,9 @@ export interface ReviewOutcome {
   readonly gaveUp: { readonly limit: string; readonly plan: Extract<LimitPlan, { _tag: "GiveUp" }> } | null
 }
 
-const TIMED_OUT = "review-timeout"
-
-const failureOf = (capture: CaptureOf<ReviewJudgement>, timeoutMs: number) =>
-  capture.stopped === TIMED_OUT
-    ? `it did not finish within ${Math.round(timeoutMs / 1000)}s`
-    : capture.timedOut
-    ? "it was silent past the inactivity timeout"
+const failureOf = (capture: CaptureOf<ReviewJudgement>, inactivityTimeoutMs: number) =>
+  capture.timedOut
+    ? `it was silent for ${formatDuration(inactivityTimeoutMs)} (--inactivity-timeout)`
     : capture.signal !== null
     ? `it was killed by ${capture.signal}`
     : capture.exitCode !== 0
@@ -72,11 +68,11 @@ const failureOf = (capture: CaptureOf<ReviewJudgement>, timeoutMs: number) =>
     : null
 
 /** The record of one review, from how its run ended and what the reviewer said. */
-const recordOf = (reviewer: LoopAgent, capture: CaptureOf<ReviewJudgement>, timeoutMs: number, durationMs: number, redact: Redactor): ReviewRecord => {
+const recordOf = (reviewer: LoopAgent, capture: CaptureOf<ReviewJudgement>, inactivityTimeoutMs: number, durationMs: number, redact: Redactor): ReviewRecord => {
   const base = { reviewer: reviewer.id, durationMs, usage: capture.usage }
   if (capture.limited !== null) return { ...base, verdict: "limited", findings: redact(capture.limited.message) }
-  if (capture.stopped !== null && capture.stopped !== TIMED_OUT) return { ...base, verdict: "failed", findings: `stopped: ${capture.stopped}` }
-  const failure = failureOf(capture, timeoutMs)
+  if (capture.stopped !== null) return { ...base, verdict: "failed", findings: `stopped: ${capture.stopped}` }
+  const failure = failureOf(capture, inactivityTimeoutMs)
   if (failure !== null) return { ...base, verdict: "failed", findings: redact(failure) }
   const judgement = capture.judge.judgement()
   return judgement._tag === "Approve"
@@ -117,7 +113,6 @@ const reviewOnce = (request: ReviewRequest, reviewer: LoopAgent, watch: ReviewWa
     } else {
       const log = yield* history.openLog(request.changeId, request.runId, request.iteration)
       yield* log.write(request.redact(`\n=== review by ${reviewer.id} ===\n${prompt}\n=== output ===\n`))
-      const timeout = Effect.as(Effect.sleep(Duration.millis(request.timeoutMs)), TIMED_OUT)
       const ran = yield* Effect.either(runHarness({
         harness: reviewer.service,
         request: { prompt, changeId: request.changeId, iteration: request.iteration, cwd: tree.right },
@@ -128,7 +123,7 @@ const reviewOnce = (request: ReviewRequest, reviewer: LoopAgent, watch: ReviewWa
         inactivityTimeoutMs: request.inactivityTimeoutMs,
         redact: request.redact,
         onUsage: (usage) => watch.onUsage(addUsage(spentBefore, usage)),
-        stopWhen: Effect.raceFirst(watch.stopWhen, timeout)
+        stopWhen: watch.stopWhen
       }))
       if (ran._tag === "Left") {
         if (ran.left._tag === "StateError") return yield* ran.left
@@ -137,7 +132,7 @@ const reviewOnce = (request: ReviewRequest, reviewer: LoopAgent, watch: ReviewWa
     }
     if (!capture.displayAtLineStart) yield* reporter.write("\n")
     const endedAt = yield* Clock.currentTimeMillis
-    const review = recordOf(reviewer, capture, request.timeoutMs, endedAt - startedAt, request.redact)
+    const review = recordOf(reviewer, capture, request.inactivityTimeoutMs, endedAt - startedAt, request.redact)
     yield* reporter.line(reviewLine(review))
     return { review, limit: capture.limited }
   }))
