@@ -1,8 +1,9 @@
-import { HarnessService, type LoopOptions, type NotifySettings, Workspace } from "@spool/core"
+import { GitSummary, HarnessService, type LoopOptions, type NotifySettings, Workspace } from "@spool/core"
 import { Effect } from "effect"
 import { agentList, type PreparedAgent, reviewerList } from "../agents/AgentList.js"
 import { Invocation } from "../host/Invocation.js"
 import { notifySettings } from "../notices/Notices.js"
+import { gitLayer } from "../place/GitLayer.js"
 import { requestError } from "../RequestError.js"
 import { openWalls, type Walls } from "../sandbox/Walls.js"
 import type { LoopRequest, RemoteRequest } from "./LoopRequest.js"
@@ -42,6 +43,9 @@ export const prepareLoop = (request: LoopRequest) =>
     const walled = request.sandbox !== null
     const agents = yield* agentList(request, invocation, walled)
     const reviewers = yield* reviewerList(request, invocation, walled)
+    if (reviewers.length > 0 && !(yield* GitSummary.pipe(Effect.provide(gitLayer((yield* Workspace).root)))).repository) {
+      return yield* requestError("--review reads the work under review from git: run it in a git repository (git init, then commit)", "review")
+    }
     const { remote } = request
     if (remote !== null && !/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(remote.name)) {
       return yield* requestError(`--remote must name a git remote (as git remote -v lists them), got '${remote.name}'`, "remote")

@@ -1,3 +1,4 @@
+import { loopReviewers } from "../review/Reviewers.js"
 import { Clock, Effect, Option, Ref } from "effect"
 import { GitSummary } from "../git/GitSummary.js"
 import { describeSpend, unsupportedCap } from "../guards/Guards.js"
@@ -38,12 +39,14 @@ const checkInput = (input: LoopRequest, inputs: LoopInputs, { agents }: LoopAgen
   Effect.gen(function*() {
     const contexts = yield* ContextStore
     const { change, options } = input
-    // Every agent of the list, fallbacks too: one that cannot start, or whose spend a cap cannot see, is refused now, not at a limit in the night.
-    for (const { service } of agents) {
+    // Every agent of the list, fallbacks and reviewers too: one that cannot start, or whose spend a
+    // cap cannot see, is refused now, not at a limit or a claim in the night.
+    const all = [...agents, ...(yield* loopReviewers).reviewers]
+    for (const { service } of all) {
       const unsupported = unsupportedCap(options, service.name, service.reports)
       if (unsupported !== null) return yield* unsupported
     }
-    for (const { service } of agents) yield* service.preflight
+    for (const { service } of all) yield* service.preflight
     yield* contexts.load(change.id)
     yield* inputs.readDocument(change.proposalPath)
     if (change.modulePath !== null) yield* inputs.readDocument(change.modulePath)
