@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { byTurn, CLAUDE_BIN, claudeEnv, type Conversation, Reply, startFakeAnthropicServer } from "@spool/testkit/fakeAnthropicServer"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { agentScript, git, makeWorkspace, spool } from "./support.js"
@@ -122,5 +123,48 @@ describe("--review", () => {
     expect(git(root, "status", "--porcelain")).toBe("")
     expect(git(root, "branch", "--format=%(refname:short)")).toBe("main")
     expect(git(root, "worktree", "list").split("\n")).toHaveLength(1)
+  })
+
+  it("the real claude reviews, against its fake model server: its writes stay in its own work tree, its findings reach the agent, its approval completes the change, its spend is kept apart", async () => {
+    const root = makeWorkspace()
+    const prompts = tmpFile("prompts")
+    const seen: Array<Conversation> = []
+    let runs = 0
+    const server = await startFakeAnthropicServer((conversation) => {
+      if (conversation.turn === 0) {
+        runs++
+        seen.push(conversation)
+      }
+      return runs === 1
+        // The first review writes in its work tree, then asks for changes; the second approves.
+        ? byTurn(Reply.write("src/app.ts", "reviewer's scribble\n"), Reply.text("I read the diff.\n<verdict>changes</verdict>\n", FINDING, "\n"))(conversation)
+        : Reply.text("The empty name is handled now.\n\n<verdict>approve</verdict>\n")
+    })
+    const home = `${root}-claude`
+    try {
+      const env = { ...claudeEnv({ baseURL: server.baseURL, root: home }), SPOOL_CLAUDE_BIN: CLAUDE_BIN }
+      const result = await spool(["ralph", "x", "--change", "001-01", ...harness(agent(prompts)), "--review", "claude:claude-test-model", "--allow-all"], { cwd: root, env })
+      expect(result.code, `${result.stderr}${result.stdout}`).toBe(0)
+      expect(seen).toHaveLength(2)
+      // claude worked in a throwaway tree of the work, with the review prompt.
+      expect(seen[0]!.cwd).not.toBe(root)
+      expect(seen[0]!.prompt).toContain("# Review of change `001-01_greeting-cli`")
+      expect(seen[0]!.prompt).toContain("+export const greet = (name) => 'hi ' + name")
+      expect(readFileSync(join(root, "src/app.ts"), "utf8")).toContain("name === ''")
+      expect(git(root, "status", "--porcelain")).toBe("")
+      const [, second] = readFileSync(prompts, "utf8").split("=== end of prompt ===")
+      expect(second).toContain(`### From claude:claude-test-model (iteration 1)\n\n${FINDING}`)
+      const status = await statusJson(root)
+      expect(status.history.map((r: { reviews: Array<{ reviewer: string; verdict: string }> }) => r.reviews.map((v) => [v.reviewer, v.verdict]))).toEqual([
+        [["claude:claude-test-model", "changes"]],
+        [["claude:claude-test-model", "approve"]]
+      ])
+      // claude reports its tokens: the reviewers' spend is kept apart from the agent's (the command agent reports none).
+      expect(status.reviewUsage.tokens).toBeGreaterThan(0)
+      expect(status.usage).toBeNull()
+    } finally {
+      await server.close()
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 })
