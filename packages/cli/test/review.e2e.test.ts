@@ -167,4 +167,35 @@ describe("--review", () => {
       rmSync(home, { recursive: true, force: true })
     }
   })
+
+  it("the reviewers' spend counts toward the caps: --max-tokens reached by a review stops the loop (exit 4)", async () => {
+    const root = makeWorkspace()
+    // claude is the agent (two requests, 240 tokens) and the reviewer (120 more): the cap of 300 falls in the review.
+    const server = await startFakeAnthropicServer((conversation) =>
+      conversation.prompt.includes("# Review of change")
+        ? Reply.text("I read the diff.\n<verdict>changes</verdict>\n", FINDING, "\n")
+        : byTurn(Reply.write("src/app.ts", "export const greet = (name) => 'hi ' + name\n"), Reply.text("greet is written.\n\n<promise>COMPLETE</promise>\n"))(conversation)
+    )
+    const home = `${root}-claude`
+    try {
+      const env = { ...claudeEnv({ baseURL: server.baseURL, root: home }), SPOOL_CLAUDE_BIN: CLAUDE_BIN }
+      const result = await spool(
+        ["ralph", "x", "--change", "001-01", "--harness", "claude", "--model", "claude-test-model", "--allow-all", "--no-interactive", "--review", "claude:claude-test-model", "--max-tokens", "300"],
+        { cwd: root, env }
+      )
+      expect(result.code, `${result.stderr}${result.stdout}`).toBe(4)
+      expect(result.stdout).toContain("--max-tokens")
+      const status = await statusJson(root)
+      expect(status.status).toBe("stopped")
+      expect(status.stopReason).toBe("max-tokens")
+      expect(status.history).toHaveLength(1)
+      expect(status.history[0].reviews).toHaveLength(1)
+      expect(status.reviewUsage.tokens).toBeGreaterThan(0)
+      expect(status.guards.tokens).toBe(status.usage.tokens + status.reviewUsage.tokens)
+      expect(status.guards.tokens).toBeGreaterThan(300)
+    } finally {
+      await server.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
 })
