@@ -39,6 +39,12 @@ export const groups = [
     mutate: [core("agents/AgentChoice"), core("guards/UsageLimitGate"), core("loop/AgentTurn")],
     tests: coreTests("AgentChoice", "UsageLimitGate", "FallbackLoop", "ManyLoops")
   },
+  // A claim's review: the verdict rule (the completion judge with the tag `verdict`), the findings, the diff cut to size, the end of what an agent said.
+  {
+    name: "review",
+    mutate: [core("review/VerdictRule"), core("review/ReviewDiff"), core("review/Review"), core("output/TextTail")],
+    tests: coreTests("VerdictRule", "ReviewDiff", "ReviewLoop", "TextTail")
+  },
   {
     name: "redaction",
     mutate: [core("output/Redact"), core("output/OutputLog"), core("output/ByteOutputLog"), core("output/HeadTail"), core("bytes/Utf8Tail"), core("bytes/ByteConcat")],

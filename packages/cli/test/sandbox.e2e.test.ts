@@ -177,6 +177,41 @@ console.log(id + " is done\\n<promise>COMPLETE</promise>")
     expect(git(root, "log", "--format=%s", "main")).toBe("initial")
   })
 
+  it("walls a hostile reviewer in too: it reads the work and may write in its own tree, but cannot write in the loop's work tree, move a branch, nor read a secret; exit 0", async () => {
+    const sshSecret = `ssh-secret-${randomUUID()}`
+    const { root, home } = attackScene(sshSecret)
+    const agent = agentScript(`
+import { readFileSync, writeFileSync } from "node:fs"
+readFileSync(0, "utf8")
+writeFileSync("work.txt", "the agent's work\\n")
+console.log("Done. <promise>COMPLETE</promise>")
+`)
+    const reviewer = agentScript(`
+import { readFileSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+readFileSync(0, "utf8")
+const attempt = (what, act) => { try { act(); console.log(what + ": done") } catch (e) { console.log(what + ": refused (" + (e.code ?? "exit " + e.status) + ")") } }
+console.log("work: " + readFileSync("work.txt", "utf8").trim())
+attempt("own tree write", () => writeFileSync("scribble.txt", "x"))
+attempt("work tree write", () => writeFileSync(${JSON.stringify(join(root, "pwned.txt"))}, "x"))
+attempt("branch move", () => execFileSync("git", ["update-ref", "refs/heads/main", "HEAD~1"], { stdio: "pipe" }))
+attempt("secret read", () => readFileSync(${JSON.stringify(join(home, ".ssh", "id_ed25519"))}, "utf8"))
+console.log("Looked at it all.\\n<verdict>approve</verdict>")
+`)
+    const result = await spool(["ralph", "x", "--change", "001-01", "--sandbox", ...harness(agent), "--review", `command:${reviewer}`], { cwd: root, env: { HOME: home } })
+    const shown = (result.stdout + result.stderr).replaceAll(sshSecret, "<ssh key>")
+    expect(result.code, shown).toBe(0)
+    expect(result.stdout).toContain("work: the agent's work")
+    expect(result.stdout).toContain("own tree write: done")
+    expect(result.stdout).toMatch(/work tree write: refused \(E\w+\)/)
+    expect(result.stdout).toMatch(/secret read: refused \(E\w+\)/)
+    expect(result.stdout).toMatch(/branch move: refused \(exit \d+\)/)
+    expect(git(root, "log", "--format=%s", "-1")).toMatch(/^spool ralph: 001-01_greeting-cli iteration 1/)
+    expect(shown).not.toContain("<ssh key>")
+    expect(existsSync(join(root, "pwned.txt"))).toBe(false)
+    expect(result.stdout).toContain("complete: the promise was accepted at iteration 1 and approved by its review")
+  })
+
   it("without bubblewrap on the PATH stops before anything runs, with one line naming it and how to install it; exit 2", async () => {
     const root = makeWorkspace()
     // Everything spool and the runtime's check look for, but bwrap.

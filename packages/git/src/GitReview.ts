@@ -36,9 +36,11 @@ const DIFF = ["diff", "--no-color", "--no-ext-diff", "--no-renames", "--no-textc
 /**
  * `ReviewGit` for the repository around `cwd`: the diff between two snapshots (tree objects), and a
  * throwaway work tree of a snapshot, made from a commit of its tree that no branch or ref names
- * (git's garbage collection takes it in time), removed with whatever was written in it.
+ * (git's garbage collection takes it in time), removed with whatever was written in it. The work
+ * tree is made at `place` when given (where a sandbox's walls let the reviewer write), else in a new
+ * temporary directory each time.
  */
-export const make = (cwd: string) =>
+export const make = (cwd: string, place?: string) =>
   Effect.map(GitCommand.make(cwd), (git): ReviewGit["Type"] => ({
     diff: (from: GitSnapshot, to: GitSnapshot) =>
       Effect.zipWith(
@@ -51,16 +53,19 @@ export const make = (cwd: string) =>
         const commit = (yield* git.runQuiet("commit-tree", [
           "-c", "user.name=spool", "-c", "user.email=spool@localhost", "commit-tree", at.tree, "-m", "the work under review"
         ])).trim()
-        const directory = yield* Effect.acquireRelease(
-          fileSystem("worktree", () => Fs.mkdtemp(Path.join(Os.tmpdir(), "spool-review-"))),
-          (dir) => fileSystem("worktree", () => Fs.rm(dir, { recursive: true, force: true })).pipe(Effect.ignore)
+        const tree = place ?? Path.join(
+          yield* Effect.acquireRelease(
+            fileSystem("worktree", () => Fs.mkdtemp(Path.join(Os.tmpdir(), "spool-review-"))),
+            (dir) => fileSystem("worktree", () => Fs.rm(dir, { recursive: true, force: true })).pipe(Effect.ignore)
+          ),
+          "tree"
         )
-        const tree = Path.join(directory, "tree")
         yield* Effect.acquireRelease(
           git.runQuiet("worktree", ["worktree", "add", "--quiet", "--detach", tree, commit]),
           () =>
             git.runQuiet("worktree", ["worktree", "remove", "--force", tree]).pipe(
               Effect.zipRight(git.runQuiet("worktree", ["worktree", "prune"])),
+              Effect.zipRight(fileSystem("worktree", () => Fs.rm(tree, { recursive: true, force: true }))),
               Effect.ignore
             )
         )
@@ -69,8 +74,8 @@ export const make = (cwd: string) =>
   }))
 
 /** The layer of `ReviewGit` for the repository around `cwd`; where git cannot run, one whose every call fails, saying why. */
-export const layer = (cwd: string): Layer.Layer<ReviewGit> =>
+export const layer = (cwd: string, place?: string): Layer.Layer<ReviewGit> =>
   Layer.effect(
     ReviewGit,
-    Effect.catchAll(make(cwd), (error) => Effect.succeed<ReviewGit["Type"]>({ diff: () => Effect.fail(error), checkout: () => Effect.fail(error) }))
+    Effect.catchAll(make(cwd, place), (error) => Effect.succeed<ReviewGit["Type"]>({ diff: () => Effect.fail(error), checkout: () => Effect.fail(error) }))
   )

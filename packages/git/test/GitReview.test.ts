@@ -70,4 +70,20 @@ describe("the review's git", () => {
       expect(git(dir, "status", "--porcelain")).toBe(" M src/app.ts\n")
       expect(git(dir, "worktree", "list").trim().split("\n")).toHaveLength(1)
     }))
+
+  it.effect("makes the work tree at the place given (where a sandbox's walls let the reviewer write), and leaves that place free again", () =>
+    Effect.gen(function*() {
+      const dir = repository()
+      const at = (yield* snapshot(dir))!
+      const place = Path.join(temporaryDirectory(), "tree")
+      const review = yield* GitReview.make(dir, place)
+      for (const round of [1, 2]) {
+        yield* Effect.scoped(Effect.gen(function*() {
+          expect(yield* review.checkout(at)).toBe(place)
+          expect(Fs.readFileSync(Path.join(place, "src/app.ts"), "utf8")).toBe("export const a = 1\n")
+          Fs.writeFileSync(Path.join(place, `scribble-${round}.txt`), "x")
+        }))
+        expect(Fs.existsSync(place)).toBe(false)
+      }
+    }))
 })

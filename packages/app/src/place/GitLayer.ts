@@ -1,5 +1,5 @@
 import { statePaths, Workspace } from "@spool/core"
-import { GitReview, GitSummaryLive } from "@spool/git"
+import { GitSummaryLive } from "@spool/git"
 import { Effect, Layer } from "effect"
 
 /**
@@ -7,7 +7,4 @@ import { Effect, Layer } from "effect"
  * workspace's tree keeps; outside a git work tree, a GitSummary that records nothing.
  */
 export const gitLayer = (root: string) =>
-  Layer.merge(
-    Layer.unwrapEffect(Effect.map(Workspace, (workspace) => GitSummaryLive.layer(root, statePaths(workspace.tree)))),
-    GitReview.layer(root)
-  )
+  Layer.unwrapEffect(Effect.map(Workspace, (workspace) => GitSummaryLive.layer(root, statePaths(workspace.tree))))

@@ -18,6 +18,7 @@ import {
   WORK_DIR,
   Workspace
 } from "@spool/core"
+import { GitReview } from "@spool/git"
 import { SandboxRuntime } from "@spool/sandbox"
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
@@ -109,8 +110,9 @@ const agentsLayer = <E, R>(cast: LoopCast, serviceOf: (agent: PreparedAgent) => 
     )
   }))
 
-/** The agents of a loop, unwalled. */
-export const loopAgentsLayer = (cast: LoopCast) => agentsLayer(cast, (agent) => Effect.provide(HarnessService, agent.layer))
+/** The agents of a loop, unwalled; its reviewers' work trees made anew in the temporary directory for each review. */
+export const loopAgentsLayer = (cast: LoopCast, place: WorkPlace) =>
+  Layer.merge(agentsLayer(cast, (agent) => Effect.provide(HarnessService, agent.layer)), GitReview.layer(place.cwd))
 
 /**
  * The agents and the checks of the loop at `place`, each behind its walls (`agentRules` with that
@@ -128,12 +130,24 @@ export const walledLayers = (walls: Walls, cast: LoopCast, place: WorkPlace) =>
       for (const dir of agentStateDirs(agent.needs, at, env)) yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.ignore)
     }
     const checks = yield* through(walls, checkRules(walls.settings, at, env))
+    // A reviewer works in a tree of its own, always made at the same place: it may write there (the
+    // tests it runs), never in the loop's work tree, nor in git's objects and refs.
+    const reviewDir = yield* fs.makeTempDirectoryScoped({ prefix: "spool-review-" }).pipe(
+      Effect.mapError((error) => new RequestError({ message: `--sandbox: the reviewers' directory cannot be made: ${error.message}`, option: "sandbox" }))
+    )
+    const reviewTree = join(reviewDir, "tree")
+    // The walls open only what exists: the directory the tree is made in, before any review.
+    const reviewAt: SandboxPlace = { ...at, workTree: reviewDir, gitDir: null }
     const walled = yield* Effect.forEach(agents, (agent) =>
-      Effect.map(through(walls, agentRules(agent.needs, walls.settings, at, env)), (executor) => ({ agent, executor })))
-    return Layer.merge(
+      Effect.map(
+        through(walls, agentRules(agent.needs, walls.settings, cast.reviewers.includes(agent) ? reviewAt : at, env)),
+        (executor) => ({ agent, executor })
+      ))
+    return Layer.mergeAll(
       agentsLayer(cast, (agent) =>
         Effect.provide(HarnessService, agent.layer.pipe(Layer.provide(walled.find((w) => w.agent === agent)!.executor)))),
-      CheckRunner.layer.pipe(Layer.provide(checks))
+      CheckRunner.layer.pipe(Layer.provide(checks)),
+      GitReview.layer(place.cwd, reviewTree)
     )
   }))
 
@@ -150,7 +164,7 @@ export const withinWalls = (walls: Walls | null, cast: LoopCast, place: WorkPlac
 <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | RequestError, R | Layer.Layer.Context<ReturnType<typeof walledLayers>>> =>
-  walls === null ? Effect.provide(effect, loopAgentsLayer(cast)) : Effect.provide(effect, walledLayers(walls, cast, place))
+  walls === null ? Effect.provide(effect, loopAgentsLayer(cast, place)) : Effect.provide(effect, walledLayers(walls, cast, place))
 
 /** What `--status` and the loop's state say of the walls: the runtime, the agents' hosts, the person's additions. */
 export const sandboxNote = (walls: Walls, agents: ReadonlyArray<PreparedAgent>, env: Readonly<Record<string, string | undefined>>): SandboxNote => ({

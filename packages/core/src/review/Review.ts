@@ -57,7 +57,9 @@ export interface ReviewOutcome {
 }
 
 const failureOf = (capture: CaptureOf<ReviewJudgement>, inactivityTimeoutMs: number) =>
-  capture.timedOut
+  capture.exitCode === null && capture.signal === null && capture.error !== null
+    ? `it could not run: ${capture.error}`
+    : capture.timedOut
     ? `it was silent for ${formatDuration(inactivityTimeoutMs)} (--inactivity-timeout)`
     : capture.signal !== null
     ? `it was killed by ${capture.signal}`
