@@ -103,6 +103,28 @@ describe("spool ralph --approve/--reject with --remote (the built binary, script
     expect(git(here, "log", "--format=%s", "main")).toBe("initial")
   })
 
+  it("a rejected change run again by a --merge sweep in a third clone, without --approve, is merged there, and its word leaves the remote", async () => {
+    const { bare, base, clone } = remoteOf({ "001-01_a": {} })
+    const agent = recordingAgent(base)
+    const first = await spool(["ralph", "--continue-ready", "--merge", "--approve", "--remote", "origin", ...harness(agent)], { cwd: clone("here") })
+    expect(first.code, first.stderr).toBe(7)
+    const rejected = await spool(["ralph", "--reject", "001-01", "say hello, not hi", "--remote", "origin"], { cwd: clone("there") })
+    expect([rejected.code, rejected.stderr]).toEqual([0, ""])
+    expect(approvalRef(bare, "001-01_a")).toMatchObject({ decision: "rejected", why: "say hello, not hi" })
+
+    const third = clone("third")
+    const second = await spool(["ralph", "--continue-ready", "--merge", "--remote", "origin", ...harness(agent)], { cwd: third })
+    expect(second.code, second.stderr).toBe(0)
+    expect(runs(base)).toEqual(["001-01_a", "001-01_a"])
+    // The loop brought the branch and state from the remote (a new run, on the first one's commit), and the why reached its prompt.
+    expect(readFileSync(join(base, "prompt-2"), "utf8")).toContain("A person reviewed the completed work and rejected its merge: say hello, not hi")
+    expect(row(second.stdout, "001-01_a")[7]).toMatch(/^merged into main \([0-9a-f]{8}\)$/)
+    expect(git(third, "log", "--format=%s", "main").split("\n")).toEqual(["spool ralph: 001-01_a iteration 1", "spool ralph: 001-01_a iteration 1", "initial"])
+    expect(readFileSync(join(third, "001-01_a.txt"), "utf8")).toBe("done 2\n")
+    // Merged: the rejection has done its part, and goes as an approval does.
+    expect(approvalRef(bare, "001-01_a")).toBeNull()
+  })
+
   it("an approval given in another clone is merged by a sweep in a fresh clone that never ran the change, without running it", async () => {
     const { bare, base, clone } = remoteOf({ "001-01_a": {} })
     const here = clone("here")
