@@ -165,13 +165,14 @@ const runChecked = (request: SweepRequest, { prepared, selection, base }: Effect
         if (base !== null && result.status === "complete") yield* rememberMerge(changeId, awaitingMerge)
         return result
       })
-    // With a remote, a change completed elsewhere is merged from the remote's branch, and its approval there goes once merged.
+    // With a remote, a change completed elsewhere is merged from the remote's branch; once merged, a
+    // person's word on it there goes: the approval it was merged on, or the rejection its run answered.
     const mergeOne = base === null ? null : (changeId: string) =>
       Effect.gen(function*() {
         const unfetched = remote !== null && unmerged.includes(changeId) ? yield* fetchBranch(changeId, remote) : null
         if (unfetched !== null) return yield* Effect.as(rememberMerge(changeId, unfetched), unfetched)
         const note = yield* mergeChange(prepared, base)(changeId)
-        if (remote !== null && note.merged && unmerged.includes(changeId)) yield* forgetApproval(changeId, remote)
+        if (remote !== null && note.merged && (unmerged.includes(changeId) || rejected.has(changeId))) yield* forgetApproval(changeId, remote)
         return note
       })
     const runner: SweepRunner<Effect.Effect.Error<ReturnType<typeof runChange>>, SweepNeeds> = {
