@@ -1,4 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { ReviewRecord } from "../src/domain/Domain.js"
+import { reviewLine } from "../src/review/Review.js"
 import { cutDiff, type FileDiff } from "../src/review/ReviewDiff.js"
 
 const file = (path: string, size: number, added: number | null = 1): FileDiff => ({
@@ -28,5 +30,16 @@ describe("the run's diff for a reviewer", () => {
 
   it("says when the work is empty", () => {
     assert.strictEqual(cutDiff([]), "(no changes: the run's work is empty)")
+  })
+})
+
+describe("the line a review ends with", () => {
+  const review = (verdict: ReviewRecord["verdict"], findings: string | null): ReviewRecord => ({ reviewer: "claude", verdict, findings, durationMs: 1, usage: null })
+  it("says what the reviewer made of the claim, each verdict its own way", () => {
+    assert.strictEqual(reviewLine(review("approve", null)), "review by claude: approved")
+    assert.strictEqual(reviewLine(review("changes", "- fix a\n- fix b")), "review by claude: changes asked: - fix a - fix b")
+    assert.strictEqual(reviewLine(review("none", "the reviewer gave no verdict")), "review by claude: not approved: the reviewer gave no verdict")
+    assert.strictEqual(reviewLine(review("limited", "usage limit reached")), "review by claude: not given: its usage limit (usage limit reached)")
+    assert.strictEqual(reviewLine(review("failed", "it exited with code 1")), "review by claude: failed: it exited with code 1")
   })
 })

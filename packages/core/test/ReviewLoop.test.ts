@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Stream, TestClock } from "effect"
+import { Effect, Exit, Layer, Stream, TestClock } from "effect"
+import { GitError } from "../src/git/GitSummary.js"
+import { ReviewGit } from "../src/review/ReviewGit.js"
 import type { HarnessUsage } from "../src/domain/Domain.js"
 import { HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
 import { done, hangsAfter, runWith, untilPrinted } from "./loopFixture.js"
@@ -96,11 +98,41 @@ describe("a loop with a reviewer", () => {
       })
       assert.deepStrictEqual(Exit.map(seen.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 1] as const))
       assert.deepStrictEqual(seen.records[0]!.reviews!.map((v) => v.verdict), ["limited", "approve"])
+      // The second review ran once the wait was over, and took no time of the test clock.
+      assert.strictEqual(seen.records[0]!.reviews![1]!.durationMs, 0)
       const given = yield* runWith(() => scriptedRun(done), { maxIterations: 5, maxLimitWaitMs: 0 }, undefined, {
         reviewers: [{ id: "claude", script: () => limited }]
       })
       assert.deepStrictEqual(Exit.map(given.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["usage-limit", 1] as const))
       assert.deepStrictEqual(given.records.map((r) => [r.outcome, r.reviews?.map((v) => v.verdict)]), [["limited", ["limited"]]])
+    }))
+
+  it.effect("names how a reviewer failed: killed, its own report of an error, a work tree that could not be made", () =>
+    Effect.gen(function*() {
+      let reviews = 0
+      const plays = [
+        () => [HarnessEvent.Exited({ exitCode: null, signal: "SIGKILL" })],
+        () => [HarnessEvent.Failed({ message: "the API said no" }), HarnessEvent.Exited({ exitCode: 0, signal: null })]
+      ]
+      const seen = yield* runWith(() => scriptedRun(done), { maxIterations: 9 }, undefined, {
+        reviewers: [{ id: "claude", script: () => plays[reviews++]!() }],
+        maxReviews: 2
+      })
+      assert.deepStrictEqual(seen.records.map((r) => r.reviews!.map((v) => [v.verdict, v.findings])), [
+        [["failed", "it was killed by SIGKILL"]],
+        [["failed", "it reported: the API said no"]]
+      ])
+      const broken = Layer.succeed(ReviewGit, {
+        diff: () => Effect.succeed([]),
+        checkout: () => Effect.fail(new GitError({ operation: "worktree", detail: "disk full" }))
+      })
+      const unmade = yield* runWith(() => scriptedRun(done), { maxIterations: 1 }, undefined, {
+        reviewers: [{ id: "claude", script: () => scriptedRun(approve) }],
+        reviewGit: broken
+      })
+      assert.deepStrictEqual(unmade.records[0]!.reviews!.map((v) => [v.verdict, v.findings]), [
+        ["failed", "it could not run: no work tree could be made for it: git worktree failed: disk full"]
+      ])
     }))
 
   it.effect("reviews nothing when no claim stands", () =>

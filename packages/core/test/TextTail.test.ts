@@ -19,6 +19,31 @@ describe("the end of what an agent said", () => {
     assert.strictEqual(tail.text(), "xxxxxxxx")
   })
 
+  it("leaves out whole a character cut at the start, in a chunk longer than it keeps, and across chunks", () => {
+    const long = makeTextTail(4)
+    // é is two bytes: the last four of "ééx" start with the second byte of the first é.
+    long.feed("ééx")
+    assert.strictEqual(long.text(), "éx")
+    const across = makeTextTail(5)
+    across.feed("abc")
+    across.feedBytes(new TextEncoder().encode("éé"))
+    assert.strictEqual(across.text(), "céé")
+    across.feed("d")
+    assert.strictEqual(across.text(), "éé" + "d")
+    assert.strictEqual(makeTextTail(4).text(), "")
+  })
+
+  it("keeps a chunk of exactly its size whole, and drops every earlier one", () => {
+    const tail = makeTextTail(4)
+    tail.feed("ab")
+    tail.feed("cd")
+    assert.strictEqual(tail.text(), "abcd")
+    tail.feed("wxyz")
+    assert.strictEqual(tail.text(), "wxyz")
+    tail.feed("1")
+    assert.strictEqual(tail.text(), "xyz1")
+  })
+
   it("copies bytes fed, so that a buffer reused by its owner does not change what was kept", () => {
     const tail = makeTextTail(16)
     const buffer = new TextEncoder().encode("first")

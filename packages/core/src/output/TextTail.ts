@@ -27,8 +27,9 @@ export const makeTextTail = (limit: number) => {
         at += piece.length
       }
       let start = Math.max(0, size - limit)
-      // A character cut at the start is left out whole: its continuation bytes are 10xxxxxx.
-      while (start < size && start > 0 && (all[start]! & 0xc0) === 0x80) start++
+      // A character cut at the start (here, or when a long chunk was kept from its end) is left out
+      // whole: its continuation bytes are 10xxxxxx, and text never starts with one.
+      while (start < size && (all[start]! & 0xc0) === 0x80) start++
       return new TextDecoder().decode(all.subarray(start))
     }
   }

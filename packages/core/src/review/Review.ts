@@ -111,7 +111,6 @@ const reviewOnce = (request: ReviewRequest, reviewer: LoopAgent, watch: ReviewWa
     const tree = yield* Effect.either(git.checkout(request.at))
     if (tree._tag === "Left") {
       capture.error = `no work tree could be made for it: ${tree.left.message}`
-      capture.exitCode = 0
     } else {
       const log = yield* history.openLog(request.changeId, request.runId, request.iteration)
       yield* log.write(request.redact(`\n=== review by ${reviewer.id} ===\n${prompt}\n=== output ===\n`))
