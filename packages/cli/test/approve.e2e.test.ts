@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { agentScript, git, repositoryOf, spool } from "./support.js"
+import { agentScript, git, remoteOf, repositoryOf, spool } from "./support.js"
 
 // A person before a merge: a --merge --approve sweep leaves completed changes waiting (exit 7);
 // --approve has the next sweep merge one without running it, --reject runs it again with the why.
@@ -74,17 +73,7 @@ describe("spool ralph --merge --approve (the built binary, scripted agents)", ()
   })
 
   it("with --remote, an approval given in one clone is seen by the sweep in another, which merges without running the change", async () => {
-    const origin = repositoryOf({ "001-01_a": {} })
-    const base = realpathSync(mkdtempSync(join(tmpdir(), "spool-approve-remote-")))
-    const bare = join(base, "origin.git")
-    execFileSync("git", ["clone", "-q", "--bare", origin, bare])
-    const clone = (name: string) => {
-      const at = join(base, name)
-      execFileSync("git", ["clone", "-q", bare, at])
-      git(at, "config", "user.name", "Test")
-      git(at, "config", "user.email", "test@example.invalid")
-      return at
-    }
+    const { base, bare, clone } = remoteOf({ "001-01_a": {} })
     const here = clone("here")
     const there = clone("there")
     const sweep = () =>

@@ -1,9 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { agentScript, git, repositoryOf, spool } from "./support.js"
+import { agentScript, git, remoteOf, spool } from "./support.js"
 
 // A person's word on a merge kept on the remote: a rejection given in one clone runs the change
 // again in another with the why in its prompt; an approval merges in a clone that never ran it.
@@ -28,21 +26,6 @@ console.log("<promise>COMPLETE</promise>")
 
 const runs = (dir: string) => existsSync(join(dir, "runs")) ? readFileSync(join(dir, "runs"), "utf8").split("\n").filter(Boolean) : []
 
-/** A bare remote of a repository with `changes`, and a function that clones it under `name`. */
-const remoteOf = (changes: Parameters<typeof repositoryOf>[0]) => {
-  const origin = repositoryOf(changes)
-  const base = realpathSync(mkdtempSync(join(tmpdir(), "spool-approve-remote-")))
-  const bare = join(base, "origin.git")
-  execFileSync("git", ["clone", "-q", "--bare", origin, bare])
-  const clone = (name: string) => {
-    const at = join(base, name)
-    execFileSync("git", ["clone", "-q", bare, at])
-    git(at, "config", "user.name", "Test")
-    git(at, "config", "user.email", "test@example.invalid")
-    return at
-  }
-  return { base, bare, clone }
-}
 
 /** The approval ref of `changeId` on the bare remote: the decoded note its commit's message is, or null without one. */
 const approvalRef = (bare: string, changeId: string) => {

@@ -202,3 +202,19 @@ export const repositoryOf = (
   git(dir, "commit", "-qm", "initial")
   return dir
 }
+
+/** A bare remote of a repository with `changes`, and a function that clones it under `name`. */
+export const remoteOf = (changes: Parameters<typeof repositoryOf>[0]) => {
+  const origin = repositoryOf(changes)
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "spool-approve-remote-")))
+  const bare = join(base, "origin.git")
+  git(base, "clone", "-q", "--bare", origin, bare)
+  const clone = (name: string) => {
+    const at = join(base, name)
+    git(base, "clone", "-q", bare, at)
+    git(at, "config", "user.name", "Test")
+    git(at, "config", "user.email", "test@example.invalid")
+    return at
+  }
+  return { base, bare, clone }
+}
