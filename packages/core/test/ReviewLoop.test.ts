@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Stream, TestClock } from "effect"
-import { GitError } from "../src/git/GitSummary.js"
+import { GitError, GitSummary } from "../src/git/GitSummary.js"
 import { ReviewGit } from "../src/review/ReviewGit.js"
 import type { HarnessUsage } from "../src/domain/Domain.js"
 import { HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
@@ -133,6 +133,15 @@ describe("a loop with a reviewer", () => {
       assert.deepStrictEqual(unmade.records[0]!.reviews!.map((v) => [v.verdict, v.findings]), [
         ["failed", "it could not run: no work tree could be made for it: git worktree failed: disk full"]
       ])
+      // Without git there is no work to review (the run is refused before it starts): a rejection, saying so.
+      let ran = 0
+      const gitless = yield* runWith(() => scriptedRun(done), { maxIterations: 1 }, GitSummary.layerNone, {
+        reviewers: [{ id: "claude", script: () => (ran++, scriptedRun(approve)) }]
+      })
+      assert.deepStrictEqual(gitless.records[0]!.reviews!.map((v) => [v.reviewer, v.verdict, v.findings]), [
+        ["claude", "failed", "the work under review could not be read from git"]
+      ])
+      assert.strictEqual(ran, 0)
     }))
 
   it.effect("reviews nothing when no claim stands", () =>

@@ -165,7 +165,7 @@ export const reviewedClaim = (claim: CheckedClaim, review: ReviewOutcome | null,
   if (review.approved) return { ...claim, reviews: review.reviews, rejected: false, findings: [] }
   const last = review.reviews.at(-1)
   const rejected = review.gaveUp === null && review.stopped === null && last !== undefined
-  const reason = last === undefined ? "not reviewed" : `${reviewLine(last)}`
+  const reason = last === undefined ? "not reviewed" : reviewLine(last)
   const findings: Array<Finding> = rejected && last.verdict === "changes" ? [{ reviewer: last.reviewer, iteration, text: last.findings ?? "" }] : []
   const notes = !rejected
     ? []

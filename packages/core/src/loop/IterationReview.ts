@@ -47,15 +47,10 @@ export const reviewClaim = (
     const { change, options } = ctx.input
     const start = yield* Ref.get(ctx.runStart)
     const at = claim.after
-    const notReadable = { reviews: [], approved: false, stopped: null, gaveUp: null }
+    // Without git (refused before the run starts) or a snapshot of the work, there is nothing to review: a rejection, saying so.
     if (start === null || at === null || Option.isNone(git)) {
-      return {
-        outcome: {
-          ...notReadable,
-          reviews: [{ reviewer: reviewers[0]!.id, verdict: "failed", findings: "the work under review could not be read from git", durationMs: 0, usage: null }]
-        } satisfies ReviewOutcome,
-        interrupted: false
-      }
+      const review = { reviewer: reviewers[0]!.id, verdict: "failed", findings: "the work under review could not be read from git", durationMs: 0, usage: null } as const
+      return { outcome: { reviews: [review], approved: false, stopped: null, gaveUp: null } satisfies ReviewOutcome, interrupted: false }
     }
     const files = yield* ctx.inputs.gitOrWarn(git.value.diff(start, at), [])
     const proposal = yield* ctx.inputs.readDocument(change.proposalPath)
