@@ -44,7 +44,7 @@ export * from "./sandbox/SandboxPolicy.js"
 // harness: driving an agent, and the scaffold each agent's package describes itself on.
 export * as AgentHarness from "./harness/AgentHarness.js"
 export * as CommandHarness from "./harness/CommandHarness.js"
-export { addCost, addUsage, agentSpend, sumAgentSpend, UsageTotals, usageTotals } from "./domain/Usage.js"
+export { addCost, addUsage, agentSpend, reviewSpend, sumAgentSpend, sumReviewSpend, UsageTotals, usageTotals } from "./domain/Usage.js"
 export { splitArgs } from "./harness/ArgumentSplit.js"
 export { currentGracePeriod } from "./harness/HarnessProcess.js"
 export * from "./harness/HarnessService.js"

@@ -6,6 +6,7 @@ import {
   formatCost,
   formatDuration,
   formatMoney,
+  formatReviewSpend,
   formatSpend,
   formatTaskCount,
   formatTaskProgress,
@@ -162,5 +163,14 @@ describe("an agent's spend", () => {
       { agent: "claude", iterations: 3, costUsd: 1.2, tokens: 9000 },
       { agent: "codex:gpt-5.5", iterations: 2, costUsd: null, tokens: null }
     ])).toBe("claude 3 iterations $1.20, codex:gpt-5.5 2 iterations (cost unknown)")
+  })
+})
+
+describe("the reviews' spend", () => {
+  it("counts the reviews and those approved, then the reviewers' cost (or that it is unknown) and their tokens when there are any", () => {
+    expect(formatReviewSpend({ reviews: 3, approved: 1, costUsd: 0.31, tokens: 12_000 })).toBe("3 (1 approved), $0.31, 12.0k tokens")
+    expect(formatReviewSpend({ reviews: 1, approved: 1, costUsd: 0.042, tokens: 0 })).toBe("1 (1 approved), $0.0420")
+    expect(formatReviewSpend({ reviews: 2, approved: 0, costUsd: null, tokens: 900 })).toBe("2 (0 approved), cost unknown, 900 tokens")
+    expect(formatReviewSpend({ reviews: 2, approved: 0, costUsd: null, tokens: null })).toBe("2 (0 approved), cost unknown")
   })
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type AgentNote, ChangeId, type GuardReport, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
-import { usageTotals } from "../src/domain/Usage.js"
+import { type AgentNote, ChangeId, type GuardReport, type IterationRecord, type LoopState, type ReviewRecord } from "../src/domain/Domain.js"
+import { reviewSpend, sumReviewSpend, usageTotals } from "../src/domain/Usage.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
 import { hasSeveralAgents, isAbandoned, type LoopReading, loopSummary } from "../src/status/LoopSummary.js"
 import { iterationRecord } from "./fixtures/iterationRecord.js"
@@ -134,6 +134,40 @@ describe("a loop's summary", () => {
     assert.isNull(loopSummary(reading({ history: history.slice(1, 2) })).usage)
     assert.deepStrictEqual(loopSummary(reading({ history: history.slice(2) })).usage, { tokens: 26, cost: null })
     assert.deepStrictEqual(usageTotals(history), loopSummary(reading({ history })).usage)
+  })
+
+  it("counts the reviews and the approvals, and totals the reviewers' usage apart from the agents'", () => {
+    const review = (verdict: ReviewRecord["verdict"], used: ReviewRecord["usage"]): ReviewRecord =>
+      ({ reviewer: "codex:gpt-5.5", verdict, findings: verdict === "changes" ? "add a test" : null, durationMs: 100, usage: used })
+    const history = [
+      iterationRecord({ iteration: 1, usage: usage(1000, 1) }),
+      iterationRecord({ iteration: 2, usage: usage(1000, 1), outcome: "changes", reviews: [review("changes", usage(30, 0.25))] }),
+      iterationRecord({ iteration: 3, outcome: "complete", reviews: [review("approve", usage(40, null)), review("approve", null)] })
+    ]
+    const summary = loopSummary(reading({ history }))
+    assert.deepStrictEqual(summary.reviews, { reviews: 3, approved: 2 })
+    assert.deepStrictEqual(summary.reviewUsage, { tokens: 36 + 46, cost: 0.25 })
+    assert.deepStrictEqual(summary.usage, { tokens: 2 * 1006, cost: 2 })
+    assert.deepStrictEqual(reviewSpend(history), { reviews: 3, approved: 2, costUsd: 0.25, tokens: 82 })
+    // Reviews that reported nothing: counted, their spend unknown; no review at all: nothing to show.
+    assert.deepStrictEqual(reviewSpend([iterationRecord({ reviews: [review("none", null)] })]), { reviews: 1, approved: 0, costUsd: null, tokens: null })
+    assert.isNull(reviewSpend(history.slice(0, 1)))
+    assert.isNull(reviewSpend([iterationRecord({ reviews: [] })]))
+  })
+
+  it("sums the reviews of several runs, a figure none reported staying null", () => {
+    assert.deepStrictEqual(
+      sumReviewSpend([
+        { reviews: 2, approved: 1, costUsd: 0.3, tokens: 900 },
+        null,
+        undefined,
+        { reviews: 1, approved: 1, costUsd: null, tokens: null },
+        { reviews: 1, approved: 0, costUsd: 0.1, tokens: 100 }
+      ]),
+      { reviews: 4, approved: 2, costUsd: 0.4, tokens: 1000 }
+    )
+    assert.deepStrictEqual(sumReviewSpend([{ reviews: 1, approved: 0, costUsd: null, tokens: null }]), { reviews: 1, approved: 0, costUsd: null, tokens: null })
+    assert.isNull(sumReviewSpend([null, undefined]))
   })
 
   it("counts the tasks: complete, shelved and all; pending and in-progress ones only in all", () => {

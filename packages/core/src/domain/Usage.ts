@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import type { AgentSpend } from "../text/Figures.js"
+import type { AgentSpend, ReviewSpend } from "../text/Figures.js"
 import { type AgentNote, countTokens, type HarnessUsage, type IterationRecord } from "./Domain.js"
 
 /** Unknown only while every part is unknown. */
@@ -45,6 +45,24 @@ export const reviewCounts = (records: ReadonlyArray<IterationRecord>) => {
   const reviews = records.flatMap((record) => record.reviews ?? [])
   return { reviews: reviews.length, approved: reviews.filter((review) => review.verdict === "approve").length }
 }
+
+/** The iterations' reviews as the views give them: how many, how many approved, what the reviewers spent; null when none ran. */
+export const reviewSpend = (records: ReadonlyArray<IterationRecord>): ReviewSpend | null => {
+  const counts = reviewCounts(records)
+  if (counts.reviews === 0) return null
+  const totals = reviewTotals(records)
+  return { ...counts, costUsd: totals?.cost ?? null, tokens: totals?.tokens ?? null }
+}
+
+/** The reviews of several runs (a sweep's loops) in all; null when none of them had any. */
+export const sumReviewSpend = (runs: ReadonlyArray<ReviewSpend | null | undefined>): ReviewSpend | null =>
+  runs.reduce<ReviewSpend | null>((sum, run) =>
+    run === null || run === undefined ? sum : sum === null ? run : {
+      reviews: sum.reviews + run.reviews,
+      approved: sum.approved + run.approved,
+      costUsd: addCost(sum.costUsd, run.costUsd),
+      tokens: run.tokens === null ? sum.tokens : (sum.tokens ?? 0) + run.tokens
+    }, null)
 
 /** An agent's note as the views give its spend: its tokens unknown (null) while it reported neither tokens nor a cost, as a run's are. */
 export const agentSpend = (note: AgentNote): AgentSpend => ({

@@ -116,3 +116,22 @@ export const formatAgentSpend = (spend: AgentSpend): string => {
 
 /** Several agents on one line: `claude 3 iterations $1.20, codex:gpt-5.5 2 iterations (cost unknown)`. */
 export const formatAgentsSpend = (agents: ReadonlyArray<AgentSpend>): string => agents.map(formatAgentSpend).join(", ")
+
+/** What a run's (or a sweep's) reviews (`--review`) came to: how many, how many approved, and what the reviewers spent, each figure null while none reported it. */
+export interface ReviewSpend {
+  readonly reviews: number
+  readonly approved: number
+  readonly costUsd: number | null
+  readonly tokens: number | null
+}
+
+/**
+ * `3 (1 approved), $0.31, 12.0k tokens`, `2 (0 approved), cost unknown`: the reviews, those that
+ * approved, the reviewers' cost (or that it is unknown) and their tokens when there are any.
+ */
+export const formatReviewSpend = (spend: ReviewSpend): string =>
+  [
+    `${spend.reviews} (${spend.approved} approved)`,
+    formatCost(spend.costUsd),
+    ...(spend.tokens === null || spend.tokens === 0 ? [] : [formatTokensShort(spend.tokens)])
+  ].join(", ")
