@@ -6,6 +6,7 @@ import {
   formatCost,
   formatDuration,
   formatMoney,
+  formatReviewSpend,
   formatSpend,
   formatTaskProgress,
   formatTokens,
@@ -18,7 +19,10 @@ import {
   type LoopSummary,
   loopSummary,
   type MergeNote,
+  oneLine,
   promiseFate,
+  reviewLine,
+  reviewSpend,
   type SettingsSource,
   statusJson,
   type StatusReport,
@@ -85,7 +89,7 @@ const statusColour = (p: Palette, status: string) =>
     ? p.cyan(status)
     : status === "abandoned"
     ? p.red(status)
-    : status === "max-iterations" || status === "stopped" || status === "usage-limit" || status === "deadline"
+    : status === "max-iterations" || status === "stopped" || status === "usage-limit" || status === "deadline" || status === "review-rejected"
     ? p.yellow(status)
     : p.red(status)
 
@@ -131,6 +135,9 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
   }
   const sum = summary.usage
   if (sum !== null) lines.push(`usage:     ${formatTokens(sum.tokens)}, ${formatCost(sum.cost)} over the iterations below`)
+  // The reviewers' spend, apart from the agents' (the guards above count both).
+  const reviews = reviewSpend(report.history)
+  if (reviews !== null) lines.push(`reviews:   ${formatReviewSpend(reviews)}`)
   if (report.history.length > 0) {
     lines.push("", p.bold(`recent iterations (last ${report.history.length}):`))
     // With several agents, each iteration names the one that ran it.
@@ -156,7 +163,9 @@ export const statusText = (report: StatusReport, p: Palette = palette(false)): s
           pad(exit, 9)
         }${pad(promiseColumn(r), 9)}${pad(r.git === null ? "n/a" : String(r.git.changedFiles), 9)}${
           pad(r.commit === null ? "-" : r.commit.slice(0, 7), 9)
-        }${outcomeOf(r)}`
+        }${outcomeOf(r)}`,
+        // Each review of the iteration's claim under it: who, and what it made of the claim.
+        ...(r.reviews ?? []).map((review) => `${pad("", 7)}${oneLine(reviewLine(review), 160)}`)
       )
     }
   }

@@ -1,7 +1,9 @@
-import { type AgentNote, ChangeId, type LoopState, parseTasks, type StatusReport } from "@spool/core"
+import { type AgentNote, ChangeId, type HarnessUsage, type LoopState, loopSummary, listChange, parseTasks, type ReviewRecord, type StatusReport } from "@spool/core"
 import { iterationRecord } from "@spool/testkit/iterationRecord"
 import { describe, expect, it } from "vitest"
-import { statusText } from "../src/Status.js"
+import { palette } from "../src/Colour.js"
+import { listText } from "../src/ralph/ListText.js"
+import { statusListText, statusText } from "../src/Status.js"
 
 const changeId = ChangeId.make("002-01_add-ralph-loop")
 
@@ -69,5 +71,74 @@ describe("--status of one change", () => {
       expect(text.split("\n").slice(-5)[0]).toMatch(/ commit {3}outcome$/)
       expect(text.split("\n").at(-1)).toMatch(/ continue$/)
     }
+  })
+
+  it("of a run with reviews: how many and how many approved, the reviewers' spend apart, and each claim's reviews under its iteration", () => {
+    const used = (inputTokens: number, cost: number | null): HarnessUsage =>
+      ({ inputTokens, outputTokens: 0, reasoningTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost })
+    const review = (reviewer: string, verdict: ReviewRecord["verdict"], findings: string | null, usage: HarnessUsage | null): ReviewRecord =>
+      ({ reviewer, verdict, findings, durationMs: 1000, usage })
+    const reviewed: StatusReport = {
+      ...report({ status: "complete" }),
+      history: [
+        iterationRecord({ iteration: 1, startedAt: "2026-11-27T10:00:00.000Z", usage: used(50_000, 0.9) }),
+        iterationRecord({
+          iteration: 2,
+          startedAt: "2026-11-27T10:01:00.000Z",
+          outcome: "changes",
+          promises: [{ accepted: false, reason: "review by claude: changes asked: the parser has no test", text: "<promise>COMPLETE</promise>" }],
+          reviews: [review("claude", "changes", "the parser has no test\nand the README says nothing", used(7000, 0.21))]
+        }),
+        iterationRecord({
+          iteration: 3,
+          startedAt: "2026-11-27T10:02:00.000Z",
+          outcome: "complete",
+          completionDetected: true,
+          reviews: [review("claude", "approve", null, used(5000, 0.1)), review("codex:gpt-5.5", "approve", null, null)]
+        })
+      ]
+    }
+    const text = statusText(reviewed)
+    expect(text).toContain("usage:     50000 tokens, $0.90 over the iterations below\nreviews:   3 (2 approved), $0.31, 12.0k tokens\n")
+    expect(text.split("\n").slice(-8).join("\n")).toBe([
+      "  iter started               duration  exit     promise  changed  commit   outcome",
+      "  run r1 (the latest)",
+      "  1    2026-11-27T10:00:00Z  10ms      0        -        n/a      -        continue",
+      "  2    2026-11-27T10:01:00Z  10ms      0        declined n/a      -        changes",
+      "       review by claude: changes asked: the parser has no test and the README says nothing",
+      "  3    2026-11-27T10:02:00Z  10ms      0        found    n/a      -        complete",
+      "       review by claude: approved",
+      "       review by codex:gpt-5.5: approved"
+    ].join("\n"))
+    // Reviews that reported no usage: their cost is unknown, and no tokens are named.
+    const unreported = { ...reviewed, history: [iterationRecord({ outcome: "changes", reviews: [review("command:./review.sh", "none", "no verdict", null)] })] }
+    expect(statusText(unreported)).toMatch(/^reviews: {3}1 \(0 approved\), cost unknown$/m)
+    expect(statusText(report({}))).not.toMatch(/^reviews:/m)
+  })
+
+  it("ending review-rejected: says so, in the colour of an ending to act on rather than a failure, here and in the list", () => {
+    const stopMessage = "review-rejected: the reviewers turned the claim down 3 times (--max-reviews 3); the last: review by claude: changes asked: add a test"
+    const rejected = report({ status: "review-rejected", stopReason: "review-rejected", stopMessage })
+    const text = statusText(rejected)
+    expect(text).toMatch(/^status: {4}review-rejected$/m)
+    expect(text).toContain(`ended:     review-rejected (${stopMessage})`)
+    const colours = palette(true)
+    expect(statusText(rejected, colours)).toContain(`status:    ${colours.yellow("review-rejected")}`)
+    const row = loopSummary(rejected)
+    const list = statusListText([row, { ...row, changeId: ChangeId.make("002-02_other"), shownStatus: "complete" as const, lastOutcome: "complete" as const }], colours)
+    expect(list.split("\n")[1]).toContain(colours.yellow("review-rejected"))
+    expect(statusListText([row]).split("\n")[1]).toBe("002-01_add-ralph-loop  review-rejected  3 of 20    -      continue")
+  })
+})
+
+describe("--list", () => {
+  it("lists a change its reviewers turned down as ready again, its last run review-rejected; --json says so in its keys", () => {
+    const listed = listChange({
+      candidate: { id: "002-01_add-ralph-loop", archived: false, hasProposal: true, loopStatus: "review-rejected", tasks: { complete: 4, shelved: 0, total: 4 }, merge: null },
+      lastRun: { status: "review-rejected", iteration: 6, maxIterations: 20, resumeAt: null },
+      holder: null
+    })
+    expect(listText([listed], palette(false))).toBe("002-01_add-ralph-loop  ready      last run: review-rejected at iteration 6/20; tasks 4/4")
+    expect(JSON.parse(JSON.stringify([listed]))[0]).toMatchObject({ ready: true, state: "ready", lastStatus: "review-rejected", iteration: 6, maxIterations: 20 })
   })
 })

@@ -68,6 +68,15 @@ describe("a change as --list shows it", () => {
     assert.deepInclude(listed, { ready: true, state: "ready", lastStatus: "usage-limit", resumeAt: "2026-11-27T12:00:00.000Z" })
   })
 
+  it("is ready again after its reviewers turned it down, every task ticked or not, its last run saying how it ended", () => {
+    const listed = listChange(input({ loopStatus: "review-rejected", tasks: { complete: 4, shelved: 0, total: 4 } }, {
+      lastRun: { status: "review-rejected", iteration: 6, maxIterations: 20, resumeAt: null }
+    }))
+    assert.deepInclude(listed, { ready: true, state: "ready", why: null, lastStatus: "review-rejected", iteration: 6, tasks: { done: 4, shelved: 0, total: 4 } })
+    // Another ending with every task ticked is complete.
+    assert.deepInclude(listChange(input({ loopStatus: "max-iterations", tasks: { complete: 4, shelved: 0, total: 4 } })), { ready: false, state: "complete" })
+  })
+
   it("is archived, or not ready without a proposal, and a task list with no task says nothing", () => {
     assert.deepInclude(listChange(input({ archived: true, tasks: null })), { ready: false, state: "archived", why: null, tasks: null })
     assert.deepInclude(listChange(input({ hasProposal: false })), { ready: false, state: "not-ready", why: "no proposal.md" })

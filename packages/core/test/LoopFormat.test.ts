@@ -69,3 +69,22 @@ describe("a claim the checks rejected, in the history", () => {
     assert.strictEqual(describePromise(setAside), "promise set aside: the run failed")
   })
 })
+
+describe("a claim its review turned down, in the history", () => {
+  it("is declined, not ignored: the reviewer's word is the reason; with checks, they say that it was found and passed them", () => {
+    const reason = "review by codex:gpt-5.5: changes asked: add a test for the parser"
+    const declined: IterationRecord = {
+      ...now,
+      outcome: "changes",
+      verify: [],
+      promises: [{ accepted: false, reason, text: "<promise>COMPLETE</promise>" }],
+      reviews: [{ reviewer: "codex:gpt-5.5", verdict: "changes", findings: "add a test for the parser", durationMs: 900, usage: null }]
+    }
+    assert.strictEqual(promiseFate(declined), "declined")
+    assert.strictEqual(describePromise(declined), `promise declined: ${reason}`)
+    const checked = { ...declined, verify: [{ ...check, exitCode: 0, passed: true }] }
+    assert.strictEqual(promiseFate(checked), "declined")
+    assert.strictEqual(describePromise(checked), "promise found, verified: pnpm test 4.2s")
+    assert.strictEqual(promiseFate({ ...declined, outcome: "continue" }), "ignored")
+  })
+})

@@ -29,9 +29,11 @@ const describeChanges = (record: IterationRecord) =>
 export const SET_ASIDE = { failed: "the run failed", cut: "the run was cut short" } as const
 
 /** What became of an iteration's promise: a claim found, set aside, rejected by a check, only mentions (ignored), or none. */
-export const promiseFate = (record: IterationRecord): "found" | "aside" | "rejected" | "ignored" | "none" => {
+export const promiseFate = (record: IterationRecord): "found" | "aside" | "rejected" | "declined" | "ignored" | "none" => {
   // A claim the --verify checks rejected: recorded as not detected now, as detected in older records.
   if (record.verify?.some((check) => !check.passed) === true) return "rejected"
+  // A claim that stood until its review (--review) did not approve it.
+  if (record.outcome === "changes") return "declined"
   const setAside = record.promises.some((v) => v.reason === SET_ASIDE.failed || v.reason === SET_ASIDE.cut)
   // Records written before set-aside claims were recorded as such still say they were detected.
   const legacyAside = record.completionDetected && record.outcome !== "complete" && record.outcome !== "continue"
@@ -53,7 +55,7 @@ export const asRecordedNow = (record: IterationRecord): IterationRecord => {
   }
 }
 
-/** What became of the promise: found (and verified), rejected by a check, set aside (the run failed), ignored (and why), or not found. */
+/** What became of the promise: found (and verified), rejected by a check, declined by its review, set aside (the run failed), ignored (and why), or not found. */
 export const describePromise = (record: IterationRecord) => {
   // Checks run only on a claim that would otherwise stand; they say what became of it.
   const checks = record.verify ?? []
@@ -68,7 +70,7 @@ export const describePromise = (record: IterationRecord) => {
   if (fate === "found") return "promise found"
   if (fate === "none") return "promise not found"
   const reasons = [...new Set(record.promises.map((verdict) => verdict.reason))]
-  return `promise ignored: ${reasons.slice(0, 3).join("; ")}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ""}`
+  return `promise ${fate === "declined" ? "declined" : "ignored"}: ${reasons.slice(0, 3).join("; ")}${reasons.length > 3 ? `; and ${reasons.length - 3} more` : ""}`
 }
 
 /** The one line printed after every iteration. */

@@ -34,14 +34,15 @@ export type Readiness =
  * task list, when it has tasks, still has open ones. A tasks.md with no task in it (a template) says
  * nothing either way. A completed loop whose merge was not made leaves the change unmerged (why: the
  * merge's words); one whose merge waits for a person is awaiting approval, and one a person rejected
- * is ready again, whatever its tasks say.
+ * is ready again, whatever its tasks say, as is one whose reviewers (`--review`) turned it down: its
+ * tasks may all be ticked, but its work is not done.
  */
 export const readiness = (change: ChangeCandidate): Readiness =>
   change.archived
     ? { _tag: "NotReady", why: "archived" }
     : !change.hasProposal
     ? { _tag: "NotReady", why: `no ${change.proposal ?? "proposal.md"}` }
-    : change.loopStatus === "complete" && change.approval === "rejected"
+    : (change.loopStatus === "complete" && change.approval === "rejected") || change.loopStatus === "review-rejected"
     ? { _tag: "Ready" }
     : change.loopStatus === "complete" && change.approval === "awaiting"
     ? { _tag: "AwaitingApproval", why: "awaiting approval" }
