@@ -109,7 +109,8 @@ describe("the dashboard's view of a loop", () => {
       commit: "0123456789abcdef",
       checks: [check],
       error: null,
-      agent: null
+      agent: null,
+      reviews: []
     })
     assert.strictEqual(dashboardIteration(record(3, { agent: "codex:gpt-5.5", harness: "codex" })).agent, "codex:gpt-5.5")
     // Unknown is not zero: no usage, no git, no checks.
@@ -130,6 +131,28 @@ describe("the dashboard's view of a loop", () => {
     const report = { changeId, state: { ...state, agent: "codex:gpt-5.5", agents }, history: [], skipped: 0, tasks: parseTasks(null) }
     assert.deepInclude(dashboardDetail(report, files), { agent: "codex:gpt-5.5", agents })
     assert.deepInclude(dashboardDetail({ ...report, state }, files), { agent: null, agents: [] })
+  })
+
+  it("gives each iteration its reviews, and the page the current run's reviews with the reviewers' spend apart", () => {
+    const used = (inputTokens: number, cost: number | null) =>
+      ({ inputTokens, outputTokens: 10, reasoningTokens: 0, cacheReadTokens: 500, cacheWriteTokens: 0, cost })
+    const changes = { reviewer: "claude", verdict: "changes" as const, findings: "add a test for the parser", durationMs: 4000, usage: used(90, 0.2) }
+    const approve = { reviewer: "codex:gpt-5.5", verdict: "approve" as const, findings: null, durationMs: 3000, usage: null }
+    const history = [
+      record(1, { run: "r0", outcome: "changes", reviews: [changes] }),
+      record(1, { outcome: "changes", reviews: [changes] }),
+      record(2, { outcome: "complete", usage: used(5000, 1), reviews: [{ ...changes, verdict: "approve", findings: null, usage: used(40, 0.1) }, approve] })
+    ]
+    assert.deepStrictEqual(dashboardIteration(history[1]!).reviews, [
+      { reviewer: "claude", verdict: "changes", findings: "add a test for the parser", durationMs: 4000, costUsd: 0.2, tokens: 100 }
+    ])
+    assert.deepStrictEqual(dashboardIteration(history[2]!).reviews.map((review) => [review.verdict, review.costUsd, review.tokens]), [["approve", 0.1, 50], ["approve", null, null]])
+    const files = { journal: { text: "", truncated: false }, output: null }
+    const detail = dashboardDetail({ changeId, state, history, tasks: parseTasks(null) }, files)
+    // Of the current run (r1) only: the earlier run's review is listed with its iteration, not counted.
+    assert.deepInclude(detail.reviews, { reviews: 3, approved: 2, tokens: 150 })
+    assert.closeTo(detail.reviews!.costUsd!, 0.3, 1e-9)
+    assert.isNull(dashboardDetail({ changeId, state, history: [record(1)], tasks: parseTasks(null) }, files).reviews)
   })
 
   it("reads an iteration's log with the harness that ran it: its record's, else the running agent's, else the run's", () => {

@@ -96,7 +96,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .badge.running::before { animation: pulse 1.6s ease-in-out infinite; }
 .badge.complete { background: var(--green-soft); color: var(--green); }
 .badge.failed, .badge.timeout, .badge.abandoned { background: var(--red-soft); color: var(--red); }
-.badge.waiting, .badge.max-iterations, .badge.stopped, .badge.usage-limit, .badge.limited, .badge.deadline { background: var(--amber-soft); color: var(--amber); }
+.badge.waiting, .badge.max-iterations, .badge.stopped, .badge.usage-limit, .badge.limited, .badge.deadline, .badge.changes, .badge.review-rejected { background: var(--amber-soft); color: var(--amber); }
 .progress { display: inline-flex; align-items: center; gap: 8px; }
 .bar-track { display: inline-block; width: 64px; height: 6px; border-radius: 3px; background: var(--line); overflow: hidden; }
 .bar-fill { display: block; height: 100%; background: var(--green); border-radius: 3px; }
@@ -117,7 +117,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .chart rect.bar:hover { opacity: 1; }
 .chart rect.bar.failed, .chart rect.bar.timeout { fill: var(--red); }
 .chart rect.bar.complete { fill: var(--green); }
-.chart rect.bar.stopped, .chart rect.bar.limited, .chart rect.bar.interrupted { fill: #c99a2e; }
+.chart rect.bar.stopped, .chart rect.bar.limited, .chart rect.bar.interrupted, .chart rect.bar.changes { fill: #c99a2e; }
 .chart line.base { stroke: var(--border); stroke-width: 1; vector-effect: non-scaling-stroke; }
 .chart .chart-empty { height: 120px; display: flex; align-items: center; justify-content: center; color: var(--faint); font-size: 13px; text-align: center; }
 .grid2 { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 12px; margin-bottom: 18px; }
@@ -133,6 +133,11 @@ pre.output { background: #15181d; color: #e4e7eb; }
 .agent-list { display: flex; flex-direction: column; gap: 4px; font-family: var(--mono); font-size: 12.5px; color: var(--muted); }
 .agent-list .agent.current { color: var(--text); font-weight: 600; }
 td .agent { margin-top: 3px; }
+.reviews { margin-bottom: 18px; }
+.review-total { font-family: var(--mono); font-size: 12.5px; }
+.review-list { margin-top: 2px; }
+.check.review { cursor: default; }
+.check.review[title] { cursor: help; text-decoration: underline dotted; }
 @media (max-width: 960px) {
   .stats { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .charts, .grid2 { grid-template-columns: minmax(0, 1fr); }

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from "vitest"
-import type { AgentNote } from "@spool/core"
+import type { AgentNote, DashboardReview } from "@spool/core"
 import { detailView } from "../../src/serve/page/detail.js"
 import { clock } from "../../src/serve/page/format.js"
 import { detailOf, iterationOf, loopOf, shell } from "./views.js"
@@ -71,6 +71,53 @@ describe("a change's page", () => {
     expect(app.querySelector(".agents")).toBeNull()
     expect(all(app, ".meta span").some((line) => line?.startsWith("agent"))).toBe(false)
     expect(app.querySelectorAll("table.iterations td .agent")).toHaveLength(0)
+  })
+
+  it("of a run with reviews: the reviews and the reviewers' spend apart from the agents', each iteration's reviews with their findings as tooltips", () => {
+    const review = (reviewer: string, verdict: DashboardReview["verdict"], findings: string | null, durationMs: number): DashboardReview =>
+      ({ reviewer, verdict, findings, durationMs, costUsd: null, tokens: null })
+    const view = detailView(app)
+    view.update(detailOf("001-a", {
+      loop: loopOf("001-a", { spend: { costUsd: 1.5, tokens: 60_000 } }),
+      reviews: { reviews: 3, approved: 2, costUsd: 0.31, tokens: 12_000 },
+      iterations: [
+        iterationOf(1, { outcome: "changes", reviews: [review("claude", "changes", "add a test for <script> in the parser", 62_000)] }),
+        iterationOf(2, { outcome: "complete", reviews: [review("claude", "approve", null, 40_000), review("codex:gpt-5.5", "approve", null, 3000)] })
+      ]
+    }))
+    expect(text(app, ".reviews h2")).toBe("Reviews")
+    expect(text(app, ".reviews .review-total")).toBe("3 (2 approved), $0.31, 12.0k tokens")
+    expect(text(app, ".reviews .card-note")).toBe("the reviewers' part of the spend")
+    // The spend card keeps the run's spend as its guards count it.
+    expect(all(app, ".stat .value")[2]).toBe("$1.50")
+    expect(all(app, "table.iterations th")[7]).toBe("Checks, reviews")
+    expect(all(app, "table.iterations .check.review")).toEqual([
+      "✓ claude approved · 40.0s",
+      "✓ codex:gpt-5.5 approved · 3.0s",
+      "✗ claude asked for changes · 1m02s"
+    ])
+    const changes = app.querySelector("table.iterations .check.review.failed")!
+    expect(changes.getAttribute("title")).toBe("add a test for <script> in the parser")
+    expect(changes.querySelector("script")).toBeNull()
+    expect(app.querySelector("table.iterations .check.review.passed")!.hasAttribute("title")).toBe(false)
+    expect(all(app, "table.iterations .badge")).toEqual(["complete", "changes"])
+    // The same row, its review unchanged, keeps its node (its tooltip stays up); one that changes is rewritten.
+    view.update(detailOf("001-a", {
+      reviews: { reviews: 2, approved: 0, costUsd: null, tokens: null },
+      iterations: [
+        iterationOf(1, { outcome: "changes", reviews: [review("claude", "changes", "add a test for <script> in the parser", 62_000)] }),
+        iterationOf(2, { outcome: "changes", reviews: [review("claude", "none", "no verdict: it ended without one", 40_000)] })
+      ]
+    }))
+    expect(app.querySelector("table.iterations .check.review.failed[title^='add a test']")).toBe(changes)
+    expect(text(app, ".reviews .review-total")).toBe("2 (0 approved), cost unknown")
+    expect(all(app, "table.iterations .check.review")).toEqual(["✗ claude gave no verdict · 40.0s", "✗ claude asked for changes · 1m02s"])
+    // A run without reviews: no card, no review line, the column as ever.
+    view.update(detailOf("001-a"))
+    expect(app.querySelector(".reviews")).toBeNull()
+    expect(app.querySelectorAll("table.iterations .check.review")).toHaveLength(0)
+    expect(all(app, "table.iterations th")[7]).toBe("Checks")
+    expect(all(app, "table.iterations tbody td:last-child")).toEqual(["–"])
   })
 
   it("says what there is not yet: no output, no journal, no iteration", () => {

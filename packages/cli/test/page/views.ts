@@ -32,6 +32,7 @@ export const iterationOf = (iteration: number, fields: Partial<DashboardIteratio
   checks: [],
   error: null,
   agent: null,
+  reviews: [],
   ...fields
 })
 
@@ -46,6 +47,7 @@ export const detailOf = (changeId: string, fields: Partial<DashboardDetail> = {}
   sandbox: null,
   agent: null,
   agents: [],
+  reviews: null,
   iterations: [iterationOf(1)],
   journal: { text: "", truncated: false },
   output: { run: "r1", iteration: 2, text: "line one\n", truncated: false },

@@ -1,7 +1,8 @@
 import { incompleteTail } from "../bytes/Utf8Tail.js"
 import type { CheckResult } from "../domain/CheckResult.js"
-import { type AgentNote, countTokens, type IterationOutcome, type IterationRecord, type LoopState, type SandboxNote, type StopReason } from "../domain/Domain.js"
-import type { SpendFigures, TaskCounts } from "../text/Figures.js"
+import { type AgentNote, countTokens, type IterationOutcome, type IterationRecord, type LoopState, type ReviewRecord, type ReviewVerdict, type SandboxNote, type StopReason } from "../domain/Domain.js"
+import { reviewSpend } from "../domain/Usage.js"
+import type { ReviewSpend, SpendFigures, TaskCounts } from "../text/Figures.js"
 import { type LoopReading, type LoopSummary, loopSummary } from "./LoopSummary.js"
 
 /** The end of a running (or the last) iteration's log the dashboard shows. */
@@ -33,6 +34,19 @@ export interface DashboardLoop {
   readonly problem: string | null
 }
 
+/** One review of an iteration's claim (`--review`), as the change's page lists it. */
+export interface DashboardReview {
+  /** As `--review` names it. */
+  readonly reviewer: string
+  readonly verdict: ReviewVerdict
+  /** What the reviewer asked for, or why it gave no verdict; null with an approval. */
+  readonly findings: string | null
+  readonly durationMs: number
+  /** Null when the reviewer reported none. */
+  readonly costUsd: number | null
+  readonly tokens: number | null
+}
+
 /** One iteration as the change's page lists and charts it. */
 export interface DashboardIteration {
   readonly run: string
@@ -53,6 +67,8 @@ export interface DashboardIteration {
   readonly error: string | null
   /** The agent that ran it, as the run's list names it; null in records written before it was kept. */
   readonly agent: string | null
+  /** The reviews of its claim, in the order they ran; none when no review ran. */
+  readonly reviews: ReadonlyArray<DashboardReview>
 }
 
 /** The end of a text file, as the page shows it. */
@@ -83,6 +99,8 @@ export interface DashboardDetail {
   readonly agent: string | null
   /** The run's agents, in order, with what each ran and spent (the page shows them when there are several). */
   readonly agents: ReadonlyArray<AgentNote>
+  /** The current run's reviews (`--review`) of the iterations the page holds: how many, how many approved, and what the reviewers spent (in the run's spend, shown apart); null when none ran. */
+  readonly reviews: ReviewSpend | null
   /** Oldest first, of every run the history's tail holds. */
   readonly iterations: ReadonlyArray<DashboardIteration>
   readonly journal: TextTail
@@ -121,6 +139,15 @@ export const unreadableLoop = (changeId: string, problem: string): DashboardLoop
   problem
 })
 
+export const dashboardReview = (review: ReviewRecord): DashboardReview => ({
+  reviewer: review.reviewer,
+  verdict: review.verdict,
+  findings: review.findings,
+  durationMs: review.durationMs,
+  costUsd: review.usage?.cost ?? null,
+  tokens: review.usage === null ? null : countTokens(review.usage)
+})
+
 export const dashboardIteration = (record: IterationRecord): DashboardIteration => ({
   run: record.run,
   iteration: record.iteration,
@@ -135,7 +162,8 @@ export const dashboardIteration = (record: IterationRecord): DashboardIteration 
   commit: record.commit,
   checks: record.verify ?? [],
   error: record.error,
-  agent: record.agent ?? null
+  agent: record.agent ?? null,
+  reviews: (record.reviews ?? []).map(dashboardReview)
 })
 
 /** A change's page from its loop (with as much history as it should chart), its journal's end and its log's. */
@@ -155,6 +183,7 @@ export const dashboardDetail = (
     sandbox: reading.state?.sandbox ?? null,
     agent: summary.agent,
     agents: summary.agents,
+    reviews: reviewSpend(reading.history.filter((record) => record.run === summary.run)),
     iterations: reading.history.map(dashboardIteration),
     journal: files.journal,
     output: files.output
@@ -173,6 +202,7 @@ export const unreadableDetail = (changeId: string, problem: string): DashboardDe
   sandbox: null,
   agent: null,
   agents: [],
+  reviews: null,
   iterations: [],
   journal: { text: "", truncated: false },
   output: null

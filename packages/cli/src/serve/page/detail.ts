@@ -6,6 +6,7 @@ import { append, badge, clear, el, keyed, setBadge, setChildren, setClass, setTe
 import { ago, clock, count, duration, elapsedOf, isLive, money } from "./format.js"
 import { iterationsView } from "./iterations.js"
 import { iterationOf } from "./list.js"
+import { reviewsView } from "./reviews.js"
 import { textPane } from "./textPane.js"
 
 const stat = (label: string) => {
@@ -59,6 +60,7 @@ export const detailView = (app: HTMLElement) => {
   const panes = append(el("div", "grid2"), output.card, journal.card)
   const iterations = iterationsView()
   const agents = agentsView()
+  const reviews = reviewsView()
 
   const update = (detail: DashboardDetail) => {
     const { loop } = detail
@@ -125,6 +127,7 @@ export const detailView = (app: HTMLElement) => {
     })
     iterations.update(detail.iterations, detail.run, hasCost, several)
     agents.update(detail)
+    reviews.update(detail)
 
     setChildren(app, [
       back,
@@ -133,6 +136,7 @@ export const detailView = (app: HTMLElement) => {
       ...(loop.problem ? [problem] : []),
       stats,
       ...(several ? [agents.card] : []),
+      ...(detail.reviews !== null ? [reviews.card] : []),
       ...(detail.stopMessage ? [stop] : []),
       ...(loop.status === "abandoned" ? [abandoned] : []),
       ...(detail.resumeAt && loop.status === "waiting" ? [waiting] : []),

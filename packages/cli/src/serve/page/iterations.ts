@@ -3,6 +3,7 @@ import type { DashboardIteration } from "@spool/core"
 import type { CheckResult } from "@spool/core"
 import { append, badge, el, keyed, setBadge, setChildren, setText } from "./dom.js"
 import { clock, count, duration, money } from "./format.js"
+import { reviewLine } from "./reviews.js"
 
 /** `✓ pnpm test · 3.1s`, `✗ pnpm lint · exit 1, 2.0s`. */
 export const checkLine = (c: CheckResult) => {
@@ -30,7 +31,9 @@ const makeRow = () => {
   const cells = [el("td", "muted hide-narrow"), el("td", "num"), el("td", "num"), el("td", "num"), el("td", "mono muted")] as const
   const checks = el("td")
   const list = el("div", "checks")
+  const reviews = el("div", "checks review-list")
   const none = el("span", "faint", "–")
+  let reviewsShown = ""
   append(row, number, outcome, ...cells, checks)
   const update = ({ it, currentRun, hasCost, several }: Row) => {
     setText(numberText, String(it.iteration))
@@ -49,7 +52,19 @@ const makeRow = () => {
     if (lines.join("\n") !== Array.from(list.childNodes, (n) => n.textContent).join("\n")) {
       setChildren(list, it.checks.map((c, i) => el("span", "check " + (c.passed ? "passed" : "failed"), lines[i]!)))
     }
-    setChildren(checks, lines.length === 0 ? [none] : [list])
+    // The reviews of the claim, under its checks; what a reviewer found is its line's tooltip.
+    const reviewed = it.reviews.map(reviewLine)
+    const key = it.reviews.map((review, i) => reviewed[i] + "\n" + (review.findings ?? "")).join("\n\n")
+    if (key !== reviewsShown) {
+      reviewsShown = key
+      setChildren(reviews, it.reviews.map((review, i) => {
+        const line = el("span", "check review " + (review.verdict === "approve" ? "passed" : "failed"), reviewed[i]!)
+        if (review.findings !== null) line.title = review.findings
+        return line
+      }))
+    }
+    const shown = [...(lines.length === 0 ? [] : [list]), ...(reviewed.length === 0 ? [] : [reviews])]
+    setChildren(checks, shown.length === 0 ? [none] : shown)
   }
   return { row, update }
 }
@@ -59,9 +74,10 @@ export const iterationsView = () => {
   const card = append(el("div", "card section"), append(el("div", "card-head"), el("h2", null, "Iterations"), note))
   const empty = append(el("div", "card-body"), el("p", "empty", "No iteration has ended yet."))
   const spentHead = el("th", "num")
+  const checksHead = el("th")
   const head = el("tr")
   append(head, el("th", "num", "#"), el("th", null, "Outcome"), el("th", "hide-narrow", "Started"), el("th", "num", "Duration"), spentHead,
-    el("th", "num", "Files"), el("th", null, "Commit"), el("th", null, "Checks"))
+    el("th", "num", "Files"), el("th", null, "Commit"), checksHead)
   const body = el("tbody")
   const table = append(el("table", "iterations"), append(el("thead"), head), body)
   const rows = new WeakMap<Node, ReturnType<typeof makeRow>>()
@@ -73,6 +89,7 @@ export const iterationsView = () => {
   const update = (iterations: ReadonlyArray<DashboardIteration>, currentRun: string | null, hasCost: boolean, several: boolean) => {
     setText(note, iterations.length + " recorded")
     setText(spentHead, hasCost ? "Cost" : "Tokens")
+    setText(checksHead, iterations.some((it) => it.reviews.length > 0) ? "Checks, reviews" : "Checks")
     sync(iterations.slice().reverse().map((it) => ({ it, currentRun, hasCost, several })))
     setChildren(card, [card.firstChild!, iterations.length === 0 ? empty : table])
   }
