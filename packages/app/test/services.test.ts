@@ -2,7 +2,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import { loopOptions } from "@spool/testkit/loopOptions"
 import { Effect, Layer } from "effect"
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs"
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Application, Invocation, Lists, noNotices, Reports, type RunRequest, Runs, Sweeps } from "../src/index.js"
@@ -109,6 +109,20 @@ describe("Runs, Sweeps and Lists: the application below the CLI", () => {
         ["001-02_goodbye", "complete"],
         ["001-03_later", "ready"]
       ])
+    }))
+
+  it.live("a sweep with a reviewer gives each change's reviews, and the summary the reviews over the sweep apart from the agents' spend", () =>
+    Effect.gen(function*() {
+      const root = repository(["001-01_hello", "001-02_goodbye"])
+      const script = join(mkdtempSync(join(tmpdir(), "spool-app-reviewer-")), "reviewer.mjs")
+      writeFileSync(script, `console.log("Every task is done.\\n<verdict>approve</verdict>")\n`)
+      const { result, lines } = yield* onApplication(root, Effect.flatMap(Sweeps, (sweeps) =>
+        sweeps.run({ ...request("", finishingAgent(), { review: [`command:${process.execPath} ${script}`] }), selection: { _tag: "AllReady" }, maxParallel: 1, merge: false })))
+      expect(result._tag === "Right" && result.right.rows.map((row) => [row.outcome, row.reviews]), lines.join("\n")).toEqual([
+        ["complete", { reviews: 1, approved: 1, costUsd: null, tokens: null }],
+        ["complete", { reviews: 1, approved: 1, costUsd: null, tokens: null }]
+      ])
+      expect(lines.at(-1)!.split("\n").slice(-2)).toEqual(["total: 2 iterations", "reviews: 2 (2 approved), cost unknown"])
     }))
 
   it.live("a sweep with --allow-all and no sandbox says once that its agents have the person's rights, naming --sandbox", () =>

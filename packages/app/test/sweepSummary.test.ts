@@ -93,4 +93,26 @@ describe("the sweep's summary", () => {
     const one = sweepSummary({ ending: "complete", rows: [row("001-01_alpha", { agents: [note("claude", "claude", { iterations: 3 })] })] }, { merge: null })
     expect(one.at(-1)).toBe("total: 3 iterations")
   })
+
+  it("gives the reviews and the reviewers' spend over the sweep after the totals, apart from the agents', only when there were reviews", () => {
+    const lines = sweepSummary({
+      ending: "review-rejected",
+      rows: [
+        row("001-01_alpha", { costUsd: 1, reviews: { reviews: 2, approved: 1, costUsd: 0.25, tokens: 3000 } }),
+        row("001-02_beta", { outcome: "review-rejected", costUsd: 0.5, message: "review-rejected: the reviewers turned the claim down 2 times", reviews: { reviews: 2, approved: 1, costUsd: 0.15, tokens: null } }),
+        row("001-03_gamma", { costUsd: 0.2 })
+      ]
+    }, { merge: null })
+    expect(lines[1]).toBe("=== sweep: 3 changes: 2 complete, 1 review rejected ===")
+    expect(lines.slice(-4)).toEqual([
+      "total: 9 iterations, $1.70",
+      "reviews: 4 (2 approved), $0.40, 3.0k tokens",
+      "why:",
+      "  001-02_beta: review-rejected: the reviewers turned the claim down 2 times"
+    ])
+    const unreported = sweepSummary({ ending: "complete", rows: [row("001-01_alpha", { reviews: { reviews: 1, approved: 1, costUsd: null, tokens: null } })] }, { merge: null })
+    expect(unreported.at(-1)).toBe("reviews: 1 (1 approved), cost unknown")
+    const none = sweepSummary({ ending: "complete", rows: [row("001-01_alpha")] }, { merge: null })
+    expect(none.some((line) => line.startsWith("reviews:"))).toBe(false)
+  })
 })

@@ -117,7 +117,7 @@ describe("--status of one change", () => {
   })
 
   it("ending review-rejected: says so, in the colour of an ending to act on rather than a failure, here and in the list", () => {
-    const stopMessage = "review-rejected: the reviewers turned the claim down 3 times (--max-reviews 3); the last: review by claude: changes asked: add a test"
+    const stopMessage = "stopped: the review turned the claim down 3 times (--max-reviews 3); the last: review by claude: changes asked: add a test; a person should look (spool ralph --status)"
     const rejected = report({ status: "review-rejected", stopReason: "review-rejected", stopMessage })
     const text = statusText(rejected)
     expect(text).toMatch(/^status: {4}review-rejected$/m)

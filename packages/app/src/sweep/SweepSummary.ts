@@ -1,11 +1,13 @@
 import {
   formatAgentsSpend,
   formatDuration,
+  formatReviewSpend,
   formatSpend,
   formatTokensShort,
   type SpendFigures,
   sweepAgents,
   type SweepReport,
+  sweepReviews,
   sweepSpend,
   type SweepRow
 } from "@spool/core"
@@ -51,7 +53,8 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
 
 /**
  * The sweep's summary: a line a change (outcome, iterations, duration, spend, branch, last commit,
- * merge), the totals (and each agent's, when a loop had several), and why each change that did not
+ * merge), the totals (and each agent's, when a loop had several; the reviews and the reviewers'
+ * spend, when there were any), and why each change that did not
  * complete (or was not merged) ended so.
  */
 export const sweepSummary = (report: SweepReport, options: { readonly merge: string | null }): Array<string> => {
@@ -76,6 +79,7 @@ export const sweepSummary = (report: SweepReport, options: { readonly merge: str
   })
   const merged = report.rows.filter((row) => row.merge?.merged === true).length
   const agents = sweepAgents(report)
+  const reviews = sweepReviews(report)
   return [
     "",
     `=== sweep: ${report.rows.length} change${report.rows.length === 1 ? "" : "s"}: ${[...counts].map(([words, n]) => `${n} ${words}`).join(", ")} ===`,
@@ -83,6 +87,8 @@ export const sweepSummary = (report: SweepReport, options: { readonly merge: str
     `total: ${iterations} iteration${iterations === 1 ? "" : "s"}${spend === "-" ? "" : `, ${spend}`}` +
       `${options.merge === null ? "" : `, ${merged} merged into ${options.merge}`}`,
     ...(agents.length === 0 ? [] : [`agents: ${formatAgentsSpend(agents)}`]),
+    // The reviewers' spend, apart from the agents' (the total above).
+    ...(reviews === null ? [] : [`reviews: ${formatReviewSpend(reviews)}`]),
     ...(reasons.length === 0 ? [] : ["why:", ...reasons])
   ]
 }

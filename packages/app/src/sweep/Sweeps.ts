@@ -7,6 +7,7 @@ import {
   LoopLock,
   loopSummary,
   Merges,
+  reviewSpend,
   type RunFacts,
   runSweep,
   type SweepReport,
@@ -73,10 +74,12 @@ const factsOf = (changeId: string) =>
     if (state === null) return noFacts
     const records = (yield* history.recent(id, Math.max(1, state.iteration))).records.filter((record) => record.run === state.run)
     const run = loopSummary({ changeId: id, state, history: records, tasks: { tasks: [] } })
+    const reviews = reviewSpend(records)
     return {
       iterations: run.iteration,
       costUsd: run.usage?.cost ?? null,
       tokens: run.usage?.tokens ?? null,
+      ...(reviews === null ? {} : { reviews }),
       branch: run.branch,
       lastCommit: run.lastCommit,
       agents: run.agents

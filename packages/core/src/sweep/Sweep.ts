@@ -1,7 +1,7 @@
 import { Cause, Clock, Effect, Either, Exit, Fiber, Option, Queue, Ref } from "effect"
 import type { AgentNote, ApprovalNote, MergeNote } from "../domain/Domain.js"
-import { sumAgentSpend } from "../domain/Usage.js"
-import type { AgentSpend, SpendFigures } from "../text/Figures.js"
+import { sumAgentSpend, sumReviewSpend } from "../domain/Usage.js"
+import type { AgentSpend, ReviewSpend, SpendFigures } from "../text/Figures.js"
 import type { LoopResult } from "../loop/LoopResult.js"
 import { LockError } from "../state/LoopLock.js"
 import { type Readiness, type SweepEnding, sweepEnding, type SweepOutcome } from "./SweepPolicy.js"
@@ -9,8 +9,11 @@ import { type Readiness, type SweepEnding, sweepEnding, type SweepOutcome } from
 /** What a change's run left behind, as its history records tell it. */
 export interface RunFacts {
   readonly iterations: number
+  /** What its agents spent; its reviewers' spend is apart, in `reviews`. */
   readonly costUsd: number | null
   readonly tokens: number | null
+  /** Its claims' reviews (`--review`) and what the reviewers spent; absent: none ran. */
+  readonly reviews?: ReviewSpend
   readonly branch: string | null
   readonly lastCommit: string | null
   /** The run's agents (the loop's own, then its `--fallback`s) and what each ran and spent; none where the state kept none. */
@@ -58,6 +61,9 @@ export const sweepSpend = (report: SweepReport): SpendFigures => ({
 /** What each agent spent over the sweep, in the order of its lists, when a loop of it had several agents; none otherwise. */
 export const sweepAgents = (report: SweepReport): ReadonlyArray<AgentSpend> =>
   report.rows.some((row) => row.agents.length > 1) ? sumAgentSpend(report.rows.map((row) => row.agents)) : []
+
+/** The reviews of the sweep's changes (`--review`) and what the reviewers spent, summed over the sweep; null when none ran. */
+export const sweepReviews = (report: SweepReport): ReviewSpend | null => sumReviewSpend(report.rows.map((row) => row.reviews))
 
 /** What a change's loop can fail with, besides another loop's lock: an error that says what went wrong. */
 export interface LoopFailure {
