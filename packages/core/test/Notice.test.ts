@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ChangeId, type IterationRecord, type LoopState } from "../src/domain/Domain.js"
+import { ChangeId, type IterationRecord, type LoopState, LoopStatus } from "../src/domain/Domain.js"
 import { LoopEvent } from "../src/live/LoopEvents.js"
 import {
   DEFAULT_NOTICE_EVENTS,
@@ -74,7 +74,8 @@ describe("what a loop's events tell", () => {
       ["stopped", "max-cost", "stopped"],
       ["stopped", "stall", "stopped"],
       ["deadline", "deadline", "deadline"],
-      ["interrupted", "interrupted", "interrupted"]
+      ["interrupted", "interrupted", "interrupted"],
+      ["review-rejected", "review-rejected", "review-rejected"]
     ]
     for (const [status, stopReason, event] of ends) {
       const { notices } = follow([stateChanged({}), stateChanged({ status, stopReason, stopMessage: `ended: ${stopReason}` })])
@@ -93,6 +94,21 @@ describe("what a loop's events tell", () => {
         resumeAt: null
       }], status)
     }
+  })
+
+  it("every status a run ends with is told, by default", () => {
+    const endings = LoopStatus.literals.filter((status) => status !== "running" && status !== "waiting")
+    for (const status of endings) {
+      const { notices } = follow([stateChanged({}), stateChanged({ status, stopReason: null, stopMessage: null })])
+      assert.lengthOf(notices, 1, status)
+      assert.include(DEFAULT_NOTICE_EVENTS, notices[0]!.event, status)
+    }
+    const message = "stopped: the review turned the claim down 3 times (--max-reviews 3); the last: review by claude: changes asked: add a test; a person should look (spool ralph --status)"
+    const [rejected] = follow([stateChanged({}), stateChanged({ status: "review-rejected", stopReason: "review-rejected", stopMessage: message })]).notices
+    assert.strictEqual(
+      noticeLine({ ...rejected!, tasks: { done: 4, shelved: 0, total: 4 }, time: "2026-11-27T10:06:00.000Z" }),
+      `spool: 002-01_add-ralph-loop review-rejected at iteration 3 of 20 ($0.42, 15200 tokens, tasks 4/4): ${message}`
+    )
   })
 
   it("a state without a stop message says its status; without guards, no spend", () => {

@@ -13,6 +13,8 @@ import { oneLine } from "../text/Text.js"
  *   `interrupted`: a loop ended so
  * - `usage-limit`: a loop began to wait for a usage limit to lift (`resumeAt` says until when), or
  *   gave up waiting
+ * - `review-rejected`: the reviewers (`--review`) turned the claim down `--max-reviews` times, which
+ *   ended the loop
  * - `verify-failed`: the agent claimed completion and a `--verify` check rejected the claim
  * - `agent-switched`: with `--fallback`, the loop went on with another agent while a usage limit
  *   holds one, or went back to one whose limit has lifted (`agent` says which)
@@ -26,6 +28,7 @@ export const NOTICE_EVENTS = [
   "stopped",
   "deadline",
   "usage-limit",
+  "review-rejected",
   "verify-failed",
   "agent-switched",
   "interrupted",
@@ -127,7 +130,8 @@ const stateEvents: Partial<Record<LoopState["status"], NoticeEvent>> = {
   deadline: "deadline",
   waiting: "usage-limit",
   "usage-limit": "usage-limit",
-  interrupted: "interrupted"
+  interrupted: "interrupted",
+  "review-rejected": "review-rejected"
 }
 
 /** The run's spend; a figure the agent never reported is null, not 0 (the guards count 0 tokens until one is). */
