@@ -75,6 +75,10 @@ describe("--review", () => {
     expect(history.map((r: { outcome: string }) => r.outcome)).toEqual(["changes", "complete"])
     expect(history.map((r: { reviews: Array<{ reviewer: string; verdict: string; findings: string | null }> }) =>
       r.reviews.map((v) => [v.reviewer, v.verdict, v.findings]))).toEqual([[[review, "changes", FINDING]], [[review, "approve", null]]])
+    // --status in words: the reviews apart (the scripted reviewer reports no usage), each under its iteration.
+    const status = await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })
+    expect(status.stdout).toMatch(/^reviews: {3}2 \(1 approved\), cost unknown$/m)
+    expect(status.stdout).toMatch(/^ {2}1 .* declined .* changes\n {7}review by command:.*: changes asked: - `src\/app.ts` does not handle an empty name\n {2}2 .* found .* complete\n {7}review by command:.*: approved$/m)
     expect(git(root, "status", "--porcelain")).toBe("")
     expect(git(root, "worktree", "list").split("\n")).toHaveLength(1)
   })
