@@ -3,6 +3,9 @@
 // shows it), a piece of the mutated line, and why it is equivalent. `pnpm mutate` leaves them out of
 // the score and lists them in MUTATION.md; an entry that no longer matches a survivor is reported.
 export const equivalents = [
+  // ClaudeLimit
+  { file: "packages/harness-claude/src/ClaudeLimit.ts", mutator: "EqualityOperator", replacement: "fromEvent > fromText", line: "fromText === null ? fromEvent : fromEvent !== null && fromEvent >= fromText",
+    reason: "when the event's reset equals the text's, either is the same time" },
   // Figures
   { file: "packages/core/src/text/Figures.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (spend.iterations === 0 && spend.costUsd === null) return ran",
     reason: "an agent's cost comes only with an iteration it ran: one that ran none has a cost of null" },
