@@ -51,4 +51,11 @@ describe("the end of what an agent said", () => {
     buffer.fill(0x7a)
     assert.strictEqual(tail.text(), "first")
   })
+
+  it("keeps nothing with a limit of 0", () => {
+    const none = makeTextTail(0)
+    none.feed("said")
+    none.feedBytes(new TextEncoder().encode("more"))
+    assert.strictEqual(none.text(), "")
+  })
 })

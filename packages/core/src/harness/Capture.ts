@@ -17,22 +17,28 @@ export interface TextJudge<J> {
   readonly judgement: () => J
 }
 
-/** Everything one agent run reported, gathered as it streams, in bounded memory; `judge` reads the agent's own text. */
-export const makeCaptureOf = <J>(judge: TextJudge<J>) => {
-  const said = makeTextTail(SAID_TAIL)
+/**
+ * Everything one agent run reported, gathered as it streams, in bounded memory; `judge` reads the
+ * agent's own text. With `keepSaid`, the end of that text is kept too (a copy of each chunk's end:
+ * only where a review reads it).
+ */
+export const makeCaptureOf = <J>(judge: TextJudge<J>, keepSaid: boolean) => {
+  const said = makeTextTail(keepSaid ? SAID_TAIL : 0)
   return {
-    judge: {
-      feed: (text: string) => {
-        judge.feed(text)
-        said.feed(text)
-      },
-      feedBytes: (bytes: Uint8Array) => {
-        judge.feedBytes(bytes)
-        said.feedBytes(bytes)
-      },
-      judgement: judge.judgement
-    } satisfies TextJudge<J>,
-    /** The end of what the agent said (its own text, as the judge read it). */
+    judge: keepSaid
+      ? {
+        feed: (text: string) => {
+          judge.feed(text)
+          said.feed(text)
+        },
+        feedBytes: (bytes: Uint8Array) => {
+          judge.feedBytes(bytes)
+          said.feedBytes(bytes)
+        },
+        judgement: judge.judgement
+      } satisfies TextJudge<J>
+      : judge,
+    /** The end of what the agent said (its own text, as the judge read it); empty unless kept. */
     said,
     exitCode: null as number | null,
     signal: null as string | null,
@@ -52,7 +58,10 @@ export const makeCaptureOf = <J>(judge: TextJudge<J>) => {
 }
 export type CaptureOf<J> = ReturnType<typeof makeCaptureOf<J>>
 
-/** The capture of a loop agent's run: its text judged for the completion promise; `echoReference` is the prompt an echo is recognised against. */
-export const makeCapture = (completionPromise: string, echoReference: string) =>
-  makeCaptureOf(makeCompletionJudge({ token: completionPromise, prompt: echoReference }))
+/**
+ * The capture of a loop agent's run: its text judged for the completion promise; `echoReference` is
+ * the prompt an echo is recognised against; `keepSaid` where a review reads its closing message.
+ */
+export const makeCapture = (completionPromise: string, echoReference: string, keepSaid = false) =>
+  makeCaptureOf(makeCompletionJudge({ token: completionPromise, prompt: echoReference }), keepSaid)
 export type Capture = CaptureOf<CompletionJudgement>

@@ -20,6 +20,7 @@ import { verifyClaim } from "../verify/Verification.js"
 import type { ReviewOutcome, ReviewWatch } from "../review/Review.js"
 import { agentRunEnd, checkedClaim, type Finding, judgeClaim, reviewedClaim } from "./Claim.js"
 import { reviewClaim } from "./IterationReview.js"
+import { loopReviewers } from "../review/Reviewers.js"
 import { measureAndCommit } from "./IterationCommit.js"
 import { buildIterationPrompt } from "./IterationPrompt.js"
 import { type IterationEnd, iterationFacts, iterationRecord, journalEntryOf, outcomeOf } from "./IterationSteps.js"
@@ -153,7 +154,8 @@ export const runIteration = (
     // the work tree in between, and it saves a scan of the work tree per iteration.
     const before = (yield* Ref.get(ctx.lastSnapshot)) ?? (yield* inputs.gitOrWarn(git.snapshot, null))
     if ((yield* Ref.get(ctx.runStart)) === null) yield* Ref.set(ctx.runStart, before)
-    const capture = makeCapture(options.completionPromise, echoReference)
+    // The end of what the agent said is kept only where a review reads it (its closing message).
+    const capture = makeCapture(options.completionPromise, echoReference, (yield* loopReviewers).reviewers.length > 0)
     // Stryker disable next-line StringLiteral: the log opens before the agent runs; an iteration cut short before that is never journaled, so its log path is never read
     let logPath = ""
 

@@ -1,13 +1,14 @@
 /**
  * The last `limit` bytes of a stream of text, in bounded memory: what an agent said last (its
- * closing message, a reviewer's findings). Bytes fed are copied (the caller may reuse them).
+ * closing message, a reviewer's findings). Bytes fed are copied (the caller may reuse them). A
+ * limit of 0 keeps nothing, at no cost.
  */
 export const makeTextTail = (limit: number) => {
   const encoder = new TextEncoder()
   let pieces: Array<Uint8Array> = []
   let size = 0
   const push = (bytes: Uint8Array, copy: boolean) => {
-    if (bytes.length === 0) return
+    if (limit === 0 || bytes.length === 0) return
     const piece = bytes.length > limit ? bytes.slice(bytes.length - limit) : copy ? bytes.slice() : bytes
     pieces.push(piece)
     size += piece.length

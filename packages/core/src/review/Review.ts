@@ -107,7 +107,7 @@ const reviewOnce = (request: ReviewRequest, reviewer: LoopAgent, watch: ReviewWa
     const startedAt = yield* Clock.currentTimeMillis
     yield* reporter.line(`reviewing the claim: ${reviewer.id}`)
     const prompt = reviewPrompt(request.material)
-    const capture = makeCaptureOf(makeVerdictJudge(prompt))
+    const capture = makeCaptureOf(makeVerdictJudge(prompt), true)
     const tree = yield* Effect.either(git.checkout(request.at))
     if (tree._tag === "Left") {
       capture.error = `no work tree could be made for it: ${tree.left.message}`
