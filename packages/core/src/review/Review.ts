@@ -135,7 +135,7 @@ const reviewOnce = (request: ReviewRequest, reviewer: LoopAgent, watch: ReviewWa
     const endedAt = yield* Clock.currentTimeMillis
     const review = recordOf(reviewer, capture, request.inactivityTimeoutMs, endedAt - startedAt, request.redact)
     yield* reporter.line(reviewLine(review))
-    return { review, limit: capture.limited }
+    return { review, limit: capture.limited, stopped: capture.stopped }
   }))
 
 /** Runs the reviewers in order until one does not approve; a reviewer's usage limit is waited out and it runs again. */
@@ -145,7 +145,7 @@ export const runReviews = (request: ReviewRequest, watch: ReviewWatch) =>
     let spent = request.agentUsage
     for (const reviewer of request.reviewers) {
       for (;;) {
-        const { limit, review } = yield* reviewOnce(request, reviewer, watch, spent)
+        const { limit, review, stopped } = yield* reviewOnce(request, reviewer, watch, spent)
         reviews.push(review)
         if (review.usage !== null) spent = addUsage(spent, review.usage)
         if (limit !== null) {
@@ -155,7 +155,6 @@ export const runReviews = (request: ReviewRequest, watch: ReviewWatch) =>
           }
           continue
         }
-        const stopped = review.verdict === "failed" && review.findings?.startsWith("stopped: ") ? review.findings.slice(9) : null
         if (review.verdict !== "approve") return { reviews, approved: false, stopped, gaveUp: null } satisfies ReviewOutcome
         break
       }
