@@ -31,7 +31,17 @@ export interface AgentHarness {
   readonly env?: Readonly<Record<string, string>>
   /** A reader of one run's output: each raw event in, the events it means out; `now` reads the loop's clock. */
   readonly output: (request: HarnessRequest, now: () => number) => { readonly feed: (event: HarnessEvent) => Array<HarnessEvent> }
+  /**
+   * The agent goes on retrying a usage or rate limit by itself, for minutes or a whole reset: its
+   * run ends at the first `Limited` its output reads (the agent and all it started are stopped), so
+   * the loop's limit rules (wait, fall back) apply at once. The run then ends with no `Exited`.
+   */
+  readonly endsOnLimit?: boolean
 }
+
+/** The events of a run up to its first `Limited`, that one included. */
+export const untilLimited = <E, R>(events: Stream.Stream<HarnessEvent, E, R>): Stream.Stream<HarnessEvent, E, R> =>
+  Stream.takeUntil(events, (event) => event._tag === "Limited")
 
 /** Runs each iteration as one process of the agent's program, the prompt on its stdin, in its own process group. */
 export const layer = (agent: AgentHarness): Layer.Layer<
@@ -64,7 +74,7 @@ export const layer = (agent: AgentHarness): Layer.Layer<
                 SPOOL_ITERATION: String(request.iteration)
               },
               stdin: request.prompt
-            }).pipe(Stream.mapConcat(output.feed))
+            }).pipe(Stream.mapConcat(output.feed), (events) => agent.endsOnLimit === true ? untilLimited(events) : events)
           }))
       }
     })
