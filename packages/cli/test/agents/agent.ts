@@ -95,6 +95,9 @@ export interface Agent<Script, Server extends Closable> {
     readonly check: (running: ReadonlyArray<Process>, server: Server) => void
   }
 
+  /** A usage limit the model server answers with, or where the agent's limits are tested instead. */
+  readonly limit: Limit<Script> | { readonly none: string }
+
   /** Its behaviour without `--allow-all`, or why it has none. */
   readonly permission: Permission<Script, Server> | { readonly none: string }
 }
@@ -109,4 +112,17 @@ export interface Permission<Script, Server> {
   readonly check: (result: SpoolResult, server: Server) => void
   /** A second run with `--allow-all`, for an agent whose script goes on: the write happens then. */
   readonly allowed?: { readonly file: string; readonly content: string }
+}
+
+/**
+ * A usage limit: the first request is answered with the agent's limit (an HTTP 429 with a
+ * `retry-after` of an hour, or the words the agent's provider uses for a spent quota). spool, given
+ * `--max-limit-wait 0`, records the iteration `limited` and ends with exit 5, resuming at the reset.
+ */
+export interface Limit<Script> {
+  readonly script: (root: string) => Script
+  /** How long after the request the limit lifts, as the reply says (the retry-after). */
+  readonly resetsInMs: number
+  /** The limit as the iteration's record carries it. */
+  readonly error: Shown
 }

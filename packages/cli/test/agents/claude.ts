@@ -48,6 +48,7 @@ export const claude: Agent<Script, FakeAnthropicServer> = {
       expect(running.some((p) => p.cmdline.includes("@anthropic-ai/claude-code/bin/claude"))).toBe(true)
     }
   },
+  limit: { none: "claude's limits run with its real binary in fallback.e2e.test.ts (a 5-hour limit with its reset: waited out, fallen back from)" },
   permission: {
     script: () => byTurn(Reply.write("denied.txt", "nope\n"), Reply.text("I could not write it.")),
     check: (result) => {

@@ -57,5 +57,6 @@ export const codex: Agent<ReadonlyArray<Turn>, FakeResponsesServer> = {
       expect(running.length).toBeGreaterThanOrEqual(2)
     }
   },
+  limit: { none: "codex's limits run with its real binary in fallback.e2e.test.ts (usage_limit_reached with resets_at)" },
   permission: { none: "without --allow-all codex runs in its workspace-write sandbox, which lets it write the work tree: nothing is denied" }
 }

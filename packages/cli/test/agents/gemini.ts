@@ -57,6 +57,7 @@ export const gemini: Agent<ReadonlyArray<Turn>, FakeGeminiServer> = {
     // gemini relaunches itself as a child node process (with a larger heap): both must go.
     check: (running) => expect(running.length).toBeGreaterThanOrEqual(2)
   },
+  limit: { none: "gemini retries a 429 itself before it gives up: its limit words are read in GeminiLimit.test.ts, not run with the real binary yet" },
   permission: {
     script: (root) => [T.write(join(root, "denied.txt"), "nope\n"), T.text("I could not write it.")],
     // gemini offers no write tool at all without --allow-all.

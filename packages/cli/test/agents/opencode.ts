@@ -54,6 +54,7 @@ export const opencode: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
       expect(running.some((p) => p.cmdline.includes("opencode-ai/bin/opencode"))).toBe(true)
     }
   },
+  limit: { none: "opencode's limits run in guards.e2e.test.ts with a scripted opencode (a retry-after, a spent quota); its decoder in OpencodeLimit.test.ts" },
   permission: {
     // A rejected permission ends opencode's run: the second write is the second run's.
     script: (root) => [T.write(join(root, "denied.txt"), "nope\n"), T.write(join(root, "allowed.txt"), "yes\n"), T.text("Written.\n", PROMISE)],

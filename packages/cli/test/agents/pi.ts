@@ -49,5 +49,6 @@ export const pi: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
       expect(running.some((p) => p.cmdline.trim() === "pi")).toBe(true)
     }
   },
+  limit: { none: "pi retries a 429 itself before it gives up: its limit words are read in PiLimit.test.ts, not run with the real binary yet" },
   permission: { none: "pi asks no approval for any tool call: --allow-all changes nothing" }
 }

@@ -171,6 +171,27 @@ export const agentScenarios = <Script, Server extends Closable>(agent: Agent<Scr
     expect((await statusJson(root)).history).toEqual([])
   })
 
+  const limit = agent.limit
+  if ("script" in limit) {
+    it(`reads ${agent.name}'s usage limit as one while it still retries: the iteration is limited, and with --max-limit-wait 0 the loop ends, to resume after the reset; exit 5`, () =>
+      withAgent(agent, limit.script, async (server, root, env) => {
+        const before = Date.now()
+        const result = await spool(ralph(agent, "x", "--max-iterations", "3", "--max-limit-wait", "0"), { cwd: root, env })
+        const after = Date.now()
+        expect(result.code, `${result.stderr}${result.stdout}`).toBe(5)
+        const status = await statusJson(root)
+        expect(status).toMatchObject({ status: "usage-limit", stopReason: "usage-limit", history: [{ outcome: "limited" }] })
+        expectShown(status.history[0].error, limit.error)
+        // The reset, plus the minute spool adds: between the reset as seen from the run's start and from its end.
+        const resumeAt = Date.parse(status.resumeAt)
+        expect(resumeAt).toBeGreaterThanOrEqual(before + limit.resetsInMs + 60_000 - 1000)
+        expect(resumeAt).toBeLessThanOrEqual(after + limit.resetsInMs + 60_000 + 1000)
+        expect(requests(server).length).toBeGreaterThanOrEqual(1)
+        // The agent's retries are stopped with it: nothing of it is left running.
+        expect(await remaining(() => processesIn(root))).toEqual([])
+      }))
+  }
+
   const permission = agent.permission
   if ("script" in permission) {
     const allowed = permission.allowed === undefined ? "" : "; with it the write happens"
