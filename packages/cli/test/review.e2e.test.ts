@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { byTurn, CLAUDE_BIN, claudeEnv, type Conversation, Reply, startFakeAnthropicServer } from "@spool/testkit/fakeAnthropicServer"
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { agentScript, git, makeWorkspace, spool } from "./support.js"
+import { agentScript, git, makeWorkspace, spool, stateDir } from "./support.js"
 
 // Reviewers end to end: the built `spool`, a scripted agent, scripted reviewers (the command harness).
 
@@ -79,6 +79,11 @@ describe("--review", () => {
     const status = await spool(["ralph", "--status", "--change", "001-01"], { cwd: root })
     expect(status.stdout).toMatch(/^reviews: {3}2 \(1 approved\), cost unknown$/m)
     expect(status.stdout).toMatch(/^ {2}1 .* declined .* changes\n {7}review by command:.*: changes asked: - `src\/app.ts` does not handle an empty name\n {2}2 .* found .* complete\n {7}review by command:.*: approved$/m)
+    // Each iteration's log holds its review: the reviewer's prompt and what it said, under a header of its own.
+    const logs = join(stateDir(root, "001-01_greeting-cli"), "logs")
+    const log = readFileSync(join(logs, readdirSync(logs).sort()[0]!), "utf8")
+    expect(log).toContain(`\n=== review by ${review} ===\n# Review of change \`001-01_greeting-cli\``)
+    expect(log).toMatch(/=== output ===\n(?:.|\n)*<verdict>changes<\/verdict>/)
     expect(git(root, "status", "--porcelain")).toBe("")
     expect(git(root, "worktree", "list").split("\n")).toHaveLength(1)
   })

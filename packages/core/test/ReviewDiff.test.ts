@@ -28,6 +28,22 @@ describe("the run's diff for a reviewer", () => {
     assert.include(text, `Left out of the diff below to keep it to size (1 of 3 files; read them in your work tree):\n- src/big.ts (+1 -0, ${big.patch.length} characters of diff)`)
   })
 
+  it("is, whole: the counts, what was left out, then the patches in a fence, each ending its line", () => {
+    const patch = (path: string, size: number) => `diff --git a/${path} b/${path}\n${"+".repeat(size - 25)}`
+    const files: ReadonlyArray<FileDiff> = [
+      { path: "a.ts", added: 2, deleted: 1, patch: patch("a.ts", 100) },
+      { path: "b.ts", added: 1, deleted: 0, patch: patch("b.ts", 150) },
+      { path: "c.ts", added: 1, deleted: 0, patch: `${patch("c.ts", 99)}\n` }
+    ]
+    // a fits (100), b would not (250 > 200), c fills the budget to the character (200).
+    assert.strictEqual(
+      cutDiff(files, 200),
+      "Files changed:\n- a.ts (+2 -1)\n- b.ts (+1 -0)\n- c.ts (+1 -0)\n\n" +
+        "Left out of the diff below to keep it to size (1 of 3 files; read them in your work tree):\n- b.ts (+1 -0, 150 characters of diff)\n\n" +
+        `\`\`\`diff\n${files[0]!.patch}\n${files[2]!.patch}\`\`\``
+    )
+  })
+
   it("says when the work is empty", () => {
     assert.strictEqual(cutDiff([]), "(no changes: the run's work is empty)")
   })

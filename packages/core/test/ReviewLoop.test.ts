@@ -3,7 +3,7 @@ import { Effect, Exit, Layer, Stream, TestClock } from "effect"
 import { GitError, GitSummary } from "../src/git/GitSummary.js"
 import { ReviewGit } from "../src/review/ReviewGit.js"
 import type { HarnessUsage } from "../src/domain/Domain.js"
-import { HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
+import { HarnessError, HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
 import { done, hangsAfter, runWith, untilPrinted } from "./loopFixture.js"
 
 const FINDING = "- `src/app.ts` does not handle an empty name"
@@ -80,8 +80,8 @@ describe("a loop with a reviewer", () => {
         { reviewers: [{ id: "claude", script: () => hangsAfter(HarnessEvent.Usage({ usage: spent(0.5) })) }] }
       )
       assert.deepStrictEqual(Exit.map(seen.exit, (r) => [r.status, r.reason] as const), Exit.succeed(["stopped", "max-cost"] as const))
-      assert.deepStrictEqual(seen.records.map((r) => [r.outcome, r.usage?.cost, r.reviews?.map((v) => [v.verdict, v.usage?.cost])]), [
-        ["stopped", 0.6, [["failed", 0.5]]]
+      assert.deepStrictEqual(seen.records.map((r) => [r.outcome, r.usage?.cost, r.reviews?.map((v) => [v.verdict, v.usage?.cost, v.findings])]), [
+        ["stopped", 0.6, [["failed", 0.5, "stopped: max-cost"]]]
       ])
     }))
 
@@ -142,6 +142,28 @@ describe("a loop with a reviewer", () => {
         ["claude", "failed", "the work under review could not be read from git"]
       ])
       assert.strictEqual(ran, 0)
+    }))
+
+  it.effect("names an exit code before the error a reviewer reported, and a reviewer that could not be started; ends the reviewer's line", () =>
+    Effect.gen(function*() {
+      let reviews = 0
+      const plays = [
+        () => [HarnessEvent.Failed({ message: "the API said no" }), HarnessEvent.Exited({ exitCode: 1, signal: null })],
+        // The harness itself fails: the program could not be started.
+        () => Stream.fail(new HarnessError({ harness: "claude", reason: "SpawnFailed", detail: "no such file" })) as unknown as Stream.Stream<HarnessEvent>,
+        () => scriptedRun("Read it all. <verdict>approve</verdict>")
+      ]
+      const seen = yield* runWith(() => scriptedRun(done), { maxIterations: 9 }, undefined, {
+        reviewers: [{ id: "claude", script: () => plays[reviews++]!() }]
+      })
+      assert.deepStrictEqual(Exit.map(seen.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 3] as const))
+      assert.deepStrictEqual(seen.records.map((r) => r.reviews!.map((v) => [v.verdict, v.findings])), [
+        [["failed", "it exited with code 1"]],
+        [["failed", "it could not run: claude harness failed: no such file"]],
+        [["approve", null]]
+      ])
+      // The reviewer's text did not end its line: the review's own line starts on a new one.
+      assert.include(seen.output, "<verdict>approve</verdict>\nreview by claude: approved\n")
     }))
 
   it.effect("reviews nothing when no claim stands", () =>

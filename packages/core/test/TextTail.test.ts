@@ -58,4 +58,19 @@ describe("the end of what an agent said", () => {
     none.feedBytes(new TextEncoder().encode("more"))
     assert.strictEqual(none.text(), "")
   })
+
+  it("holds no more than it needs: a long chunk by its end, and no piece the text no longer reaches", () => {
+    const tail = makeTextTail(4)
+    tail.feed("x".repeat(20))
+    assert.strictEqual(tail.held(), 4)
+    tail.feed("ab")
+    tail.feed("cd")
+    // "xxxxab" then "cd": the last four bytes are "abcd", and nothing before them is held.
+    assert.strictEqual(tail.held(), 4)
+    tail.feed("wxyz")
+    assert.strictEqual(tail.held(), 4)
+    tail.feed("1")
+    assert.strictEqual(tail.held(), 5)
+    assert.strictEqual(tail.text(), "xyz1")
+  })
 })

@@ -53,6 +53,13 @@ describe("a reviewer's verdict", () => {
     assert.include((other as { reason: string }).reason, "wrong token")
   })
 
+  it("names the verdict that did not stand by the judge whose word it was, never as the other's wrong token", () => {
+    const inSentence = judge("I would print <verdict>changes</verdict> once I have read it all.\n")
+    assert.strictEqual(inSentence._tag, "None")
+    assert.include((inSentence as { reason: string }).reason, "its verdict did not stand")
+    assert.notInclude((inSentence as { reason: string }).reason, "wrong token")
+  })
+
   it("reads a verdict streamed in pieces and as bytes as it reads it whole", () => {
     const j = makeVerdictJudge(PROMPT)
     const bytes = new TextEncoder().encode("Reviewed.\n<verdict>chan")
@@ -76,5 +83,15 @@ describe("a reviewer's findings", () => {
     const long = findingsOf(`<verdict>changes</verdict>\n${"x".repeat(10_000)}`, 100)
     assert.strictEqual(long.length, 100)
     assert.isTrue(long.endsWith("…"))
+  })
+
+  it("read a request for changes written with spaces in its tags", () => {
+    assert.strictEqual(findingsOf("Read.\n< verdict > changes < / verdict >\n- fix it\n"), "- fix it")
+  })
+
+  it("are kept whole at exactly the size, and a blank text says there were none", () => {
+    assert.strictEqual(findingsOf("abcd", 4), "abcd")
+    assert.strictEqual(findingsOf("abcde", 4), "abc…")
+    assert.strictEqual(findingsOf(" \n "), "the reviewer asked for changes without saying which")
   })
 })

@@ -19,6 +19,8 @@ export const makeTextTail = (limit: number) => {
   return {
     feed: (text: string) => push(encoder.encode(text), false),
     feedBytes: (bytes: Uint8Array) => push(bytes, true),
+    /** The bytes held: less than `limit` plus the oldest piece kept, however much was fed. */
+    held: (): number => size,
     /** The text kept: at most `limit` bytes from the end, starting at a whole character. */
     text: (): string => {
       const all = new Uint8Array(size)
