@@ -62,6 +62,8 @@ export const qwen: Agent<Script, FakeModelServer> = {
     // Every request (the API client's own retries, then qwen's) is answered with the limit.
     script: () => () => T.limit("Rate limit reached for requests", { "retry-after": "3600" }),
     resetsInMs: 3_600_000,
+    // qwen names the rest of its wait (`retry in 3570s`, 30 s into it), not a reset time.
+    readAs: "retry-after",
     error: /^qwen is waiting for API capacity: .*HTTP 429.*; next try in 3570s$/
   },
   permission: {
