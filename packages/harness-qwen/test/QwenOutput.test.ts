@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from "node:fs"
 import { makeQwenOutput, NO_RESULT, permissionWarning, untrustedWarning } from "../src/QwenOutput.js"
 
 // Fixtures are the real output of qwen 0.24.4 (`qwen -o stream-json -m qwen-test-model [--yolo]`,
-// prompt on stdin; limit-heartbeat with QWEN_CODE_UNATTENDED_RETRY=1, stopped after its first
-// heartbeat) against a fake OpenAI-compatible server, run in /tmp/qw/proj.
+// prompt on stdin; limit-heartbeat with QWEN_CODE_UNATTENDED_RETRY=1; the limit runs stopped
+// with SIGTERM) against a fake OpenAI-compatible server, run in /tmp/qw/proj.
 const cwd = "/tmp/qw/proj"
 const now = Date.parse("2026-11-29T08:00:00Z")
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8")
@@ -76,10 +76,12 @@ limitConformance({
       shown: ["✗ Quota exhausted: Quota exceeded"]
     },
     {
-      name: "qwen retrying after a billing quota's 429: after qwen's wait, not restored by waiting",
-      chunks: [stderr("Retrying in 60s (attempt 1/10): [API Error: 429 You exceeded your current quota, please check your plan and billing details.]\n")],
+      name: "qwen retrying after a billing quota's 429, without QWEN_CODE_UNATTENDED_RETRY, stopped (recorded): after qwen's wait, not restored by waiting",
+      chunks: recordedChunks("limit-retrying"),
       exitCode: 143,
-      limited: [{ message: "429 You exceeded your current quota, please check your plan and billing details.", resetAt: null, retryAfterMs: 60_000, resets: false }]
+      limited: [{ message: "429 You exceeded your current quota, please check your plan and billing details.", resetAt: null, retryAfterMs: 60_000, resets: false }],
+      failed: [`${NO_RESULT}: Operation cancelled.`],
+      shown: ["Retrying in 60s (attempt 1/10)", "Retrying provider attempt"]
     },
     {
       name: "a run that ends on an HTTP 429",
