@@ -4,6 +4,7 @@ import { CodexHarness, CodexOutput } from "@spool/harness-codex"
 import { GeminiHarness, GeminiOutput } from "@spool/harness-gemini"
 import { OpencodeHarness, OpencodeOutput } from "@spool/harness-opencode"
 import { PiHarness, PiOutput } from "@spool/harness-pi"
+import { QwenHarness, QwenOutput } from "@spool/harness-qwen"
 import { Effect } from "effect"
 import type { InvocationShape } from "../host/Invocation.js"
 import { RequestError } from "../RequestError.js"
@@ -45,6 +46,8 @@ export const harnesses = {
     Effect.succeed(GeminiHarness.layer(agentOptions(settings, "SPOOL_GEMINI_BIN", invocation))),
   pi: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.succeed(PiHarness.layer(agentOptions(settings, "SPOOL_PI_BIN", invocation))),
+  qwen: (settings: HarnessSettings, invocation: InvocationShape) =>
+    Effect.succeed(QwenHarness.layer(agentOptions(settings, "SPOOL_QWEN_BIN", invocation))),
   command: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.gen(function*() {
       if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {
@@ -77,6 +80,7 @@ export const sandboxNeeds: Record<HarnessName, SandboxNeeds> = {
   codex: CodexHarness.sandboxNeeds,
   gemini: GeminiHarness.sandboxNeeds,
   pi: PiHarness.sandboxNeeds,
+  qwen: QwenHarness.sandboxNeeds,
   command: { stateDirs: [], hosts: [], env: [], baseUrlEnv: [] }
 }
 export const harnessNames = Object.keys(harnesses) as ReadonlyArray<HarnessName>
@@ -92,7 +96,8 @@ const readers: Partial<Record<HarnessName, (cwd: string) => OutputReader>> = {
   claude: (cwd) => ClaudeOutput.makeClaudeOutput({ cwd, now: Date.now }),
   codex: (cwd) => CodexOutput.makeCodexOutput({ cwd, now: Date.now }),
   gemini: (cwd) => GeminiOutput.makeGeminiOutput({ cwd }),
-  pi: (cwd) => PiOutput.makePiOutput({ cwd })
+  pi: (cwd) => PiOutput.makePiOutput({ cwd }),
+  qwen: (cwd) => QwenOutput.makeQwenOutput({ cwd, now: Date.now })
 }
 
 /**

@@ -123,6 +123,11 @@ export interface Limit<Script> {
   readonly script: (root: string) => Script
   /** How long after the request the limit lifts, as the reply says (the retry-after). */
   readonly resetsInMs: number
+  /**
+   * How the agent reports it: as a reset time, which spool waits a minute past (the default), or
+   * as a retry-after, which spool waits just as long as it says.
+   */
+  readonly readAs?: "reset time" | "retry-after"
   /** The limit as the iteration's record carries it. */
   readonly error: Shown
 }
