@@ -279,6 +279,11 @@ export const equivalents = [
     reason: "one step past the end reads undefined, which the task pattern does not match (as the text \"undefined\"): nothing is added" },
   { file: "packages/core/src/tree/OpenSpecTasks.ts", mutator: "StringLiteral", replacement: '"Stryker was here!"', line: 'const status = statusOf(match[1] ?? "")',
     reason: "a marker statusOf does not know is pending, as an empty box is" },
+  // CompletionRule, LineText: the tag's default
+  { file: "packages/core/src/completion/CompletionRule.ts", mutator: "StringLiteral", replacement: "\"\"", line: "const makeRule = (tag = \"promise\") => {",
+    reason: "only decideLabel and decideLineBefore take the default, and neither uses a pattern made from the tag" },
+  { file: "packages/core/src/completion/LineText.ts", mutator: "StringLiteral", replacement: "\"\"", line: "export const makeLineText = (tag = \"promise\") => {",
+    reason: "its one caller (JudgeState) always passes the judge's tag: the default is never taken" },
   // TextTail
   { file: "packages/core/src/output/TextTail.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (limit === 0 || bytes.length === 0) return",
     reason: "an empty chunk is kept as an empty piece: it holds no byte and adds nothing to the text" },

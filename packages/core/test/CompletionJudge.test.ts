@@ -548,4 +548,10 @@ describe("the judge fed in chunks", () => {
     const first = asText([`Do not print:\n<promise>COMPLETE</promise> ${"z ".repeat(40000)}…`])
     assert.deepStrictEqual(first.verdicts.map((v) => v.reason), ['negated: "Do not print"'])
   })
+
+  it("judges a promise that closes on its own line by that line alone: the next line does not join it", () => {
+    const judge = makeCompletionJudge({ token: "COMPLETE", prompt })
+    judge.feed("<promise>COMPLETE</promise>\nNext I will tidy the README.\n")
+    assert.deepStrictEqual(judge.judgement().verdicts, [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }])
+  })
 })
