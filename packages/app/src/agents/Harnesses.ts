@@ -1,6 +1,7 @@
 import { CommandHarness, type LoopState, type OutputReader, type SandboxNeeds, splitArgs, viewOfLog } from "@spool/core"
 import { ClaudeHarness, ClaudeOutput } from "@spool/harness-claude"
 import { CodexHarness, CodexOutput } from "@spool/harness-codex"
+import { CopilotHarness, CopilotOutput } from "@spool/harness-copilot"
 import { GeminiHarness, GeminiOutput } from "@spool/harness-gemini"
 import { OpencodeHarness, OpencodeOutput } from "@spool/harness-opencode"
 import { PiHarness, PiOutput } from "@spool/harness-pi"
@@ -45,6 +46,11 @@ export const harnesses = {
     Effect.succeed(GeminiHarness.layer(agentOptions(settings, "SPOOL_GEMINI_BIN", invocation))),
   pi: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.succeed(PiHarness.layer(agentOptions(settings, "SPOOL_PI_BIN", invocation))),
+  copilot: (settings: HarnessSettings, invocation: InvocationShape) =>
+    Effect.succeed(CopilotHarness.layer({
+      ...agentOptions(settings, "SPOOL_COPILOT_BIN", invocation),
+      stateDir: CopilotHarness.stateDirOf(invocation.env)
+    })),
   command: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.gen(function*() {
       if (settings.harnessCommand === null || settings.harnessCommand.trim() === "") {
@@ -77,6 +83,7 @@ export const sandboxNeeds: Record<HarnessName, SandboxNeeds> = {
   codex: CodexHarness.sandboxNeeds,
   gemini: GeminiHarness.sandboxNeeds,
   pi: PiHarness.sandboxNeeds,
+  copilot: CopilotHarness.sandboxNeeds,
   command: { stateDirs: [], hosts: [], env: [], baseUrlEnv: [] }
 }
 export const harnessNames = Object.keys(harnesses) as ReadonlyArray<HarnessName>
@@ -92,7 +99,8 @@ const readers: Partial<Record<HarnessName, (cwd: string) => OutputReader>> = {
   claude: (cwd) => ClaudeOutput.makeClaudeOutput({ cwd, now: Date.now }),
   codex: (cwd) => CodexOutput.makeCodexOutput({ cwd, now: Date.now }),
   gemini: (cwd) => GeminiOutput.makeGeminiOutput({ cwd }),
-  pi: (cwd) => PiOutput.makePiOutput({ cwd })
+  pi: (cwd) => PiOutput.makePiOutput({ cwd }),
+  copilot: (cwd) => CopilotOutput.makeCopilotOutput({ cwd })
 }
 
 /**
