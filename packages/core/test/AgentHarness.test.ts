@@ -1,12 +1,12 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream, TestClock } from "effect"
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as AgentHarness from "../src/harness/AgentHarness.js"
 import { ChangeId } from "../src/domain/Domain.js"
-import { HarnessEvent, HarnessService } from "../src/harness/HarnessService.js"
+import { type HarnessError, HarnessEvent, HarnessService } from "../src/harness/HarnessService.js"
 
 describe("an agent described as data", () => {
   it.effect("reads the agent's output against the loop's clock", () =>
@@ -130,5 +130,19 @@ describe("an agent described as data", () => {
       const tags = yield* run(reporting(dir, "exit 1", reports, []))
       assert.deepStrictEqual(reports, [null])
       assert.deepStrictEqual(tags.slice(-2), ["Warning", "Exited"])
+    }))
+
+  it.live("fails the run, naming the place, when the report's directory cannot be made, and starts no agent", () =>
+    Effect.gen(function*() {
+      const root = mkdtempSync(join(tmpdir(), "spool-report-"))
+      writeFileSync(join(root, "file"), "")
+      const dir = join(root, "file", "state")
+      const files: Array<string> = []
+      const failure = yield* Effect.flip(run(reporting(dir, `echo started > ${root}/started`, [], files)))
+      assert.strictEqual(failure._tag, "HarnessError")
+      assert.strictEqual((failure as HarnessError).reason, "Io")
+      assert.include(failure.message, `its report cannot be kept in ${dir}`)
+      assert.deepStrictEqual(files, [])
+      assert.isFalse(existsSync(join(root, "started")))
     }))
 })
