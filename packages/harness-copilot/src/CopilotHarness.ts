@@ -33,8 +33,8 @@ export const stateDirOf = (env: Readonly<Record<string, string | undefined>>): s
 /**
  * The arguments of one iteration. The prompt is not among them: copilot reads it from its stdin,
  * which is not a terminal, and runs it as with `-p` (an argv word is limited to 128 KiB). Without
- * `--allow-all` copilot approves no tool call that needs approval (writes, shell commands): each is
- * denied, and the run goes on. `--no-auto-update` runs the copilot installed, never one it downloads.
+ * `--allow-all` copilot approves no tool call that needs approval (a write, a shell command other
+ * than a reading one such as `ls`): each is denied, and the run goes on. `--no-auto-update` runs the copilot installed, never one it downloads.
  */
 export const commandArgs = (options: Pick<CopilotHarnessOptions, "model" | "allowAll">): Array<string> => [
   "--output-format",

@@ -16,7 +16,7 @@ export interface CopilotOutput extends JsonOutput {
 export const NO_RESULT = "copilot ended without its result"
 
 export const deniedWarning = (detail: string) =>
-  `copilot denied a tool call that needs approval (${detail}): without approval it runs none of them, so the agent ` +
+  `copilot denied a tool call that needs approval (${detail}): with no one to ask, it approves none, so the agent ` +
   `could not do it; rerun with --allow-all to approve the agent's tool calls`
 
 /**
