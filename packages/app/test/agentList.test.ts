@@ -38,7 +38,7 @@ describe("the agents of a loop", () => {
 
   it("refuse each mistake with one line naming the option", () => {
     expect(listOf(["codx:gpt-5.5"])).toEqual({
-      error: "--fallback 'codx:gpt-5.5': unknown harness 'codx'; known harnesses: opencode, claude, codex, gemini, pi, qwen, command",
+      error: "--fallback 'codx:gpt-5.5': unknown harness 'codx'; known harnesses: opencode, claude, codex, gemini, pi, copilot, qwen, command",
       option: "fallback"
     })
     expect(listOf(["codex:"])).toMatchObject({ error: expect.stringContaining("nothing after the colon"), option: "fallback" })

@@ -67,7 +67,7 @@ describe("Runs, Sweeps and Lists: the application below the CLI", () => {
         runs.run(request("001-01", "x", { agent: { harness: "nope", harnessCommand: null, model: null, allowAll: false } }))))
       expect(unknown.result._tag === "Left" && unknown.result.left).toMatchObject({
         _tag: "RequestError",
-        message: "unknown harness 'nope'; known harnesses: opencode, claude, codex, gemini, pi, qwen, command"
+        message: "unknown harness 'nope'; known harnesses: opencode, claude, codex, gemini, pi, copilot, qwen, command"
       })
       const remote = yield* onApplication(root, Effect.flatMap(Runs, (runs) =>
         runs.run(request("001-01", finishingAgent(), { remote: { name: "upstream", leaseTtlMs: 900_000 } }))))

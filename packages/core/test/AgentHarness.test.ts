@@ -1,12 +1,12 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream, TestClock } from "effect"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as AgentHarness from "../src/harness/AgentHarness.js"
 import { ChangeId } from "../src/domain/Domain.js"
-import { HarnessEvent, HarnessService } from "../src/harness/HarnessService.js"
+import { type HarnessError, HarnessEvent, HarnessService } from "../src/harness/HarnessService.js"
 
 describe("an agent described as data", () => {
   it.effect("reads the agent's output against the loop's clock", () =>
@@ -81,5 +81,68 @@ describe("an agent described as data", () => {
       // (Both lines may come in one read: how many Output events there are is the machine's.)
       assert.include(tags, "Limited")
       assert.strictEqual(tags.at(-1), "Exited")
+    }))
+
+  // An agent that writes a report of its run to the file its arguments name, as Copilot CLI writes its usage.
+  const reporting = (dir: string, script: string, reports: Array<string | null>, files: Array<string>) =>
+    AgentHarness.layer({
+      program: { harness: "sh", program: "sh", envVar: "SPOOL_SH_BIN", binary: "/bin/sh", pathEnv: process.env.PATH, install: "install sh" },
+      reports: { cost: false, tokens: true },
+      args: () => ["-c", `cat >/dev/null; echo hi; ${script}`, "sh"],
+      report: {
+        dir,
+        args: (file) => {
+          files.push(file)
+          return [file]
+        }
+      },
+      output: () => ({
+        feed: (event) => [event],
+        report: (text) => {
+          reports.push(text)
+          return [HarnessEvent.Warning({ message: `report: ${text}` })]
+        }
+      })
+    })
+
+  it.live("hands the agent a report file of its own for each run and reads it once the agent exited, before Exited", () =>
+    Effect.gen(function*() {
+      const dir = join(mkdtempSync(join(tmpdir(), "spool-report-")), "state")
+      const reports: Array<string | null> = []
+      const files: Array<string> = []
+      const tags = yield* run(reporting(dir, `printf '{"tokens":3}' > "$1"`, reports, files))
+      assert.deepStrictEqual(tags.slice(-2), ["Warning", "Exited"])
+      assert.deepStrictEqual(reports, ['{"tokens":3}'])
+      assert.strictEqual(files.length, 1)
+      assert.isTrue(files[0]!.startsWith(`${dir}/spool-run-`))
+      // The run's private directory is gone with the run; the directory it was made in stays.
+      assert.isFalse(existsSync(files[0]!))
+      assert.deepStrictEqual(readdirSync(dir), [])
+      yield* run(reporting(dir, `printf '{"tokens":4}' > "$1"`, reports, files))
+      assert.notStrictEqual(files[1], files[0])
+      assert.deepStrictEqual(reports, ['{"tokens":3}', '{"tokens":4}'])
+    }))
+
+  it.live("reads no report when the agent wrote none", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "spool-report-"))
+      const reports: Array<string | null> = []
+      const tags = yield* run(reporting(dir, "exit 1", reports, []))
+      assert.deepStrictEqual(reports, [null])
+      assert.deepStrictEqual(tags.slice(-2), ["Warning", "Exited"])
+    }))
+
+  it.live("fails the run, naming the place, when the report's directory cannot be made, and starts no agent", () =>
+    Effect.gen(function*() {
+      const root = mkdtempSync(join(tmpdir(), "spool-report-"))
+      writeFileSync(join(root, "file"), "")
+      const dir = join(root, "file", "state")
+      const files: Array<string> = []
+      const failure = yield* Effect.flip(run(reporting(dir, `echo started > ${root}/started`, [], files)))
+      assert.strictEqual(failure._tag, "HarnessError")
+      assert.strictEqual((failure as HarnessError).reason, "Io")
+      assert.include(failure.message, `its report cannot be kept in ${dir}`)
+      assert.deepStrictEqual(files, [])
+      assert.isFalse(existsSync(join(root, "started")))
     }))
 })

@@ -1,6 +1,7 @@
 import { CommandHarness, type LoopState, type OutputReader, type SandboxNeeds, splitArgs, viewOfLog } from "@spool/core"
 import { ClaudeHarness, ClaudeOutput } from "@spool/harness-claude"
 import { CodexHarness, CodexOutput } from "@spool/harness-codex"
+import { CopilotHarness, CopilotOutput } from "@spool/harness-copilot"
 import { GeminiHarness, GeminiOutput } from "@spool/harness-gemini"
 import { OpencodeHarness, OpencodeOutput } from "@spool/harness-opencode"
 import { PiHarness, PiOutput } from "@spool/harness-pi"
@@ -46,6 +47,11 @@ export const harnesses = {
     Effect.succeed(GeminiHarness.layer(agentOptions(settings, "SPOOL_GEMINI_BIN", invocation))),
   pi: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.succeed(PiHarness.layer(agentOptions(settings, "SPOOL_PI_BIN", invocation))),
+  copilot: (settings: HarnessSettings, invocation: InvocationShape) =>
+    Effect.succeed(CopilotHarness.layer({
+      ...agentOptions(settings, "SPOOL_COPILOT_BIN", invocation),
+      stateDir: CopilotHarness.stateDirOf(invocation.env)
+    })),
   qwen: (settings: HarnessSettings, invocation: InvocationShape) =>
     Effect.succeed(QwenHarness.layer(agentOptions(settings, "SPOOL_QWEN_BIN", invocation))),
   command: (settings: HarnessSettings, invocation: InvocationShape) =>
@@ -80,6 +86,7 @@ export const sandboxNeeds: Record<HarnessName, SandboxNeeds> = {
   codex: CodexHarness.sandboxNeeds,
   gemini: GeminiHarness.sandboxNeeds,
   pi: PiHarness.sandboxNeeds,
+  copilot: CopilotHarness.sandboxNeeds,
   qwen: QwenHarness.sandboxNeeds,
   command: { stateDirs: [], hosts: [], env: [], baseUrlEnv: [] }
 }
@@ -97,6 +104,7 @@ const readers: Partial<Record<HarnessName, (cwd: string) => OutputReader>> = {
   codex: (cwd) => CodexOutput.makeCodexOutput({ cwd, now: Date.now }),
   gemini: (cwd) => GeminiOutput.makeGeminiOutput({ cwd }),
   pi: (cwd) => PiOutput.makePiOutput({ cwd }),
+  copilot: (cwd) => CopilotOutput.makeCopilotOutput({ cwd }),
   qwen: (cwd) => QwenOutput.makeQwenOutput({ cwd, now: Date.now })
 }
 

@@ -1,8 +1,8 @@
 import { CommandExecutor, FileSystem } from "@effect/platform"
-import { Effect, Layer, Stream } from "effect"
+import { Chunk, Effect, Layer, Option, Stream } from "effect"
 import { type AgentProgram, resolveAgent } from "./AgentProgram.js"
 import { runProcess } from "./HarnessProcess.js"
-import { type HarnessError, type HarnessEvent, type HarnessRequest, HarnessService } from "./HarnessService.js"
+import { HarnessError, type HarnessEvent, type HarnessRequest, HarnessService } from "./HarnessService.js"
 
 /** What every agent harness is made from; each harness says what `model` and `allowAll` become for its agent. */
 export interface AgentOptions {
@@ -15,6 +15,27 @@ export interface AgentOptions {
   readonly pathEnv: string | undefined
   /** Extra environment for the agent (tests point it at a fake model server). */
   readonly env?: Readonly<Record<string, string>>
+}
+
+/** A reader of one run's output: each raw event in, the events it means out. */
+export interface AgentReader {
+  readonly feed: (event: HarnessEvent) => Array<HarnessEvent>
+  /**
+   * What the run's report file says (`AgentHarness.report`): its text, null when the agent wrote
+   * none; read once the agent has exited, its events come before `Exited`.
+   */
+  readonly report?: (text: string | null) => Array<HarnessEvent>
+}
+
+/**
+ * A file the agent writes at the end of its run about what its output leaves out (its usage): each
+ * run names one in a private directory made under `dir`, which the agent may write (inside spool's
+ * sandbox too), and removed with it after the run.
+ */
+export interface RunReport {
+  readonly dir: string
+  /** The arguments that ask the agent for the file at `file`, after those of `args`. */
+  readonly args: (file: string) => ReadonlyArray<string>
 }
 
 /**
@@ -30,7 +51,9 @@ export interface AgentHarness {
   /** Extra environment for the agent (tests point it at a fake model server). */
   readonly env?: Readonly<Record<string, string>>
   /** A reader of one run's output: each raw event in, the events it means out; `now` reads the loop's clock. */
-  readonly output: (request: HarnessRequest, now: () => number) => { readonly feed: (event: HarnessEvent) => Array<HarnessEvent> }
+  readonly output: (request: HarnessRequest, now: () => number) => AgentReader
+  /** A report file the agent writes of each run, read by the reader's `report`. */
+  readonly report?: RunReport
   /**
    * The agent goes on retrying a usage or rate limit by itself, for minutes or a whole reset: its
    * run ends at the first `Limited` its output reads (the agent and all it started are stopped), so
@@ -42,6 +65,30 @@ export interface AgentHarness {
 /** The events of a run up to its first `Limited`, that one included. */
 export const untilLimited = <E, R>(events: Stream.Stream<HarnessEvent, E, R>): Stream.Stream<HarnessEvent, E, R> =>
   Stream.takeUntil(events, (event) => event._tag === "Limited")
+
+/** A private directory for one run's report under `report.dir` (made when missing), removed with the scope; the file's path in it. */
+const reportFile = (fs: FileSystem.FileSystem, harness: string, report: RunReport) =>
+  fs.makeDirectory(report.dir, { recursive: true }).pipe(
+    Effect.zipRight(fs.makeTempDirectoryScoped({ directory: report.dir, prefix: "spool-run-" })),
+    Effect.map((dir) => `${dir}/report.json`),
+    Effect.mapError((error) => new HarnessError({ harness, reason: "Io", detail: `its report cannot be kept in ${report.dir}: ${error.message}` }))
+  )
+
+/** The run's output read, and at the agent's exit its report too: the report's events come before `Exited`, which stays last. */
+const feedWithReport = <E, R>(
+  events: Stream.Stream<HarnessEvent, E, R>,
+  reader: Required<AgentReader>,
+  text: Effect.Effect<string | null>
+): Stream.Stream<HarnessEvent, E, R> => {
+  const feed = (chunk: Chunk.Chunk<HarnessEvent>) => Chunk.flatMap(chunk, (event) => Chunk.unsafeFromArray(reader.feed(event)))
+  return Stream.mapChunksEffect(events, (chunk) => {
+    if (!Chunk.some(chunk, (event) => event._tag === "Exited")) return Effect.succeed(feed(chunk))
+    return Effect.map(text, (report) => {
+      const fed = Chunk.toArray(feed(chunk))
+      return Chunk.unsafeFromArray([...fed.slice(0, -1), ...reader.report(report), ...fed.slice(-1)])
+    })
+  })
+}
 
 /** Runs each iteration as one process of the agent's program, the prompt on its stdin, in its own process group. */
 export const layer = (agent: AgentHarness): Layer.Layer<
@@ -61,12 +108,15 @@ export const layer = (agent: AgentHarness): Layer.Layer<
         reports: agent.reports,
         preflight: Effect.zipRight(resolve, agent.check ?? Effect.void),
         run: (request) =>
-          Stream.unwrap(Effect.map(Effect.zip(resolve, Effect.clock), ([command, clock]) => {
+          Stream.unwrapScoped(Effect.gen(function*() {
+            const command = yield* resolve
+            const clock = yield* Effect.clock
             const output = agent.output(request, () => clock.unsafeCurrentTimeMillis())
-            return runProcess(executor, {
+            const report = agent.report === undefined ? null : { ...agent.report, file: yield* reportFile(fs, harness, agent.report) }
+            const events = runProcess(executor, {
               harness,
               command,
-              args: agent.args(request),
+              args: [...agent.args(request), ...(report === null ? [] : report.args(report.file))],
               cwd: request.cwd,
               env: {
                 ...agent.env,
@@ -74,7 +124,11 @@ export const layer = (agent: AgentHarness): Layer.Layer<
                 SPOOL_ITERATION: String(request.iteration)
               },
               stdin: request.prompt
-            }).pipe(Stream.mapConcat(output.feed), (events) => agent.endsOnLimit === true ? untilLimited(events) : events)
+            })
+            const read = report === null || output.report === undefined
+              ? Stream.mapConcat(events, output.feed)
+              : feedWithReport(events, { feed: output.feed, report: output.report }, fs.readFileString(report.file).pipe(Effect.option, Effect.map(Option.getOrNull)))
+            return agent.endsOnLimit === true ? untilLimited(read) : read
           }))
       }
     })

@@ -1,0 +1,76 @@
+import { apiMessageOf } from "./CopilotEvent.js"
+
+/*
+ * Usage and rate limits as Copilot CLI reports them on its error channels: a failed model request
+ * (`model.call_failure`, HTTP 429 or 402, the API's error body), as soon as it fails and while
+ * copilot retries it, and the run's error (`session.error`, `errorType` `rate_limit` or
+ * `quota_exhausted`) once it gave up. Never applied to the agent's own messages: an agent may well
+ * write these words.
+ *
+ * copilot prints no `retry-after` (it honours one of up to a few minutes itself, and gives up at
+ * once on a longer one): only a delay or reset time in the words themselves is read, as GitHub's
+ * own limits give them (`Your limit resets ...`, `current limit resets in ~5m`).
+ */
+
+/** A limit copilot hit: the fields of core's `Limited` event. */
+export interface CopilotLimit {
+  readonly message: string
+  /** When it lifts (epoch ms), when the words say. */
+  readonly resetAt: number | null
+  /** How long to wait, when the words say (`Retry after 20 seconds`, `resets in ~5m`). */
+  readonly retryAfterMs: number | null
+  /** False for a quota that waiting does not restore (billing, credits, a spending limit), unless it says when it resets. */
+  readonly resets: boolean
+}
+
+/** The run's `errorType`s of a limit. */
+const LIMIT_TYPES = new Set(["rate_limit", "quota_exhausted"])
+/** HTTP statuses of a limit: too many requests, and payment required (a spent quota of Copilot's). */
+const LIMIT_STATUS = new Set([429, 402])
+/** A quota spent, which waiting does not restore (by the API's code or its words). */
+const SPENT = /insufficient[_ ]quota|quota[_ ]exceeded|quota[_ ]exhausted|billing|credit balance|upgrade your plan|run out of your|spending limit|additional usage limit|no remaining quota|premium requests? (?:allowance|quota)/i
+
+const UNIT: ReadonlyArray<readonly [RegExp, number]> = [
+  [/^(?:ms|milliseconds?)$/i, 1],
+  [/^(?:s|secs?|seconds?)$/i, 1000],
+  [/^(?:m|mins?|minutes?)$/i, 60_000],
+  [/^(?:h|hrs?|hours?)$/i, 3_600_000],
+  [/^(?:d|days?)$/i, 86_400_000]
+]
+const DELAY = /(?:resets?|retry|try again)(?: after| in)\s+~?(\d+(?:\.\d+)?)\s*([a-z]+)\b/i
+const RESET_TIME = /resets(?: at| on)?\s+([^;()]+?)(?=\.(?:\s|$)|[;()]|$)/i
+
+/** `Retry after 20 seconds`, `try again in 5m`, `current limit resets in ~90s`: milliseconds, or null. */
+export const retryDelayOf = (text: string): number | null => {
+  const match = DELAY.exec(text)
+  const unit = match === null ? undefined : UNIT.find(([name]) => name.test(match[2]!))
+  return match === null || unit === undefined ? null : Math.round(Number(match[1]) * unit[1])
+}
+
+/** `Your limit resets 2026-11-30T10:00:00Z.`, `the limit resets at Dec 1, 2026 00:00 UTC`: epoch ms, or null. */
+export const resetTimeOf = (text: string): number | null => {
+  const match = RESET_TIME.exec(text)
+  if (match === null || /^in\b/i.test(match[1]!)) return null
+  const at = Date.parse(match[1]!.trim())
+  return Number.isFinite(at) ? at : null
+}
+
+const limitOf = (message: string, code: string | null): CopilotLimit => {
+  const retryAfterMs = retryDelayOf(message)
+  const resetAt = resetTimeOf(message)
+  const spent = SPENT.test(message) || (code !== null && SPENT.test(code))
+  return { message, resetAt, retryAfterMs, resets: resetAt !== null || retryAfterMs !== null || !spent }
+}
+
+/** The limit a failed model request names (HTTP 429 or 402), or null; its message is `<status> <the API's words>`, as copilot shows it. */
+export const fromFailure = (statusCode: number | undefined, errorType: string | undefined, body: string): CopilotLimit | null => {
+  if (statusCode === undefined || !LIMIT_STATUS.has(statusCode)) return null
+  const api = apiMessageOf(body)
+  return limitOf(`${statusCode} ${api.message.trim()}`.trim(), api.code ?? errorType ?? null)
+}
+
+/** The limit the run's error names (`rate_limit`, `quota_exhausted`, or HTTP 429 or 402), or null. */
+export const fromSessionError = (errorType: string, statusCode: number | undefined, message: string): CopilotLimit | null =>
+  LIMIT_TYPES.has(errorType) || (statusCode !== undefined && LIMIT_STATUS.has(statusCode))
+    ? limitOf(message.trim(), errorType)
+    : null
