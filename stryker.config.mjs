@@ -67,7 +67,7 @@ export const groups = [
   { name: "sweep", mutate: [core("sweep/SweepPolicy"), core("sweep/Sweep"), core("sweep/ChangeList")], tests: coreTests("SweepPolicy", "Sweep", "SweepApproval", "ChangeList", "SweepNotice") },
   { name: "guards", mutate: [core("guards/Guards")], tests: coreTests("Guards", "LoopGuards") },
   // The agents' decoders, a group each (a stopped run then loses less), and the JSON harnesses' shared part.
-  ...["claude", "codex", "gemini", "opencode", "pi", "qwen"].map((agent) => ({
+  ...["claude", "codex", "gemini", "opencode", "pi", "copilot", "qwen"].map((agent) => ({
     name: agent,
     mutate: [`packages/harness-${agent}/src/*{Event,Output,Limit}.ts`],
     tests: [`packages/harness-${agent}/test/*{Event,Output,Limit}.test.ts`]
