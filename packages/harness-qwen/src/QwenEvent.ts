@@ -1,5 +1,6 @@
 import { type DecodedLine as DecodedLineOf, makeLineDecoder } from "@spool/core"
-import { Option, Schema } from "effect"
+import { ClaudeEvent } from "@spool/harness-claude"
+import { Schema } from "effect"
 
 /*
  * The events `qwen -o stream-json` (0.24) prints, one JSON object per line: Claude Code's
@@ -59,36 +60,8 @@ export type Result = typeof Result.Type
 export const QwenEvent = Schema.Union(Assistant, User, Result)
 export type QwenEvent = typeof QwenEvent.Type
 
-export const TextBlock = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
-export const ToolUseBlock = Schema.Struct({
-  type: Schema.Literal("tool_use"),
-  id: Schema.String,
-  name: Schema.String,
-  input: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-})
-export const ToolResultBlock = Schema.Struct({
-  type: Schema.Literal("tool_result"),
-  tool_use_id: Schema.String,
-  is_error: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  content: Schema.optional(Schema.Unknown)
-})
-export const ContentBlock = Schema.Union(TextBlock, ToolUseBlock, ToolResultBlock)
-export type ContentBlock = typeof ContentBlock.Type
-
-const decodeBlock = Schema.decodeUnknownOption(ContentBlock)
-
-/** The blocks of a message spool understands, in order. */
-export const contentBlocks = (content: string | ReadonlyArray<unknown>): Array<ContentBlock> =>
-  typeof content === "string"
-    ? [{ type: "text", text: content }]
-    : content.flatMap((block) => Option.toArray(decodeBlock(block)))
-
-/** The text of a tool result's content: a string, or its text blocks joined. */
-export const textOf = (content: unknown): string => {
-  if (typeof content === "string") return content
-  if (!Array.isArray(content)) return ""
-  return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("")
-}
+/** Content blocks are Claude Code's, read as claude's harness reads them. */
+export const { ContentBlock, contentBlocks, textOf } = ClaudeEvent
 
 export type DecodedLine = DecodedLineOf<QwenEvent>
 
