@@ -3,7 +3,8 @@ import { FAKE_PROVIDER, OPENCODE_BIN, opencodeEnv, startFakeModelServer, Turn as
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PROMISE } from "./agents/agent.js"
-import { opencode, userText } from "./agents/opencode.js"
+import { userText } from "./agents/agent.js"
+import { opencode } from "./agents/opencode.js"
 import { agentScenarios, ralph, sandboxedWrite, statusJson, withAgent } from "./agents/scenarios.js"
 import { addChange, git, spool, withFakeServer } from "./support.js"
 

@@ -1,3 +1,4 @@
+import type { FakeModelServer } from "@spool/testkit/fakeModelServer"
 import type { Process } from "@spool/testkit/processes"
 import type { SpoolResult } from "../support.js"
 
@@ -9,6 +10,14 @@ import type { SpoolResult } from "../support.js"
 
 export const PROMISE = "<promise>COMPLETE</promise>"
 export const CHANGE = "001-01_greeting-cli"
+
+/** The texts of the user messages of the OpenAI-compatible fake's `i`-th request, joined by newlines. */
+export const userText = (server: FakeModelServer, i: number) =>
+  server.requests[i]!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
+
+/** The requests of the OpenAI-compatible fake, as the scenarios look at them. */
+export const chatRequests = (server: FakeModelServer): ReadonlyArray<SeenRequest> =>
+  server.requests.map((request, i) => ({ model: request.model, prompt: userText(server, i) }))
 
 /** A fake model server: the scenarios close it when they are done. */
 export interface Closable {

@@ -3,9 +3,7 @@ import { COPILOT_BIN, copilotEnv, TEST_MODEL } from "@spool/testkit/copilotEnv"
 import { type FakeModelServer, startFakeModelServer, type Turn, Turn as T } from "@spool/testkit/fakeModelServer"
 import { processesIn } from "@spool/testkit/processes"
 import { join } from "node:path"
-import { type Agent, PROMISE } from "./agent.js"
-
-const userText = (server: FakeModelServer, i: number) => server.requests[i]!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
+import { type Agent, chatRequests, PROMISE } from "./agent.js"
 
 /** Copilot CLI (`@github/copilot`) against the fake OpenAI-compatible server, in its own-model mode, offline. */
 export const copilot: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
@@ -15,7 +13,7 @@ export const copilot: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
   bin: { variable: "SPOOL_COPILOT_BIN", path: COPILOT_BIN, install: "npm install -g @github/copilot" },
   start: startFakeModelServer,
   env: (server, home) => copilotEnv({ baseURL: server.baseURL, root: home }),
-  requests: (server) => server.requests.map((r, i) => ({ model: r.model, prompt: userText(server, i) })),
+  requests: chatRequests,
   write: {
     script: (root) => [
       T.call("create", { path: join(root, "greeting.txt"), file_text: "hello from copilot\n" }, "Writing greeting.txt."),

@@ -10,10 +10,7 @@ import {
 } from "@spool/testkit/fakeModelServer"
 import { processesIn } from "@spool/testkit/processes"
 import { join } from "node:path"
-import { type Agent, PROMISE } from "./agent.js"
-
-export const userText = (server: FakeModelServer, i: number) =>
-  server.requests[i]!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
+import { type Agent, chatRequests, PROMISE } from "./agent.js"
 
 /** opencode (`opencode-ai`) against the fake OpenAI-compatible server; its default model is not the one asked for. */
 export const opencode: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
@@ -23,7 +20,7 @@ export const opencode: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
   bin: { variable: "SPOOL_OPENCODE_BIN", path: OPENCODE_BIN, install: "npm install -g opencode-ai" },
   start: startFakeModelServer,
   env: (server, home) => opencodeEnv({ baseURL: server.baseURL, root: home, models: ["default-model", "other-model"] }),
-  requests: (server) => server.requests.map((r, i) => ({ model: r.model, prompt: userText(server, i) })),
+  requests: chatRequests,
   write: {
     script: (root) => [T.write(join(root, "greeting.txt"), "hello from opencode\n"), T.text("The file is written.\n\n", PROMISE)],
     flags: ["--allow-all"],

@@ -3,9 +3,7 @@ import { type FakeModelServer, startFakeModelServer, type Turn, Turn as T } from
 import { PI_BIN, piEnv, TEST_MODEL, TEST_MODEL_ID } from "@spool/testkit/piEnv"
 import { processesIn } from "@spool/testkit/processes"
 import { join } from "node:path"
-import { type Agent, PROMISE } from "./agent.js"
-
-const userText = (server: FakeModelServer, i: number) => server.requests[i]!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
+import { type Agent, chatRequests, PROMISE } from "./agent.js"
 
 /** pi (`@mariozechner/pi-coding-agent`) against the fake OpenAI-compatible server. */
 export const pi: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
@@ -15,7 +13,7 @@ export const pi: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
   bin: { variable: "SPOOL_PI_BIN", path: PI_BIN, install: "npm install -g @mariozechner/pi-coding-agent" },
   start: startFakeModelServer,
   env: (server, home) => piEnv({ baseURL: server.baseURL, root: home }),
-  requests: (server) => server.requests.map((r, i) => ({ model: r.model, prompt: userText(server, i) })),
+  requests: chatRequests,
   write: {
     script: (root) => [T.call("write", { path: join(root, "greeting.txt"), content: "hello from pi\n" }, "Writing greeting.txt."), T.text("The file is written.\n\n", PROMISE)],
     flags: [],

@@ -3,12 +3,10 @@ import { type FakeModelServer, startFakeModelServer, Turn as T } from "@spool/te
 import { processesIn } from "@spool/testkit/processes"
 import { QWEN_BIN, qwenEnv, TEST_MODEL } from "@spool/testkit/qwenEnv"
 import { join } from "node:path"
-import { type Agent, PROMISE } from "./agent.js"
+import { type Agent, chatRequests, PROMISE } from "./agent.js"
 
 /** The fake server's script: turns in order, or one turn for every request. */
 type Script = Parameters<typeof startFakeModelServer>[0]
-
-const userText = (server: FakeModelServer, i: number) => server.requests[i]!.messages.filter((m) => m.role === "user").map((m) => m.text).join("\n")
 
 /** qwen's own processes: its launcher and the node processes it starts of itself. */
 const isQwen = (cmdline: string) => cmdline.includes("@qwen-code/qwen-code/cli")
@@ -21,7 +19,7 @@ export const qwen: Agent<Script, FakeModelServer> = {
   bin: { variable: "SPOOL_QWEN_BIN", path: QWEN_BIN, install: "npm install -g @qwen-code/qwen-code" },
   start: startFakeModelServer,
   env: (server, home) => qwenEnv({ baseURL: server.baseURL, root: home }),
-  requests: (server) => server.requests.map((r, i) => ({ model: r.model, prompt: userText(server, i) })),
+  requests: chatRequests,
   write: {
     script: (root) => [
       T.call("write_file", { file_path: join(root, "greeting.txt"), content: "hello from qwen\n" }, "Writing greeting.txt."),
