@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AgentNote } from "../src/domain/Domain.js"
-import { noticeLine, sweepNotice } from "../src/notify/Notice.js"
+import { approvalNotice, noticeLine, sweepNotice } from "../src/notify/Notice.js"
 
 describe("the notice of a sweep's end", () => {
   it("tells how it ended, each change's outcome and the totals", () => {
@@ -80,5 +80,36 @@ describe("the notice of a sweep's end", () => {
     assert.strictEqual(draft.costUsd, null)
     assert.strictEqual(draft.tokens, null)
     assert.strictEqual(noticeLine({ ...draft, tasks: null, time: "t" }), "spool: sweep ended: complete: 2 changes (2 complete)")
+  })
+
+  it("tells of a completed change awaiting a person's approval: what to run to approve or reject it, and its spend, branch and commit", () => {
+    const row = {
+      changeId: "001-01_greet",
+      outcome: "complete" as const,
+      iterations: 2,
+      durationMs: 1,
+      merge: null,
+      message: null,
+      costUsd: 0.5,
+      tokens: 1200,
+      branch: "spool/001-01_greet",
+      lastCommit: "abc1234",
+      agents: [],
+      awaitingApproval: true as const
+    }
+    assert.deepStrictEqual(approvalNotice(row, "main"), {
+      event: "awaiting-approval",
+      change: "001-01_greet",
+      run: null,
+      iteration: 2,
+      maxIterations: null,
+      outcome: "awaiting-approval",
+      message: "complete, awaiting approval before its merge into main: spool ralph --approve 001-01_greet, or --reject 001-01_greet \"<why>\" to run it again",
+      costUsd: 0.5,
+      tokens: 1200,
+      branch: "spool/001-01_greet",
+      commit: "abc1234",
+      resumeAt: null
+    })
   })
 })
