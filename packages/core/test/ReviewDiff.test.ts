@@ -33,15 +33,19 @@ describe("the run's diff for a reviewer", () => {
     const files: ReadonlyArray<FileDiff> = [
       { path: "a.ts", added: 2, deleted: 1, patch: patch("a.ts", 100) },
       { path: "b.ts", added: 1, deleted: 0, patch: patch("b.ts", 150) },
-      { path: "c.ts", added: 1, deleted: 0, patch: `${patch("c.ts", 99)}\n` }
+      { path: "c.ts", added: 1, deleted: 0, patch: `${patch("c.ts", 99)}\n` },
+      { path: "d.ts", added: 3, deleted: 0, patch: patch("d.ts", 120) }
     ]
-    // a fits (100), b would not (250 > 200), c fills the budget to the character (200).
+    // a fits (100), b would not (250 > 200), c fills the budget to the character (200), d is past it.
     assert.strictEqual(
       cutDiff(files, 200),
-      "Files changed:\n- a.ts (+2 -1)\n- b.ts (+1 -0)\n- c.ts (+1 -0)\n\n" +
-        "Left out of the diff below to keep it to size (1 of 3 files; read them in your work tree):\n- b.ts (+1 -0, 150 characters of diff)\n\n" +
+      "Files changed:\n- a.ts (+2 -1)\n- b.ts (+1 -0)\n- c.ts (+1 -0)\n- d.ts (+3 -0)\n\n" +
+        "Left out of the diff below to keep it to size (2 of 4 files; read them in your work tree):\n" +
+        "- b.ts (+1 -0, 150 characters of diff)\n- d.ts (+3 -0, 120 characters of diff)\n\n" +
         `\`\`\`diff\n${files[0]!.patch}\n${files[2]!.patch}\`\`\``
     )
+    // Nothing left out: the counts, then the fence.
+    assert.strictEqual(cutDiff(files.slice(0, 1)), `Files changed:\n- a.ts (+2 -1)\n\n\`\`\`diff\n${files[0]!.patch}\n\`\`\``)
   })
 
   it("says when the work is empty", () => {

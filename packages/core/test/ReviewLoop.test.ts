@@ -38,6 +38,8 @@ describe("a loop with a reviewer", () => {
       assert.include(second!.prompt, "the reviewer claude asked for changes")
       assert.deepStrictEqual(trees, ["+/review/1", "-/review/1", "+/review/2", "-/review/2"])
       assert.include(seen.output, "review by claude: changes asked: - `src/app.ts` does not handle an empty name\n")
+      // A reviewer's text that ended its line is followed by the review's line, no blank line between.
+      assert.include(seen.output, "<verdict>approve</verdict>\nreview by claude: approved\n")
       assert.include(seen.output, "complete: the promise was accepted at iteration 2 and approved by its review\n")
     }))
 
@@ -149,16 +151,19 @@ describe("a loop with a reviewer", () => {
       let reviews = 0
       const plays = [
         () => [HarnessEvent.Failed({ message: "the API said no" }), HarnessEvent.Exited({ exitCode: 1, signal: null })],
+        () => [HarnessEvent.Failed({ message: "the API said no" }), HarnessEvent.Exited({ exitCode: null, signal: "SIGKILL" })],
         // The harness itself fails: the program could not be started.
         () => Stream.fail(new HarnessError({ harness: "claude", reason: "SpawnFailed", detail: "no such file" })) as unknown as Stream.Stream<HarnessEvent>,
         () => scriptedRun("Read it all. <verdict>approve</verdict>")
       ]
       const seen = yield* runWith(() => scriptedRun(done), { maxIterations: 9 }, undefined, {
-        reviewers: [{ id: "claude", script: () => plays[reviews++]!() }]
+        reviewers: [{ id: "claude", script: () => plays[reviews++]!() }],
+        maxReviews: 5
       })
-      assert.deepStrictEqual(Exit.map(seen.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 3] as const))
+      assert.deepStrictEqual(Exit.map(seen.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 4] as const))
       assert.deepStrictEqual(seen.records.map((r) => r.reviews!.map((v) => [v.verdict, v.findings])), [
         [["failed", "it exited with code 1"]],
+        [["failed", "it was killed by SIGKILL"]],
         [["failed", "it could not run: claude harness failed: no such file"]],
         [["approve", null]]
       ])

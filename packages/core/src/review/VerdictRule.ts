@@ -50,14 +50,13 @@ export const makeVerdictJudge = (prompt: string): TextJudge<ReviewJudgement> => 
   }
 }
 
-const CHANGES_MARK = /<\s*verdict\s*>\s*changes\s*<\s*\/\s*verdict\s*>/gi
-
 /**
  * What must change, from the end of the reviewer's text (`said`): what follows its last
  * `<verdict>changes</verdict>`, or, when nothing does, the text before it; at most `max` characters.
  */
 export const findingsOf = (said: string, max = 4000): string => {
-  const marks = [...said.matchAll(CHANGES_MARK)]
+  // Made for each use, as the completion rule's patterns are: cheap beside a review.
+  const marks = [...said.matchAll(/<\s*verdict\s*>\s*changes\s*<\s*\/\s*verdict\s*>/gi)]
   const last = marks.at(-1)
   const after = last === undefined ? said : said.slice(last.index + last[0].length)
   const before = last === undefined ? "" : said.slice(0, last.index)
