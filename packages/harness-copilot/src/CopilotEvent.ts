@@ -127,8 +127,8 @@ export const decodeUsageFile = (text: string): ReadonlyArray<Tokens> | null =>
 /** The API's own words in a failed request's error body (`{"message": ...}` or `{"error": {"message", "code"}}`), or the body as it is. */
 export const apiMessageOf = (body: string): { readonly message: string; readonly code: string | null } => {
   try {
-    const json: unknown = JSON.parse(body)
-    const record = typeof json === "object" && json !== null ? json as Record<string, unknown> : {}
+    // JSON's null as no fields; a number, string or boolean has none of the fields read either.
+    const record = (JSON.parse(body) ?? {}) as Record<string, unknown>
     const inner = typeof record.error === "object" && record.error !== null ? record.error as Record<string, unknown> : record
     const message = typeof inner.message === "string" ? inner.message : body
     const code = typeof inner.code === "string" ? inner.code : typeof inner.type === "string" ? inner.type : null

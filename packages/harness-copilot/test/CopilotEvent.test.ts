@@ -64,13 +64,19 @@ describe("copilot event lines", () => {
     assert.deepStrictEqual(shell, { type: "tool.execution_complete", data: { toolCallId: "call_bash_1", success: true, shellExecution: { exitCode: 3 } } })
   })
 
-  it("skips streamed deltas and long lists by their first bytes, broken or not, and tells a sub-agent's events", () => {
+  it("skips streamed deltas and long lists by their first bytes, broken or not, fills in what an event leaves out, and tells a sub-agent's events", () => {
     assert.deepStrictEqual(decodeLine(`{"type":"assistant.message_delta","data":{"deltaContent":`), { _tag: "Ignored" })
     assert.deepStrictEqual(decodeLine(` { "type" : "session.skills_loaded", "data": `), { _tag: "Ignored" })
     assert.deepStrictEqual(decodeLine(line({ type: "assistant.idle", data: {} })), { _tag: "Ignored" })
     assert.deepStrictEqual(decodeLine("not json"), { _tag: "Plain", text: "not json" })
+    // Only a line that starts as one is skipped: text that quotes one further on is still text.
+    const quoting = `Unexpected event after reconnect: {"type":"assistant.message_delta","data":{}}`
+    assert.deepStrictEqual(decodeLine(quoting), { _tag: "Plain", text: quoting })
     assert.deepStrictEqual(decodeLine(line({ type: "session.error", data: {} })), event({ type: "session.error", data: { errorType: "", message: "" } }))
     assert.deepStrictEqual(decodeLine(line({ type: "assistant.message", data: {} })), event({ type: "assistant.message", data: { content: "" } }))
+    // A tool called with no arguments (`list_agents`) has none rather than a missing field.
+    assert.deepStrictEqual(decodeLine(line({ type: "tool.execution_start", data: { toolCallId: "c1", toolName: "list_agents" } })),
+      event({ type: "tool.execution_start", data: { toolCallId: "c1", toolName: "list_agents", arguments: {} } }))
     assert.isTrue(isSubAgent({ data: { agentId: "a" } }))
     assert.isTrue(isSubAgent({ agentId: "a", data: {} }))
     assert.isFalse(isSubAgent({ data: {} }))
@@ -93,6 +99,12 @@ describe("copilot event lines", () => {
     assert.deepStrictEqual(apiMessageOf(`{"message":"slow down","type":"rate_limit_error"}`), { message: "slow down", code: "rate_limit_error" })
     assert.deepStrictEqual(apiMessageOf(`{"error":{"message":"weekly","code":"user_weekly_rate_limited"}}`), { message: "weekly", code: "user_weekly_rate_limited" })
     assert.deepStrictEqual(apiMessageOf(`{"error":"flat"}`), { message: `{"error":"flat"}`, code: null })
+    // An `error` that is no object is not where the words are: a proxy's body (NestJS's) has them beside it.
+    const throttled = `{"statusCode":429,"message":"ThrottlerException: Too Many Requests","error":"Too Many Requests"}`
+    assert.deepStrictEqual(apiMessageOf(throttled), { message: "ThrottlerException: Too Many Requests", code: null })
+    assert.deepStrictEqual(apiMessageOf(`{"error":null,"message":"slow down"}`), { message: "slow down", code: null })
+    assert.deepStrictEqual(apiMessageOf("null"), { message: "null", code: null })
+    assert.deepStrictEqual(apiMessageOf(`"Too Many Requests"`), { message: `"Too Many Requests"`, code: null })
     assert.deepStrictEqual(apiMessageOf("[1]"), { message: "[1]", code: null })
     assert.deepStrictEqual(apiMessageOf("Too Many Requests"), { message: "Too Many Requests", code: null })
   })
