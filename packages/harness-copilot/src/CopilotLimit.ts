@@ -30,28 +30,31 @@ const LIMIT_STATUS = new Set([429, 402])
 /** A quota spent, which waiting does not restore (by the API's code or its words). */
 const SPENT = /insufficient[_ ]quota|quota[_ ]exceeded|quota[_ ]exhausted|billing|credit balance|upgrade your plan|run out of your|spending limit|additional usage limit|no remaining quota|premium requests? (?:allowance|quota)/i
 
-const UNIT: ReadonlyArray<readonly [RegExp, number]> = [
-  [/^(?:ms|milliseconds?)$/i, 1],
-  [/^(?:s|secs?|seconds?)$/i, 1000],
-  [/^(?:m|mins?|minutes?)$/i, 60_000],
-  [/^(?:h|hrs?|hours?)$/i, 3_600_000],
-  [/^(?:d|days?)$/i, 86_400_000]
-]
+/** Milliseconds of each word a delay's unit is written in. */
+const UNIT_MS = new Map<string, number>([
+  ["ms", 1], ["millisecond", 1], ["milliseconds", 1],
+  ["s", 1000], ["sec", 1000], ["secs", 1000], ["second", 1000], ["seconds", 1000],
+  ["m", 60_000], ["min", 60_000], ["mins", 60_000], ["minute", 60_000], ["minutes", 60_000],
+  ["h", 3_600_000], ["hr", 3_600_000], ["hrs", 3_600_000], ["hour", 3_600_000], ["hours", 3_600_000],
+  ["d", 86_400_000], ["day", 86_400_000], ["days", 86_400_000]
+])
 const DELAY = /(?:resets?|retry|try again)(?: after| in)\s+~?(\d+(?:\.\d+)?)\s*([a-z]+)\b/i
-const RESET_TIME = /resets(?: at| on)?\s+([^;()]+?)(?=\.(?:\s|$)|[;()]|$)/i
+// The time's words are trimmed after, so one space is enough here however many there are.
+const RESET_TIME = /resets(?: at| on)?\s([^;()]+?)(?=\.(?:\s|$)|[;()]|$)/i
 
 /** `Retry after 20 seconds`, `try again in 5m`, `current limit resets in ~90s`: milliseconds, or null. */
 export const retryDelayOf = (text: string): number | null => {
   const match = DELAY.exec(text)
-  const unit = match === null ? undefined : UNIT.find(([name]) => name.test(match[2]!))
-  return match === null || unit === undefined ? null : Math.round(Number(match[1]) * unit[1])
+  if (match === null) return null
+  const unit = UNIT_MS.get(match[2]!.toLowerCase())
+  return unit === undefined ? null : Math.round(Number(match[1]) * unit)
 }
 
-/** `Your limit resets 2026-11-30T10:00:00Z.`, `the limit resets at Dec 1, 2026 00:00 UTC`: epoch ms, or null. */
+/** `Your limit resets 2026-11-30T10:00:00Z.`, `the limit resets at Dec 1, 2026 00:00 UTC`: epoch ms, or null (`resets in ~5m` is a delay). */
 export const resetTimeOf = (text: string): number | null => {
-  const match = RESET_TIME.exec(text)
-  if (match === null || /^in\b/i.test(match[1]!)) return null
-  const at = Date.parse(match[1]!.trim())
+  const words = RESET_TIME.exec(text)?.[1]!.trim()
+  if (words === undefined || /^in\b/i.test(words)) return null
+  const at = Date.parse(words)
   return Number.isFinite(at) ? at : null
 }
 
