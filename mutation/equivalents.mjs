@@ -310,6 +310,13 @@ export const equivalents = [
     reason: "a review that gave up is read by its gaveUp first (IterationReview): approved is not read then" },
   { file: "packages/core/src/review/Review.ts", mutator: "StringLiteral", replacement: "``", line: "yield* log.write(request.redact(`\\n=== review by ${reviewer.id} ===\\n${prompt}\\n=== output ===\\n`))",
     reason: "the iteration log's text is not part of what the loop's in-memory fixture returns; the review's header in the log is checked end to end (review.e2e.test.ts)" },
+  // CopilotOutput
+  { file: "packages/harness-copilot/src/CopilotOutput.ts", mutator: "Regex", replacement: "/\\s*\\{\\s*\"type\"\\s*:\\s*\"assistant\\.message\"/", line: "agentTextHead: /^\\s*\\{\\s*\"type\"\\s*:\\s*\"assistant\\.message\"/",
+    reason: "copilot's events hold no other event unescaped (a message's text is a string), so only a line that starts as an assistant.message has this head anywhere in its first bytes" },
+  { file: "packages/harness-copilot/src/CopilotOutput.ts", mutator: "ConditionalExpression", replacement: "true", line: "isAgentText: (event) => event.type === \"assistant.message\"",
+    reason: "only a line held whole is decoded again from its whole text, and one is held whole only when it starts as an assistant.message (which decodes as one or as none) or is no JSON object (text, read whole anyway)" },
+  { file: "packages/harness-copilot/src/CopilotOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} :",
+    reason: "an undefined maxLineLength passed on is the same as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
   // TreeFinder
   { file: "packages/core/src/tree/TreeFinder.ts", mutator: "ArrowFunction", replacement: "() => undefined", line: "Effect.orElseSucceed(() => false)",
     reason: "a path that cannot be read then reads as undefined, which recognise takes as absent, as it takes false" },

@@ -63,7 +63,8 @@ export const makeCopilotOutput = (options: CopilotOutputOptions): CopilotOutput 
   const relative = (file: string) => file.startsWith(`${options.cwd}/`) ? file.slice(options.cwd.length + 1) : file
 
   const describeCall = (name: string, args: unknown) => {
-    const record = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
+    // null as no arguments; a string, number or boolean has none of the keys read either.
+    const record = (args ?? {}) as Record<string, unknown>
     for (const key of ["path", "file_path", "command", "pattern", "url", "query", "description"]) {
       const value = record[key]
       if (typeof value === "string" && value !== "") return `${name} ${firstLine(relative(value), 120)}`
@@ -107,7 +108,7 @@ export const makeCopilotOutput = (options: CopilotOutputOptions): CopilotOutput 
       case "model.call_failure": {
         const { statusCode, errorType, errorMessage } = event.data
         const found = CopilotLimit.fromFailure(statusCode, errorType, errorMessage)
-        showLine(out, `! copilot: a model request failed: ${found?.message ?? firstLine(`${statusCode ?? ""} ${errorMessage}`.trim(), 300)}`)
+        showLine(out, `! copilot: a model request failed: ${found?.message ?? firstLine(`${statusCode ?? ""} ${errorMessage}`, 300)}`)
         return limit(out, found)
       }
       case "assistant.turn_retry":

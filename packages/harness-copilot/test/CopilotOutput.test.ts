@@ -3,7 +3,7 @@ import { HarnessEvent, judgeCompletion, outputOf } from "@spool/core"
 import { limitConformance, outputConformance } from "@spool/testkit/harnessConformance"
 import { inBatches, sortEvents } from "@spool/testkit/harnessEvents"
 import { readFileSync } from "node:fs"
-import { deniedWarning, makeCopilotOutput, NO_RESULT } from "../src/CopilotOutput.js"
+import { deniedWarning, makeCopilotOutput } from "../src/CopilotOutput.js"
 
 // Fixtures are the real output of Copilot CLI 1.0.102 (`copilot --output-format json --no-auto-update
 // --model copilot-test-model [--allow-all] --usage-output-file <file>`, the prompt on stdin) against
@@ -118,8 +118,10 @@ describe("copilot JSON output", () => {
   it("warns once, with the hint to --allow-all, when copilot denies a call for want of approval, and goes on", () => {
     const run = recorded("write-default")
     assert.include(run.display, "→ create denied.txt\n✗ create denied.txt: Permission denied because no interactive user response was available.")
-    assert.deepStrictEqual(run.warnings, [deniedWarning("create denied.txt")])
-    assert.match(run.warnings[0]!, /--allow-all/)
+    assert.deepStrictEqual(run.warnings, [
+      "copilot denied a tool call that needs approval (create denied.txt): with no one to ask, it approves none, so the agent " +
+      "could not do it; rerun with --allow-all to approve the agent's tool calls"
+    ])
     assert.strictEqual(run.agentText, "Writing denied.txt.\nI could not write it.\n")
     assert.deepStrictEqual(run.failed, [])
   })
@@ -139,8 +141,10 @@ describe("copilot JSON output", () => {
   })
 
   it("makes a run that ends before its result a failure, with copilot's last stderr line", () => {
-    assert.deepStrictEqual(translate([stdout(message("Half"))], exited(null, "SIGKILL")).failed, [NO_RESULT])
-    assert.deepStrictEqual(translate([stderr("\x1b[31mError: No model configured\x1b[0m\n  \n")], exited(1)).failed, [`${NO_RESULT}: Error: No model configured`])
+    assert.deepStrictEqual(translate([stdout(message("Half"))], exited(null, "SIGKILL")).failed, ["copilot ended without its result"])
+    assert.deepStrictEqual(translate([stderr("\x1b[31mError: No model configured\x1b[0m\n  \n")], exited(1)).failed, [
+      "copilot ended without its result: Error: No model configured"
+    ])
     assert.deepStrictEqual(translate([stdout(message("Done.") + ended())]).failed, [])
   })
 
@@ -181,6 +185,9 @@ describe("copilot JSON output, event by event", () => {
     assert.strictEqual(shown("grep", { pattern: "TODO" }), "→ grep TODO\n")
     assert.strictEqual(shown("web_fetch", { url: "https://example.com" }), "→ web_fetch https://example.com\n")
     assert.strictEqual(shown("task", { description: "Explore the code", prompt: "..." }), "→ task Explore the code\n")
+    // An MCP server's tools name theirs as they like.
+    assert.strictEqual(shown("github-mcp-server-search_code", { query: "makeJsonOutput repo:spool" }), "→ github-mcp-server-search_code makeJsonOutput repo:spool\n")
+    assert.strictEqual(shown("ide-get_diagnostics", { file_path: `${cwd}/src/a.ts` }), "→ ide-get_diagnostics src/a.ts\n")
     assert.strictEqual(shown("create", { path: "", file_path: 7, command: "echo" }), "→ create echo\n")
     assert.strictEqual(shown("list_agents", {}), "→ list_agents\n")
     assert.strictEqual(shown("list_agents", null), "→ list_agents\n")
@@ -222,6 +229,9 @@ describe("copilot JSON output, event by event", () => {
     assert.include(result.display, "… copilot retries the model request (rate_limit)\n")
     assert.include(result.display, "… copilot retries the model request\n")
     assert.include(result.display, "! copilot: You have used 90% of your premium requests.\n")
+    // A request that failed before any answer has no status: its words alone.
+    assert.include(run(line({ type: "model.call_failure", data: { errorType: "network", errorMessage: "fetch failed" } })).display,
+      "! copilot: a model request failed: fetch failed\n")
     // A run's error of no type copilot names is still its failure.
     assert.deepStrictEqual(run(sessionError("", "")).failed, ["copilot reported an error ()"])
   })
