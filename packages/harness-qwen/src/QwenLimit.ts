@@ -22,7 +22,8 @@ export interface QwenLimit {
 
 const HEARTBEAT = /^\[qwen-code\] Waiting for API capacity\.\.\. attempt (\d+), retry in (\d+)s$/
 const RETRYING = /^Retrying in (\d+)s \(attempt (\d+)\/(\d+)\)(?:: (.*))?$/
-const API_ERROR = /^\[API Error: ([\s\S]*?)\]\s*$/
+// Read only in trimmed text, so nothing (not even whitespace) follows the closing bracket.
+const API_ERROR = /^\[API Error: ([\s\S]*?)\]$/
 const LIMIT_WORDS = /^(?:429|529)\b|rate[- ]limit|\bquota\b|too many requests|usage limit|throttl|RESOURCE_EXHAUSTED/i
 const NO_RESET = /billing|insufficient[_ ]quota|arrearage|credit balance|upgrade your plan|has been discontinued/i
 const QUOTA_EXHAUSTED = /^Quota exhausted: /
@@ -82,8 +83,9 @@ export const fromRetrying = (line: string): QwenLimit | null => {
 export const fromError = (text: string, now: number): QwenLimit | null => {
   const trimmed = text.trim()
   if (QUOTA_EXHAUSTED.test(trimmed)) {
-    const message = firstLine(trimmed).replace(QUOTA_EXHAUSTED, "")
-    return { message: firstLine(trimmed), resetAt: resetTimeOf(message, now), retryAfterMs: null, resets: true }
+    // The reset is read in the whole line: qwen's own prefix names none.
+    const message = firstLine(trimmed)
+    return { message, resetAt: resetTimeOf(message, now), retryAfterMs: null, resets: true }
   }
   if (OAUTH.test(trimmed)) return { message: firstLine(trimmed), resetAt: null, retryAfterMs: null, resets: !NO_RESET.test(trimmed) }
   const api = API_ERROR.exec(firstLine(trimmed)) ?? API_ERROR.exec(trimmed)

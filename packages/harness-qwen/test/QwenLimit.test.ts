@@ -13,7 +13,12 @@ describe("QwenLimit", () => {
       resets: true
     })
     assert.strictEqual(fromHeartbeat("  [qwen-code] Waiting for API capacity... attempt 12, retry in 5s ")!.retryAfterMs, 5_000)
-    for (const line of ["Waiting for API capacity... attempt 1, retry in 30s", "[qwen-code] Waiting for API capacity... attempt 1, retry in soon", "say [qwen-code] Waiting for API capacity... attempt 1, retry in 3s"]) {
+    for (const line of [
+      "Waiting for API capacity... attempt 1, retry in 30s",
+      "[qwen-code] Waiting for API capacity... attempt 1, retry in soon",
+      "say [qwen-code] Waiting for API capacity... attempt 1, retry in 3s",
+      "[qwen-code] Waiting for API capacity... attempt 1, retry in 30s or when the key is changed"
+    ]) {
       assert.isNull(fromHeartbeat(line), line)
     }
   })
@@ -37,7 +42,16 @@ describe("QwenLimit", () => {
       retryAfterMs: 60_000,
       resets: true
     })
-    for (const line of ["Retrying provider attempt (0 buffered tool call(s) discarded).", "Retrying in a while (attempt 1/10)", "Falling back from a to b (0 buffered tool call(s) discarded)."]) {
+    // Indented or ended with a carriage return, as a terminal may pass it; at any attempt of any count.
+    assert.strictEqual(fromRetrying("  Retrying in 5s (attempt 12/20): [API Error: 429 Too many requests]\r")!.retryAfterMs, 5_000)
+    assert.strictEqual(fromRetrying("Retrying in 5s (attempt 12/20): [API Error: 429 Too many requests]")!.message, "429 Too many requests")
+    for (const line of [
+      "Retrying provider attempt (0 buffered tool call(s) discarded).",
+      "Retrying in a while (attempt 1/10)",
+      "Falling back from a to b (0 buffered tool call(s) discarded).",
+      "[hook] Retrying in 60s (attempt 1/10)",
+      "Retrying in 60s (attempt 1/10) after the tool call"
+    ]) {
       assert.isNull(fromRetrying(line), line)
     }
   })
@@ -53,6 +67,13 @@ describe("QwenLimit", () => {
     // A reset that cannot be read, or is past, is not guessed.
     assert.strictEqual(fromError("Quota exhausted: quota exceeded, will reset at midnight", now)!.resetAt, null)
     assert.strictEqual(fromError("Quota exhausted: quota exceeded, reset at 2026-11-28T00:00:00Z", now)!.resetAt, null)
+    // Read after the blank line qwen's error may start with; its message is the first line, trimmed.
+    assert.deepStrictEqual(fromError("\nQuota exhausted: daily quota exceeded, reset at 2026-11-30T00:00:00Z  \n\nPlease retry after the reset time.", now), {
+      message: "Quota exhausted: daily quota exceeded, reset at 2026-11-30T00:00:00Z",
+      resetAt: Date.parse("2026-11-30T00:00:00Z"),
+      retryAfterMs: null,
+      resets: true
+    })
   })
 
   it("reads the end of Qwen OAuth's free tier as a quota that waiting does not restore", () => {
@@ -75,6 +96,11 @@ describe("QwenLimit", () => {
       limit("429 You exceeded your current quota, please check your plan and billing details.", false)
     )
     assert.deepStrictEqual(fromError("[API Error: 429 Arrearage: your account is overdue]", now), limit("429 Arrearage: your account is overdue", false))
+    assert.deepStrictEqual(fromError("[API Error: 429 insufficient_quota]", now), limit("429 insufficient_quota", false))
+    // A limit's words without a status.
+    for (const words of ["Rate limit exceeded for model qwen3-coder-plus", "rate-limit reached, slow down"]) {
+      assert.deepStrictEqual(fromError(`[API Error: ${words}]`, now), limit(words), words)
+    }
   })
 
   it("reads no limit in an ordinary error, nor in text that is not qwen's report of one", () => {
@@ -84,6 +110,11 @@ describe("QwenLimit", () => {
       "[API Error: 4290 tokens is too many for this model]",
       "No auth type is selected. Please configure an auth type (e.g. via settings or `--auth-type`) before running in non-interactive mode.",
       "The rate limit is 429 requests a minute.",
+      "[API Error: 400 max_tokens must be at most 10529]",
+      "The last run failed: [API Error: 429 Rate limit reached for requests]",
+      "[API Error: 429 Rate limit reached for requests]. Try again later.",
+      "The model said: Quota exhausted: come back tomorrow",
+      "Using Qwen OAuth quota exceeded the plan",
       ""
     ]) {
       assert.isNull(fromError(text, now), text)
@@ -94,6 +125,12 @@ describe("QwenLimit", () => {
     assert.strictEqual(apiWords("[API Error: 400 bad request]"), "400 bad request")
     assert.strictEqual(apiWords(" [API Error: 429 slow down]\nPossible quota limitations in place."), "429 slow down")
     assert.strictEqual(apiWords("Quota exhausted: x\n\nPlease retry"), "Quota exhausted: x")
+    // After a blank line, before a line ended with a carriage return, with spaces inside the brackets.
+    assert.strictEqual(apiWords("\n[API Error: 429 slow down]"), "429 slow down")
+    assert.strictEqual(apiWords("[API Error: 429 slow down]\r\nPossible quota limitations in place."), "429 slow down")
+    assert.strictEqual(apiWords("[API Error:  429 Too many requests ]"), "429 Too many requests")
+    // Brackets in the API's words are its own: the report ends at the last one.
+    assert.strictEqual(apiWords("[API Error: 400 Invalid value for 'messages[2].content']"), "400 Invalid value for 'messages[2].content'")
   })
 
   it("reads a reset time after now from the words `reset at` or `resets on`", () => {
@@ -101,5 +138,8 @@ describe("QwenLimit", () => {
     assert.strictEqual(resetTimeOf("Resets on Mon, 30 Nov 2026 01:00:00 GMT", now), Date.parse("2026-11-30T01:00:00Z"))
     assert.isNull(resetTimeOf("will reset soon", now))
     assert.isNull(resetTimeOf("reset at 2020-01-01T00:00:00Z", now))
+    // A reset at this very moment is not after now; one before the line's trailing spaces is read.
+    assert.isNull(resetTimeOf("reset at 2026-11-29T08:00:00Z", now))
+    assert.strictEqual(resetTimeOf("will reset at 2026-11-30T00:00:00Z  \nPlease retry", now), Date.parse("2026-11-30T00:00:00Z"))
   })
 })
