@@ -50,6 +50,15 @@ describe("QwenEvent", () => {
     assert.isUndefined(bare.event.usage)
   })
 
+  it("reads a message without parent_tool_use_id as the agent's own, and a result without is_error as no failure", () => {
+    const message = decodeLine(JSON.stringify({ type: "assistant", message: { content: [{ type: "text", text: "Done." }] } }))
+    if (message._tag !== "Event" || message.event.type !== "assistant") return assert.fail("no message")
+    assert.isNull(message.event.parent_tool_use_id)
+    const result = decodeLine(JSON.stringify({ type: "result", subtype: "success", result: "Done." }))
+    if (result._tag !== "Event" || result.event.type !== "result") return assert.fail("no result")
+    assert.isFalse(result.event.is_error)
+  })
+
   it("takes a line that is not JSON for plain text, and a JSON event of another kind for none", () => {
     assert.deepStrictEqual(decodeLine("Operation cancelled."), { _tag: "Plain", text: "Operation cancelled." })
     assert.deepStrictEqual(decodeLine(JSON.stringify({ type: "system", subtype: "retry", data: { attempt: 1 } })), { _tag: "Ignored" })
