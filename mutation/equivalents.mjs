@@ -317,6 +317,13 @@ export const equivalents = [
     reason: "only a line held whole is decoded again from its whole text, and one is held whole only when it starts as an assistant.message (which decodes as one or as none) or is no JSON object (text, read whole anyway)" },
   { file: "packages/harness-copilot/src/CopilotOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} :",
     reason: "an undefined maxLineLength passed on is the same as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
+  // QwenOutput
+  { file: "packages/harness-qwen/src/QwenOutput.ts", mutator: "Regex", replacement: "/\\s*\\{\\s*\"type\"\\s*:\\s*\"assistant\"/", line: "agentTextHead: /^\\s*\\{\\s*\"type\"\\s*:\\s*\"assistant\"/",
+    reason: "an assistant line starts with it anyway; another line it would match later on is only held whole, and a held line that is not the model's text is decoded from its compacted text, as one compacted as it came" },
+  { file: "packages/harness-qwen/src/QwenOutput.ts", mutator: "ConditionalExpression", replacement: "true", line: "isAgentText: (event) => event.type === \"assistant\"",
+    reason: "only a line held whole is decoded again from its whole text, and one is held whole only when it starts as an assistant event (which decodes as one or as none) or is no JSON object (text, read whole anyway)" },
+  { file: "packages/harness-qwen/src/QwenOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} :",
+    reason: "an undefined maxLineLength passed on is the same as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
   // TreeFinder
   { file: "packages/core/src/tree/TreeFinder.ts", mutator: "ArrowFunction", replacement: "() => undefined", line: "Effect.orElseSucceed(() => false)",
     reason: "a path that cannot be read then reads as undefined, which recognise takes as absent, as it takes false" },

@@ -69,7 +69,8 @@ export const makeQwenOutput = (options: QwenOutputOptions): QwenOutput => {
   const relative = (file: string) => file.startsWith(`${options.cwd}/`) ? file.slice(options.cwd.length + 1) : file
 
   const describeCall = (name: string, input: unknown) => {
-    const record = typeof input === "object" && input !== null ? input as Record<string, unknown> : {}
+    // A string, number or boolean has none of these keys, so only a missing input or null needs a stand-in.
+    const record = (input ?? {}) as Record<string, unknown>
     for (const key of ["file_path", "notebook_path", "path", "command", "pattern", "url", "query", "skill", "description"]) {
       const value = record[key]
       if (typeof value === "string" && value !== "") return `${name} ${firstLine(relative(value), 120)}`
@@ -82,9 +83,10 @@ export const makeQwenOutput = (options: QwenOutputOptions): QwenOutput => {
     const indent = topLevel ? "" : "  "
     for (const block of contentBlocks(event.message.content)) {
       if (block.type === "text") {
-        if (block.text.trim() === "") continue
-        if (ERROR_TEXT.test(block.text.trim())) {
-          if (topLevel) apiError = block.text.trim()
+        const text = block.text.trim()
+        if (text === "") continue
+        if (ERROR_TEXT.test(text)) {
+          if (topLevel) apiError = text
           show(out, `${indent}✗ ${firstLine(block.text, 500)}`)
         } else if (topLevel) {
           out.push(HarnessEvent.AgentText({ text: withNewline(block.text) }))
@@ -145,7 +147,7 @@ export const makeQwenOutput = (options: QwenOutputOptions): QwenOutput => {
     agent: "qwen",
     decodeLine,
     // A long line holding the agent's own text is read whole; others have their long strings (tool output) cut.
-    agentTextHead: /"type"\s*:\s*"assistant"/,
+    agentTextHead: /^\s*\{\s*"type"\s*:\s*"assistant"/,
     isAgentText: (event) => event.type === "assistant",
     onEvent,
     onStderr,

@@ -150,7 +150,7 @@ describe("qwen JSON output", () => {
   it("makes a run that ends without a result a failure carrying qwen's last stderr line", () => {
     const auth = "No auth type is selected. Please configure an auth type (e.g. via settings or `--auth-type`) before running in non-interactive mode."
     assert.deepStrictEqual(translate([stderr(`${auth}\n`)], exited(1)).failed, [`${NO_RESULT}: ${auth}`])
-    assert.deepStrictEqual(translate([], exited(null, "SIGKILL")).failed, [NO_RESULT])
+    assert.deepStrictEqual(translate([], exited(null, "SIGKILL")).failed, ["qwen ended without a result"])
   })
 
   it("shows a sub-agent's text and calls indented, never as agent text", () => {
@@ -177,10 +177,17 @@ describe("qwen JSON output", () => {
   it("warns when qwen turns --yolo off in a folder it does not trust", () => {
     const result = translate([stderr("Approval mode overridden to \"default\" because the current folder is not trusted.\n")])
     assert.deepStrictEqual(result.warnings, [untrustedWarning])
+    assert.strictEqual(
+      untrustedWarning,
+      "qwen does not trust this folder, so it ran without --allow-all's approvals; trust the folder in qwen (its trustedFolders.json), or turn its folder trust off"
+    )
+    // Only qwen's own notice, not a line quoting it.
+    assert.deepStrictEqual(translate([stderr("grep: Approval mode overridden to \"default\" because the current folder is not trusted: no match\n")]).warnings, [])
   })
 
   it("shows stderr lines as they are, blank ones dropped", () => {
-    const result = translate([stderr("\u001b[33mOperation cancelled.\u001b[0m\n\n")], exited(130))
+    const result = translate([stderr("\u001b[33mOperation cancelled.\u001b[0m\n\n  \t\n")], exited(130))
     assert.strictEqual(result.display, "Operation cancelled.\n")
+    assert.deepStrictEqual(result.failed, [`${NO_RESULT}: Operation cancelled.`])
   })
 })
