@@ -554,4 +554,10 @@ describe("the judge fed in chunks", () => {
     judge.feed("<promise>COMPLETE</promise>\nNext I will tidy the README.\n")
     assert.deepStrictEqual(judge.judgement().verdicts, [{ accepted: true, reason: "alone on its line", text: "<promise>COMPLETE</promise>" }])
   })
+
+  it("joins a promise whose tags span lines whatever their case", () => {
+    const judge = makeCompletionJudge({ token: "COMPLETE", prompt })
+    judge.feed("All tasks are done.\n<PROMISE>\nCOMPLETE\n</Promise>\n")
+    assert.isTrue(judge.judgement().claimed)
+  })
 })
