@@ -145,4 +145,82 @@ describe("an agent described as data", () => {
       assert.deepStrictEqual(files, [])
       assert.isFalse(existsSync(join(root, "started")))
     }))
+
+  // An agent that says it met a limit, retries by itself, and writes the limit's wait to its log only
+  // as it is stopped, as Copilot CLI logs a 429's retry-after and prints it nowhere.
+  const logging = (dir: string, script: string, logs: Array<string | null>, dirs: Array<string>) =>
+    AgentHarness.layer({
+      program: { harness: "sh", program: "sh", envVar: "SPOOL_SH_BIN", binary: "/bin/sh", pathEnv: process.env.PATH, install: "install sh" },
+      reports: { cost: false, tokens: false },
+      args: () => ["-c", `cat >/dev/null; touch "$1/.lock"; ${script}; echo limited; sleep 300 & wait`, "sh"],
+      log: {
+        dir,
+        args: (path) => {
+          dirs.push(path)
+          return [path]
+        }
+      },
+      output: () => ({
+        feed: (event) =>
+          event._tag === "Output" && new TextDecoder().decode(event.bytes).includes("limited")
+            ? [event, HarnessEvent.Limited({ message: "429 rate limited", resetAt: null, retryAfterMs: null, resets: true })]
+            : [event],
+        limit: (limited, log) => {
+          logs.push(log)
+          const wait = /retry_after_ms=(\d+)/.exec(log ?? "")?.[1]
+          return wait === undefined ? limited : HarnessEvent.Limited({ ...limited, retryAfterMs: Number(wait) })
+        }
+      }),
+      endsOnLimit: true
+    })
+
+  const events = (layer: ReturnType<typeof retrying>) =>
+    HarnessService.pipe(
+      Effect.flatMap((harness) => Stream.runCollect(harness.run({ prompt: "go", changeId: ChangeId.make("001-01_a"), iteration: 1, cwd: "/tmp" }))),
+      Effect.map((chunk) => Array.from(chunk)),
+      Effect.provide(layer),
+      Effect.provide(NodeContext.layer)
+    )
+
+  it.live("completes the limit that ends a run from the agent's log, read once the agent has stopped, and keeps the log", () =>
+    Effect.gen(function*() {
+      const dir = join(mkdtempSync(join(tmpdir(), "spool-log-")), "logs")
+      const logs: Array<string | null> = []
+      const dirs: Array<string> = []
+      const script = `trap 'echo retry_after_ms=3600000 > "$1/agent.log"; exit 0' TERM`
+      const seen = yield* events(logging(dir, script, logs, dirs))
+      assert.deepStrictEqual(seen.map((event) => event._tag), ["Output", "Limited"])
+      assert.deepInclude(seen.at(-1), { message: "429 rate limited", retryAfterMs: 3_600_000 })
+      // Written as the agent was stopped: read after it; the lock beside it left out.
+      assert.deepStrictEqual(logs, ["retry_after_ms=3600000\n"])
+      // Each run logs in a directory of its own under `dir`, kept after the run as the agent's logs are.
+      assert.strictEqual(dirs.length, 1)
+      assert.isTrue(dirs[0]!.startsWith(`${dir}/spool-run-`))
+      assert.deepStrictEqual(readdirSync(dirs[0]!).sort(), [".lock", "agent.log"])
+      yield* events(logging(dir, script, logs, dirs))
+      assert.notStrictEqual(dirs[1], dirs[0])
+      assert.strictEqual(readdirSync(dir).length, 2)
+    }))
+
+  it.live("hands the limit on as read when the agent logged nothing", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "spool-log-"))
+      const logs: Array<string | null> = []
+      const seen = yield* events(logging(dir, "true", logs, []))
+      assert.deepStrictEqual(logs, [null])
+      assert.deepInclude(seen.at(-1), { _tag: "Limited", retryAfterMs: null })
+    }))
+
+  it.live("fails the run, naming the place, when the log's directory cannot be made, and starts no agent", () =>
+    Effect.gen(function*() {
+      const root = mkdtempSync(join(tmpdir(), "spool-log-"))
+      writeFileSync(join(root, "file"), "")
+      const dir = join(root, "file", "logs")
+      const dirs: Array<string> = []
+      const failure = yield* Effect.flip(events(logging(dir, `echo started > ${root}/started`, [], dirs)))
+      assert.strictEqual((failure as HarnessError).reason, "Io")
+      assert.include(failure.message, `its log cannot be kept in ${dir}`)
+      assert.deepStrictEqual(dirs, [])
+      assert.isFalse(existsSync(join(root, "started")))
+    }))
 })

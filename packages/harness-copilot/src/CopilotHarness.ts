@@ -47,7 +47,8 @@ export const commandArgs = (options: Pick<CopilotHarnessOptions, "model" | "allo
 /**
  * Runs each iteration as one `copilot --output-format json`, prompt on stdin. Its events carry no
  * tokens: `--usage-output-file` writes them at the end of the run, read once copilot has exited.
- * copilot retries a 429 for minutes by itself: the run ends at the first limit it reports.
+ * copilot retries a 429 for minutes by itself: the run ends at the first limit it reports, whose
+ * retry-after is then read from the run's log.
  */
 export const layer = (options: CopilotHarnessOptions) =>
   AgentHarness.layer({
@@ -63,6 +64,8 @@ export const layer = (options: CopilotHarnessOptions) =>
     reports: { cost: false, tokens: true },
     args: () => commandArgs(options),
     report: { dir: options.stateDir, args: (file) => ["--usage-output-file", file] },
+    // Where copilot would log (`~/.copilot/logs`), a directory per run: the retry-after of a limit is there only.
+    log: { dir: `${options.stateDir}/logs`, args: (dir) => ["--log-dir", dir] },
     ...(options.env === undefined ? {} : { env: options.env }),
     output: (request) => makeCopilotOutput({ cwd: request.cwd }),
     endsOnLimit: true

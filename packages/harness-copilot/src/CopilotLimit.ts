@@ -1,3 +1,4 @@
+import { Option, Schema } from "effect"
 import { apiMessageOf } from "./CopilotEvent.js"
 
 /*
@@ -8,8 +9,9 @@ import { apiMessageOf } from "./CopilotEvent.js"
  * write these words.
  *
  * copilot prints no `retry-after` (it honours one of up to a few minutes itself, and gives up at
- * once on a longer one): only a delay or reset time in the words themselves is read, as GitHub's
- * own limits give them (`Your limit resets ...`, `current limit resets in ~5m`).
+ * once on a longer one): its output gives only a delay or reset time in the words themselves, as
+ * GitHub's own limits give them (`Your limit resets ...`, `current limit resets in ~5m`). The
+ * retry-after is in copilot's log, read once copilot has stopped (`retryAfterOfLog`).
  */
 
 /** A limit copilot hit: the fields of core's `Limited` event. */
@@ -77,3 +79,27 @@ export const fromSessionError = (errorType: string, statusCode: number | undefin
   LIMIT_TYPES.has(errorType) || (statusCode !== undefined && LIMIT_STATUS.has(statusCode))
     ? limitOf(message.trim(), errorType)
     : null
+
+/** A failed request as copilot logs it: `... Model provider request failed {"http_status":429,...,"retry_after_ms":3600000}`. */
+const LoggedFailure = Schema.parseJson(Schema.Struct({ http_status: Schema.Number, retry_after_ms: Schema.optional(Schema.Number) }))
+const decodeLoggedFailure = Schema.decodeUnknownOption(LoggedFailure)
+const FAILURE_LINE = /Model provider request failed (\{.*\})\s*$/
+
+/** The retry-after of the last limit (HTTP 429 or 402) copilot's log names, in milliseconds, or null. */
+export const retryAfterOfLog = (log: string): number | null => {
+  let found: number | null = null
+  for (const line of log.split("\n")) {
+    const json = FAILURE_LINE.exec(line)?.[1]
+    const failure = json === undefined ? Option.none() : decodeLoggedFailure(json)
+    if (Option.isSome(failure) && LIMIT_STATUS.has(failure.value.http_status) && failure.value.retry_after_ms !== undefined) {
+      found = failure.value.retry_after_ms
+    }
+  }
+  return found
+}
+
+/** The limit that ended copilot's run, with the retry-after its log names (its words' own delay otherwise). */
+export const withLoggedRetryAfter = <L extends CopilotLimit>(limit: L, log: string | null): L => {
+  const retryAfterMs = log === null ? null : retryAfterOfLog(log)
+  return retryAfterMs === null ? limit : { ...limit, retryAfterMs, resets: true }
+}

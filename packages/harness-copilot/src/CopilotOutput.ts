@@ -11,7 +11,11 @@ export interface CopilotOutputOptions {
 /** Turns the raw output of one `copilot --output-format json` into spool's harness events; `report` reads its usage file. */
 export interface CopilotOutput extends JsonOutput {
   readonly report: (text: string | null) => HarnessEvents
+  /** The limit that ended the run, completed from copilot's log of it. */
+  readonly limit: (limited: Limited, log: string | null) => Limited
 }
+
+type Limited = Extract<HarnessEvent, { _tag: "Limited" }>
 
 export const NO_RESULT = "copilot ended without its result"
 
@@ -50,6 +54,7 @@ export const toUsage = (models: ReadonlyArray<Tokens>): HarnessUsage => {
  * - no `result` before the process exits: `Failed` (with copilot's last stderr line)
  * - the usage file, once copilot has exited: one `Usage` with the run's tokens (none when no model
  *   request succeeded)
+ * - the limit that ends the run, once copilot has stopped: completed with the retry-after of its log
  * - retries, warnings, non-JSON stdout lines and stderr lines: `Display`
  */
 export const makeCopilotOutput = (options: CopilotOutputOptions): CopilotOutput => {
@@ -149,6 +154,7 @@ export const makeCopilotOutput = (options: CopilotOutputOptions): CopilotOutput 
 
   return {
     feed: json.feed,
+    limit: (limited, log) => HarnessEvent.Limited(CopilotLimit.withLoggedRetryAfter(limited, log)),
     report: (text) => {
       const models = text === null ? null : decodeUsageFile(text)
       return models === null || models.length === 0 ? [] : [HarnessEvent.Usage({ usage: toUsage(models) })]

@@ -75,17 +75,23 @@ describe("CopilotHarness", () => {
       assert.deepStrictEqual(fs.readdirSync(stateDir).filter((name) => name.startsWith("spool-run-")), [])
     }), 120_000)
 
-  it.scoped("ends the real copilot's run at its first 429, which copilot would retry for long, and stops copilot", () =>
+  it.scoped("ends the real copilot's run at its first 429, which copilot would wait out and retry, stops copilot, and reads the retry-after from its log", () =>
     Effect.gen(function*() {
-      const limit = T.limit("Rate limit reached for requests")
-      const { cwd, layer, server } = yield* setUp(() => [limit, limit, limit, limit, limit, limit], false)
+      // copilot waits out a retry-after of two minutes by itself, and prints it nowhere.
+      const limit = T.limit("Rate limit reached for requests", { "retry-after": "120" })
+      const { cwd, layer, server, stateDir } = yield* setUp(() => [limit, limit, limit, limit, limit, limit], false)
       const all = yield* runHarnessOnce(layer, { prompt: "Go.", changeId, iteration: 1, cwd })
       assert.deepStrictEqual(all.filter((e) => e._tag === "Limited"), [
-        { _tag: "Limited", message: "429 Rate limit reached for requests", resetAt: null, retryAfterMs: null, resets: true } as never
+        { _tag: "Limited", message: "429 Rate limit reached for requests", resetAt: null, retryAfterMs: 120_000, resets: true } as never
       ])
       // Read at the first failure: the run ends there, with no exit of copilot's own and no retry made.
       assert.strictEqual(all.at(-1)!._tag, "Limited")
       assert.strictEqual(server.requests.length, 1)
       assert.deepStrictEqual(yield* Effect.promise(() => remaining(() => processesIn(cwd))), [])
+      // copilot's log of the run is kept where copilot keeps its logs, in a directory of the run's own.
+      const logs = fs.readdirSync(path.join(stateDir, "logs"))
+      assert.strictEqual(logs.length, 1)
+      assert.match(logs[0]!, /^spool-run-/)
+      assert.isTrue(fs.readdirSync(path.join(stateDir, "logs", logs[0]!)).some((name) => name.endsWith(".log")))
     }), 120_000)
 })

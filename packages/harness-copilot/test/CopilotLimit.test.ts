@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { fromFailure, fromSessionError, resetTimeOf, retryDelayOf } from "../src/CopilotLimit.js"
+import { fromFailure, fromSessionError, resetTimeOf, retryAfterOfLog, retryDelayOf } from "../src/CopilotLimit.js"
 
 describe("copilot's limits", () => {
   it("reads how long to wait from the words, in any unit copilot or GitHub writes", () => {
@@ -88,5 +88,24 @@ describe("copilot's limits", () => {
     assert.isNotNull(fromSessionError("query", 402, "pay up"))
     assert.isNull(fromSessionError("query", 400, "400 bad request: rate limit of the context"))
     assert.isNull(fromSessionError("authentication", undefined, "quota"))
+  })
+
+  it("reads the retry-after of the last limit copilot's log names, and nothing from other lines", () => {
+    const failed = (fields: string) =>
+      `2026-11-29T10:57:12.260Z [WARNING] [rust:model_events::producer] Model provider request failed {"stage":"inference",${fields}}`
+    assert.strictEqual(retryAfterOfLog(failed(`"http_status":429,"failure_kind":"http_error","retry_after_ms":3600000`)), 3_600_000)
+    assert.strictEqual(retryAfterOfLog(failed(`"http_status":402,"retry_after_ms":5000`)), 5000)
+    assert.strictEqual(
+      retryAfterOfLog([failed(`"http_status":429,"retry_after_ms":1000`), "2026-11-29 [INFO] other", failed(`"http_status":429,"retry_after_ms":2000`)].join("\n")),
+      2000
+    )
+    // A failure that is no limit, a limit with no retry-after, or a later one without it: the last that names one.
+    assert.strictEqual(retryAfterOfLog(failed(`"http_status":429,"retry_after_ms":7000`) + "\n" + failed(`"http_status":429`)), 7000)
+    assert.isNull(retryAfterOfLog(failed(`"http_status":500,"retry_after_ms":3000`)))
+    assert.isNull(retryAfterOfLog(failed(`"http_status":429`)))
+    assert.isNull(retryAfterOfLog(failed(`"http_status":429,"retry_after_ms":"soon"`)))
+    assert.isNull(retryAfterOfLog(`${failed(`"http_status":429,"retry_after_ms":3000`)} and more`))
+    assert.isNull(retryAfterOfLog(`[INFO] retry_after_ms 3000, {"http_status":429,"retry_after_ms":3000}`))
+    assert.isNull(retryAfterOfLog(""))
   })
 })

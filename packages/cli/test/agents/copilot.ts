@@ -59,11 +59,12 @@ export const copilot: Agent<ReadonlyArray<Turn>, FakeModelServer> = {
     }
   },
   limit: {
-    // A 429 naming no reset: copilot would retry it five times over about a minute; spool reads it at
-    // the first failure. copilot prints no retry-after (nor honours one over a few minutes: it fails
-    // at once), so spool backs off its first minute from the request, the reset being unknown.
-    script: () => Array.from({ length: 6 }, () => T.limit("Rate limit reached for requests")),
-    resetsInMs: 0,
+    // A 429 whose retry-after (two minutes) copilot would wait out by itself, then retry: spool reads
+    // it at the first failure and stops copilot; the retry-after, which copilot prints nowhere, is read
+    // from its log of the run.
+    script: () => Array.from({ length: 6 }, () => T.limit("Rate limit reached for requests", { "retry-after": "120" })),
+    resetsInMs: 120_000,
+    readAs: "retry-after",
     error: "429 Rate limit reached for requests"
   },
   permission: {

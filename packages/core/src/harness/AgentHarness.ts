@@ -1,5 +1,5 @@
 import { CommandExecutor, FileSystem } from "@effect/platform"
-import { Chunk, Effect, Layer, Option, Stream } from "effect"
+import { Chunk, Effect, Layer, Option, Ref, Stream } from "effect"
 import { type AgentProgram, resolveAgent } from "./AgentProgram.js"
 import { runProcess } from "./HarnessProcess.js"
 import { HarnessError, type HarnessEvent, type HarnessRequest, HarnessService } from "./HarnessService.js"
@@ -25,6 +25,24 @@ export interface AgentReader {
    * none; read once the agent has exited, its events come before `Exited`.
    */
   readonly report?: (text: string | null) => Array<HarnessEvent>
+  /**
+   * The limit that ended the run (`endsOnLimit`), completed from the run's log (`AgentHarness.log`):
+   * its text, null when the agent wrote none; read once the agent has stopped.
+   */
+  readonly limit?: (limited: Limited, log: string | null) => Limited
+}
+
+type Limited = Extract<HarnessEvent, { _tag: "Limited" }>
+
+/**
+ * A log the agent writes of each run, in a directory made for the run under `dir` and kept after it,
+ * as the agent's own logs are. It is read for what the agent's output leaves out of a limit that
+ * ends the run (copilot logs a 429's retry-after and prints it nowhere).
+ */
+export interface RunLog {
+  readonly dir: string
+  /** The arguments that have the agent log into `dir`, after those of `args`. */
+  readonly args: (dir: string) => ReadonlyArray<string>
 }
 
 /**
@@ -54,6 +72,8 @@ export interface AgentHarness {
   readonly output: (request: HarnessRequest, now: () => number) => AgentReader
   /** A report file the agent writes of each run, read by the reader's `report`. */
   readonly report?: RunReport
+  /** A log the agent writes of each run, read by the reader's `limit` when a limit ends the run. */
+  readonly log?: RunLog
   /**
    * The agent goes on retrying a usage or rate limit by itself, for minutes or a whole reset: its
    * run ends at the first `Limited` its output reads (the agent and all it started are stopped), so
@@ -66,6 +86,39 @@ export interface AgentHarness {
 export const untilLimited = <E, R>(events: Stream.Stream<HarnessEvent, E, R>): Stream.Stream<HarnessEvent, E, R> =>
   Stream.takeUntil(events, (event) => event._tag === "Limited")
 
+/**
+ * The events of a run up to its first `Limited`, which is held until the agent has stopped (the
+ * stream before it has ended), then completed from the agent's log.
+ */
+export const untilLimitedFromLog = <E, R>(
+  events: Stream.Stream<HarnessEvent, E, R>,
+  complete: (limited: Limited, log: string | null) => Limited,
+  log: Effect.Effect<string | null>
+): Stream.Stream<HarnessEvent, E, R> =>
+  Stream.unwrap(Effect.map(Ref.make<Limited | null>(null), (held) =>
+    untilLimited(events).pipe(
+      Stream.filterEffect((event) => event._tag === "Limited" ? Effect.as(Ref.set(held, event), false) : Effect.succeed(true)),
+      Stream.concat(Stream.fromIterableEffect(Effect.flatMap(Ref.get(held), (limited) =>
+        limited === null ? Effect.succeed([]) : Effect.map(log, (text) => [complete(limited, text)])
+      )))
+    )
+  ))
+
+/** A directory for one run's log under `log.dir` (made when missing), kept after the run. */
+const logDirectory = (fs: FileSystem.FileSystem, harness: string, log: RunLog) =>
+  fs.makeDirectory(log.dir, { recursive: true }).pipe(
+    Effect.zipRight(fs.makeTempDirectory({ directory: log.dir, prefix: "spool-run-" })),
+    Effect.mapError((error) => new HarnessError({ harness, reason: "Io", detail: `its log cannot be kept in ${log.dir}: ${error.message}` }))
+  )
+
+/** The text of every file the agent logged in `dir` (hidden ones, such as a lock, left out), or null when it has none. */
+const readLog = (fs: FileSystem.FileSystem, dir: string): Effect.Effect<string | null> =>
+  fs.readDirectory(dir).pipe(
+    Effect.flatMap((names) => Effect.forEach(names.filter((name) => !name.startsWith(".")).sort(), (name) => fs.readFileString(`${dir}/${name}`))),
+    Effect.map((texts) => texts.length === 0 ? null : texts.join("\n")),
+    Effect.orElseSucceed(() => null)
+  )
+
 /** A private directory for one run's report under `report.dir` (made when missing), removed with the scope; the file's path in it. */
 const reportFile = (fs: FileSystem.FileSystem, harness: string, report: RunReport) =>
   fs.makeDirectory(report.dir, { recursive: true }).pipe(
@@ -77,7 +130,7 @@ const reportFile = (fs: FileSystem.FileSystem, harness: string, report: RunRepor
 /** The run's output read, and at the agent's exit its report too: the report's events come before `Exited`, which stays last. */
 const feedWithReport = <E, R>(
   events: Stream.Stream<HarnessEvent, E, R>,
-  reader: Required<AgentReader>,
+  reader: Required<Pick<AgentReader, "feed" | "report">>,
   text: Effect.Effect<string | null>
 ): Stream.Stream<HarnessEvent, E, R> => {
   const feed = (chunk: Chunk.Chunk<HarnessEvent>) => Chunk.flatMap(chunk, (event) => Chunk.unsafeFromArray(reader.feed(event)))
@@ -113,10 +166,11 @@ export const layer = (agent: AgentHarness): Layer.Layer<
             const clock = yield* Effect.clock
             const output = agent.output(request, () => clock.unsafeCurrentTimeMillis())
             const report = agent.report === undefined ? null : { ...agent.report, file: yield* reportFile(fs, harness, agent.report) }
+            const log = agent.log === undefined ? null : { ...agent.log, path: yield* logDirectory(fs, harness, agent.log) }
             const events = runProcess(executor, {
               harness,
               command,
-              args: [...agent.args(request), ...(report === null ? [] : report.args(report.file))],
+              args: [...agent.args(request), ...(log === null ? [] : log.args(log.path)), ...(report === null ? [] : report.args(report.file))],
               cwd: request.cwd,
               env: {
                 ...agent.env,
@@ -128,7 +182,8 @@ export const layer = (agent: AgentHarness): Layer.Layer<
             const read = report === null || output.report === undefined
               ? Stream.mapConcat(events, output.feed)
               : feedWithReport(events, { feed: output.feed, report: output.report }, fs.readFileString(report.file).pipe(Effect.option, Effect.map(Option.getOrNull)))
-            return agent.endsOnLimit === true ? untilLimited(read) : read
+            if (agent.endsOnLimit !== true) return read
+            return log === null || output.limit === undefined ? untilLimited(read) : untilLimitedFromLog(read, output.limit, readLog(fs, log.path))
           }))
       }
     })
