@@ -51,14 +51,15 @@ export const streamingHarnesses = (bytes) => [
     env: {},
     args: loopArgs(harnessCommand(process.execPath, flood, String(bytes)), LOOP_FLAGS)
   },
-  ...["opencode", "claude", "codex", "gemini", "pi"].map((name) => {
+  ...["opencode", "claude", "codex", "gemini", "pi", "copilot", "qwen"].map((name) => {
     const bin = join(rootDir, "bench", "harness", `${name}-agent.mjs`)
     return {
       name,
       goal: 3,
       agent: `bench/harness/${name}-agent.mjs`,
       argv: [bin],
-      env: { [`SPOOL_${name.toUpperCase()}_BIN`]: bin, SPOOL_BENCH_BYTES: String(bytes) },
+      // copilot's run directories (its usage file, its log) under the benchmark's own directory.
+      env: { [`SPOOL_${name.toUpperCase()}_BIN`]: bin, SPOOL_BENCH_BYTES: String(bytes), ...(name === "copilot" ? { COPILOT_HOME: join(benchDir, "copilot-home") } : {}) },
       args: ["ralph", "Benchmark iteration.", "--change", CHANGE, "--harness", name, ...LOOP_FLAGS]
     }
   })

@@ -1,5 +1,5 @@
 // A fake JSON agent for the streaming benchmark: prints `bytes` of one agent's JSON event stream
-// (opencode, claude, codex, gemini or pi), as the real one would during a long run: tool calls whose outputs
+// (opencode, claude, codex, gemini, pi, copilot or qwen), as the real one would during a long run: tool calls whose outputs
 // are 64 KiB to 4 MiB of build and test logs, text deltas, assistant messages, usage; the last
 // assistant message claims completion. It ignores its arguments and its stdin (the prompt).
 // Payloads are built once and reused, so the program itself costs little more than its writes.
@@ -85,6 +85,31 @@ const flavours = {
     delta: (n, text) => `${JSON.stringify({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: text, partial: { role: "assistant", content: [{ type: "text", text: `${text} `.repeat(n % 8 + 1) }] } }, message: { role: "assistant", content: [{ type: "text", text: `${text} `.repeat(n % 8 + 1) }] } })}\n`,
     step: () => "",
     end: () => `{"type":"agent_end","messages":[]}\n`
+  },
+  copilot: {
+    // The message that asks for the tool, the call's start, and its end carrying the output.
+    toolUse: (n) => [
+      `{"type":"assistant.message","data":{"messageId":"msg_${n}","content":"","toolRequests":[{"toolCallId":"call_${n}","name":"bash","arguments":{"command":"npm test -- --run","description":"Runs the tests"},"type":"function"}],"turnId":"${n}"},"id":"ev_${n}_a","timestamp":"2026-11-29T08:43:05.270Z"}\n` +
+      `{"type":"tool.execution_start","data":{"toolCallId":"call_${n}","toolName":"bash","arguments":{"command":"npm test -- --run","description":"Runs the tests"},"turnId":"${n}"},"id":"ev_${n}_b","timestamp":"2026-11-29T08:43:05.282Z"}\n` +
+      `{"type":"tool.execution_complete","data":{"toolCallId":"call_${n}","turnId":"${n}","success":true,"result":{"content":"`,
+      `"}},"id":"ev_${n}_c","timestamp":"2026-11-29T08:43:05.322Z"}\n`
+    ],
+    text: (n, text) => `${JSON.stringify({ type: "assistant.message", data: { messageId: `msg_t${n}`, content: text, toolRequests: [], turnId: String(n) }, id: `ev_t${n}`, timestamp: "2026-11-29T08:43:05.335Z" })}\n`,
+    delta: (n, text) => `${JSON.stringify({ type: "assistant.message_delta", data: { messageId: `msg_t${n}`, deltaContent: text }, ephemeral: true, id: `ev_d${n}`, timestamp: "2026-11-29T08:43:05.330Z" })}\n`,
+    step: (n) => `{"type":"assistant.turn_end","data":{"turnId":"${n}"},"id":"ev_e${n}","timestamp":"2026-11-29T08:43:05.339Z"}\n`,
+    end: () => `{"type":"result","timestamp":"2026-11-29T08:43:05.352Z","sessionId":"bench","exitCode":0,"usage":{"premiumRequests":0,"totalApiDurationMs":188,"sessionDurationMs":624}}\n`
+  },
+  qwen: {
+    toolUse: (n) => [
+      `{"type":"assistant","uuid":"a${n}","session_id":"bench","parent_tool_use_id":null,"message":{"id":"a${n}","type":"message","role":"assistant","model":"qwen-bench","content":[{"type":"tool_use","id":"call_${n}","name":"run_shell_command","input":{"command":"npm test -- --run","description":"Runs the tests"}}],"stop_reason":"tool_use","usage":{"input_tokens":1200,"output_tokens":40}}}\n` +
+      `{"type":"user","uuid":"u${n}","session_id":"bench","parent_tool_use_id":null,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_${n}","is_error":false,"content":"`,
+      `"}]}}\n`
+    ],
+    text: (n, text) => `${JSON.stringify({ type: "assistant", uuid: `t${n}`, session_id: "bench", parent_tool_use_id: null, message: { id: `t${n}`, type: "message", role: "assistant", model: "qwen-bench", content: [{ type: "text", text }], stop_reason: null, usage: { input_tokens: 1200, output_tokens: 80 } } })}\n`,
+    // qwen prints no deltas unless asked to (--include-partial-messages, which spool does not pass).
+    delta: () => "",
+    step: () => "",
+    end: () => `{"type":"result","subtype":"success","uuid":"r","session_id":"bench","is_error":false,"duration_ms":1000,"num_turns":3,"result":"done","usage":{"input_tokens":120000,"output_tokens":4000,"total_tokens":124000},"permission_denials":[]}\n`
   }
 }
 
@@ -95,6 +120,8 @@ export const runAgent = async (flavour, total) => {
     ? '{"type":"thread.started","thread_id":"bench"}\n{"type":"turn.started"}\n'
     : flavour === "gemini"
     ? '{"type":"init","timestamp":"2026-11-25T12:00:00.000Z","session_id":"bench","model":"bench"}\n'
+    : flavour === "qwen"
+    ? `{"type":"system","subtype":"init","uuid":"bench","session_id":"bench","cwd":"/bench","tools":["run_shell_command"],"mcp_servers":[],"model":"qwen-bench","permission_mode":"yolo"}\n`
     : flavour === "pi"
     ? '{"type":"session","version":3,"id":"bench","timestamp":"2026-11-25T12:00:00.000Z","cwd":"/bench"}\n{"type":"agent_start"}\n'
     : ""

@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+// The fake qwen of the streaming benchmark: see jsonAgent.mjs; SPOOL_BENCH_BYTES says how much it prints.
+import { runAgent } from "./jsonAgent.mjs"
+await runAgent("qwen", Number(process.env.SPOOL_BENCH_BYTES ?? 1024 ** 3))
