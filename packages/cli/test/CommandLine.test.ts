@@ -1,6 +1,9 @@
+import { CliConfig, CommandDescriptor } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Effect, Either } from "effect"
 import { readCommandLine } from "../src/CommandLine.js"
+import { ralph } from "../src/commands/ralph.js"
 import { closest } from "@spool/app"
 
 const request = (...args: Array<string>) => Either.getOrThrow(readCommandLine(args))
@@ -51,6 +54,39 @@ describe("reading the command line", () => {
     expect(error("ralf")).toBe("unknown command 'ralf'; did you mean spool ralph?")
     expect(error("ralph", "--allow-all=maybe")).toBe("--allow-all takes no value; write --allow-all alone, without '=maybe'")
     expect(error("ralph", "--model")).toBe("--model needs a value, e.g. --model anthropic/claude-sonnet")
+  })
+})
+
+/*
+ * Why argv is read before @effect/cli parses it: @effect/cli 0.77 alone, given spool's command as
+ * typed, lets each of these through without a word, and a typo would start a paid loop on a wrong
+ * prompt. The day this test fails, @effect/cli refuses them itself, and the reading in front can go.
+ */
+describe("what @effect/cli alone would let through", () => {
+  const alone = (...args: Array<string>) =>
+    CommandDescriptor.parse(ralph.descriptor, ["ralph", ...args], CliConfig.make({ isCaseSensitive: true })).pipe(
+      Effect.map((directive) => directive._tag === "UserDefined" ? { prompt: directive.value.prompt } : { builtIn: true }),
+      Effect.provide(NodeContext.layer),
+      Effect.runPromise
+    )
+
+  it("takes a mistyped option and its value for prompt words; spool names the option meant", async () => {
+    expect(await alone("--chang", "002", "fix it")).toEqual({ prompt: ["--chang", "002", "fix it"] })
+    expect(error("ralph", "--chang", "002", "fix it")).toBe("unknown option '--chang'; did you mean --change?")
+  })
+
+  it("drops an option given no value, and takes an option given twice for prompt words; spool refuses both", async () => {
+    expect(await alone("fix it", "--change")).toEqual({ prompt: ["fix it"] })
+    expect(error("ralph", "fix it", "--change")).toBe("--change needs a value, e.g. --change 002-01")
+    expect(await alone("--model", "a/one", "--model", "b/two")).toEqual({ prompt: ["--model", "b/two"] })
+    expect(error("ralph", "--model", "a/one", "--model", "b/two")).toBe("--model is given twice; give it once")
+  })
+
+  it("reads a value given to a switch, and an option written with = before --, as it likes; spool reads them as --help says", async () => {
+    expect(await alone("--status=yes")).toEqual({ prompt: [] })
+    expect(error("ralph", "--status=yes")).toBe("--status takes no value; write --status alone, without '=yes'")
+    expect(await alone("--change=002", "--", "fix it")).toEqual({ prompt: ["--change=002", "fix it"] })
+    expect(request("ralph", "--change=002", "--", "fix it")).toMatchObject({ args: ["--change", "002", "--", "fix it"] })
   })
 })
 
