@@ -223,4 +223,32 @@ describe("an agent described as data", () => {
       assert.deepStrictEqual(dirs, [])
       assert.isFalse(existsSync(join(root, "started")))
     }))
+
+  it.live("reads the report an agent stopped at a limit wrote as it stopped, before the Limited", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "spool-report-"))
+      const reports: Array<string | null> = []
+      const layer = AgentHarness.layer({
+        program: { harness: "sh", program: "sh", envVar: "SPOOL_SH_BIN", binary: "/bin/sh", pathEnv: process.env.PATH, install: "install sh" },
+        reports: { cost: false, tokens: true },
+        args: () => ["-c", `cat >/dev/null; trap 'printf "{\\"tokens\\":5}" > "$1"; exit 0' TERM; echo limited; sleep 300 & wait`, "sh"],
+        report: { dir, args: (file) => [file] },
+        output: () => ({
+          feed: (event) =>
+            event._tag === "Output" && new TextDecoder().decode(event.bytes).includes("limited")
+              ? [event, HarnessEvent.Limited({ message: "429 rate limited", resetAt: null, retryAfterMs: null, resets: true })]
+              : [event],
+          report: (text) => {
+            reports.push(text)
+            return [HarnessEvent.Warning({ message: `report: ${text}` })]
+          }
+        }),
+        endsOnLimit: true
+      })
+      const seen = yield* events(layer)
+      assert.deepStrictEqual(seen.map((event) => event._tag), ["Output", "Warning", "Limited"])
+      assert.deepStrictEqual(reports, ['{"tokens":5}'])
+      // The run's private directory is gone with the run.
+      assert.deepStrictEqual(readdirSync(dir), [])
+    }))
 })

@@ -75,18 +75,26 @@ describe("CopilotHarness", () => {
       assert.deepStrictEqual(fs.readdirSync(stateDir).filter((name) => name.startsWith("spool-run-")), [])
     }), 120_000)
 
-  it.scoped("ends the real copilot's run at its first 429, which copilot would wait out and retry, stops copilot, and reads the retry-after from its log", () =>
+  it.scoped("ends the real copilot's run at its first 429, which copilot would wait out and retry, stops copilot, and reads the retry-after from its log and the tokens spent before it", () =>
     Effect.gen(function*() {
       // copilot waits out a retry-after of two minutes by itself, and prints it nowhere.
       const limit = T.limit("Rate limit reached for requests", { "retry-after": "120" })
-      const { cwd, layer, server, stateDir } = yield* setUp(() => [limit, limit, limit, limit, limit, limit], false)
+      const { cwd, layer, server, stateDir } = yield* setUp(
+        () => [T.call("bash", { command: "true", description: "Checks." }, "Checking."), limit, limit, limit, limit, limit, limit],
+        true
+      )
       const all = yield* runHarnessOnce(layer, { prompt: "Go.", changeId, iteration: 1, cwd })
       assert.deepStrictEqual(all.filter((e) => e._tag === "Limited"), [
         { _tag: "Limited", message: "429 Rate limit reached for requests", resetAt: null, retryAfterMs: 120_000, resets: true } as never
       ])
+      // The first request's tokens (100 prompt, 30 of them cached; 20 completion, 5 reasoning), from
+      // the usage file copilot writes as it is stopped.
+      assert.deepStrictEqual(all.flatMap((e) => (e._tag === "Usage" ? [e.usage] : [])), [
+        { inputTokens: 70, outputTokens: 15, reasoningTokens: 5, cacheReadTokens: 30, cacheWriteTokens: 0, cost: null }
+      ])
       // Read at the first failure: the run ends there, with no exit of copilot's own and no retry made.
       assert.strictEqual(all.at(-1)!._tag, "Limited")
-      assert.strictEqual(server.requests.length, 1)
+      assert.strictEqual(server.requests.length, 2)
       assert.deepStrictEqual(yield* Effect.promise(() => remaining(() => processesIn(cwd))), [])
       // copilot's log of the run is kept where copilot keeps its logs, in a directory of the run's own.
       const logs = fs.readdirSync(path.join(stateDir, "logs"))

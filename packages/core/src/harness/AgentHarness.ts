@@ -22,7 +22,8 @@ export interface AgentReader {
   readonly feed: (event: HarnessEvent) => Array<HarnessEvent>
   /**
    * What the run's report file says (`AgentHarness.report`): its text, null when the agent wrote
-   * none; read once the agent has exited, its events come before `Exited`.
+   * none; read once the agent has exited, its events come before `Exited` (or, for a run cut at a
+   * limit, once the agent has stopped, before the `Limited`).
    */
   readonly report?: (text: string | null) => Array<HarnessEvent>
   /**
@@ -77,7 +78,9 @@ export interface AgentHarness {
   /**
    * The agent goes on retrying a usage or rate limit by itself, for minutes or a whole reset: its
    * run ends at the first `Limited` its output reads (the agent and all it started are stopped), so
-   * the loop's limit rules (wait, fall back) apply at once. The run then ends with no `Exited`.
+   * the loop's limit rules (wait, fall back) apply at once. The run then ends with no `Exited`: its
+   * report, when the agent wrote one as it was stopped, and then the `Limited` (completed from its
+   * log) come last.
    */
   readonly endsOnLimit?: boolean
 }
@@ -88,19 +91,17 @@ export const untilLimited = <E, R>(events: Stream.Stream<HarnessEvent, E, R>): S
 
 /**
  * The events of a run up to its first `Limited`, which is held until the agent has stopped (the
- * stream before it has ended), then completed from the agent's log.
+ * stream before it has ended); then `after` says what it comes with: the run's report, and the
+ * limit completed from the agent's log.
  */
-export const untilLimitedFromLog = <E, R>(
+export const untilLimitedThen = <E, R>(
   events: Stream.Stream<HarnessEvent, E, R>,
-  complete: (limited: Limited, log: string | null) => Limited,
-  log: Effect.Effect<string | null>
+  after: (limited: Limited) => Effect.Effect<ReadonlyArray<HarnessEvent>>
 ): Stream.Stream<HarnessEvent, E, R> =>
   Stream.unwrap(Effect.map(Ref.make<Limited | null>(null), (held) =>
     untilLimited(events).pipe(
       Stream.filterEffect((event) => event._tag === "Limited" ? Effect.as(Ref.set(held, event), false) : Effect.succeed(true)),
-      Stream.concat(Stream.fromIterableEffect(Effect.flatMap(Ref.get(held), (limited) =>
-        limited === null ? Effect.succeed([]) : Effect.map(log, (text) => [complete(limited, text)])
-      )))
+      Stream.concat(Stream.fromIterableEffect(Effect.flatMap(Ref.get(held), (limited) => limited === null ? Effect.succeed([]) : after(limited))))
     )
   ))
 
@@ -110,6 +111,10 @@ const logDirectory = (fs: FileSystem.FileSystem, harness: string, log: RunLog) =
     Effect.zipRight(fs.makeTempDirectory({ directory: log.dir, prefix: "spool-run-" })),
     Effect.mapError((error) => new HarnessError({ harness, reason: "Io", detail: `its log cannot be kept in ${log.dir}: ${error.message}` }))
   )
+
+/** The report's text, or null when the agent wrote none. */
+const readReport = (fs: FileSystem.FileSystem, file: string): Effect.Effect<string | null> =>
+  fs.readFileString(file).pipe(Effect.option, Effect.map(Option.getOrNull))
 
 /** The text of every file the agent logged in `dir` (hidden ones, such as a lock, left out), or null when it has none. */
 const readLog = (fs: FileSystem.FileSystem, dir: string): Effect.Effect<string | null> =>
@@ -181,9 +186,16 @@ export const layer = (agent: AgentHarness): Layer.Layer<
             })
             const read = report === null || output.report === undefined
               ? Stream.mapConcat(events, output.feed)
-              : feedWithReport(events, { feed: output.feed, report: output.report }, fs.readFileString(report.file).pipe(Effect.option, Effect.map(Option.getOrNull)))
+              : feedWithReport(events, { feed: output.feed, report: output.report }, readReport(fs, report.file))
             if (agent.endsOnLimit !== true) return read
-            return log === null || output.limit === undefined ? untilLimited(read) : untilLimitedFromLog(read, output.limit, readLog(fs, log.path))
+            // A run cut at a limit: what the agent wrote as it was stopped, its report and its log, is read then.
+            const { limit: complete, report: reportOf } = output
+            const reported = report === null || reportOf === undefined
+              ? Effect.succeed([])
+              : Effect.map(readReport(fs, report.file), reportOf)
+            const completed = (limited: Limited) =>
+              log === null || complete === undefined ? Effect.succeed(limited) : Effect.map(readLog(fs, log.path), (text) => complete(limited, text))
+            return untilLimitedThen(read, (limited) => Effect.zipWith(reported, completed(limited), (events, last) => [...events, last]))
           }))
       }
     })

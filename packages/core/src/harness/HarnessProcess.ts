@@ -1,5 +1,5 @@
 import { Command, CommandExecutor } from "@effect/platform"
-import { Duration, Effect, FiberRef, Stream } from "effect"
+import { Clock, Duration, Effect, FiberRef, Schedule, Stream } from "effect"
 import { HarnessError, HarnessEvent } from "./HarnessService.js"
 
 export interface ProcessSpec {
@@ -23,16 +23,33 @@ export const currentGracePeriod = FiberRef.unsafeMake<Effect.Effect<void>>(Effec
 /** The signal named in a platform error about a process killed by one. */
 export const signalOf = (message: string) => /signal:?\s*(SIG[A-Z0-9]+)/.exec(message)?.[1] ?? "SIGKILL"
 
+const machineClock = Clock.make()
+
+/**
+ * Whether any process of the group is left, once its leader has exited: signal 0 to the group (the
+ * platform's `kill` sends to the group, then waits for the leader).
+ */
+const groupLeft = (proc: CommandExecutor.Process) =>
+  proc.kill(0 as unknown as CommandExecutor.Signal).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+
 /**
  * Stops a process started in its own process group: SIGTERM to the group if it still runs, the
- * grace period to exit, then SIGKILL to the group, so that nothing it started is left either.
+ * grace period for the whole group to exit (a leader that exits at once may leave the agent's own
+ * process still writing what it writes as it stops), then SIGKILL to the group, so that nothing it
+ * started is left either.
  */
 export const stopProcessGroup = (proc: CommandExecutor.Process) =>
   Effect.gen(function*() {
     if (yield* proc.isRunning.pipe(Effect.orElseSucceed(() => false))) {
       const grace = yield* FiberRef.get(currentGracePeriod)
+      const stopped = proc.kill("SIGTERM").pipe(
+        Effect.ignore,
+        Effect.zipRight(Effect.repeat(groupLeft(proc), { schedule: Schedule.spaced(Duration.millis(50)), while: (left) => left })),
+        // Processes exit in the machine's time, whatever clock the loop reads.
+        Effect.withClock(machineClock)
+      )
       // Finalizers run uninterruptibly; the race must be able to interrupt its loser.
-      yield* Effect.interruptible(Effect.raceFirst(proc.kill("SIGTERM").pipe(Effect.ignore), grace))
+      yield* Effect.interruptible(Effect.raceFirst(stopped, grace))
     }
     yield* proc.kill("SIGKILL").pipe(Effect.ignore, Effect.timeout(Duration.seconds(5)), Effect.ignore)
   })
