@@ -63,6 +63,16 @@ describe("a change as --list shows it", () => {
     assert.deepInclude(listChange(input({ loopStatus: "complete", merge: merged })), { ready: false, state: "complete", why: "its loop completed", merge: merged })
   })
 
+  it("is complete and not ready while its merge awaits a person's approval", () => {
+    const merge = { merged: false, text: "awaiting approval" }
+    assert.deepInclude(listChange(input({ loopStatus: "complete", approval: "awaiting", merge })), {
+      ready: false,
+      state: "complete",
+      why: "awaiting approval",
+      approval: "awaiting"
+    })
+  })
+
   it("goes on being ready after a run that stopped short, with when to run it again after a usage limit", () => {
     const listed = listChange(input({ loopStatus: "usage-limit" }, { lastRun: { status: "usage-limit", iteration: 4, maxIterations: 20, resumeAt: "2026-11-27T12:00:00.000Z" } }))
     assert.deepInclude(listed, { ready: true, state: "ready", lastStatus: "usage-limit", resumeAt: "2026-11-27T12:00:00.000Z" })

@@ -61,9 +61,19 @@ describe("readiness with a person's approval", () => {
     assert.deepStrictEqual(readiness(change({ loopStatus: "failed", approval: "awaiting" })), { _tag: "Ready" })
   })
 
-  it("says a rejection with its why, and one without", () => {
-    assert.strictEqual(mergeNoteOf({ decision: "rejected", run: "r", at: "t", why: "too rough" }).text, "rejected: too rough")
+  it("a rejection on an earlier run says nothing of a loop that has not completed either: its ticked tasks still count", () => {
+    assert.deepStrictEqual(readiness(change({ loopStatus: "failed", approval: "rejected", tasks: { complete: 2, shelved: 0, total: 2 } })), {
+      _tag: "Complete",
+      why: "every task is done"
+    })
+  })
+
+  it("says a rejection with its why, and one without; none of the words is a merge made", () => {
+    assert.deepStrictEqual(mergeNoteOf({ decision: "rejected", run: "r", at: "t", why: "too rough" }), { merged: false, text: "rejected: too rough" })
+    assert.deepStrictEqual(mergeNoteOf({ decision: "rejected", run: "r", at: "t" }), { merged: false, text: "rejected: no reason given" })
+    assert.deepStrictEqual(mergeNoteOf({ decision: "approved", run: "r", at: "t" }), { merged: false, text: "approved, not merged yet" })
     assert.strictEqual(mergeNoteOf({ decision: "awaiting", run: "r", at: "t" }), awaitingApprovalNote)
+    assert.deepStrictEqual(awaitingApprovalNote, { merged: false, text: "awaiting approval" })
   })
 })
 

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AgentNote } from "../src/domain/Domain.js"
 import { approvalNotice, noticeLine, sweepNotice } from "../src/notify/Notice.js"
+import { sweepReviews } from "../src/sweep/Sweep.js"
 
 describe("the notice of a sweep's end", () => {
   it("tells how it ended, each change's outcome and the totals", () => {
@@ -111,5 +112,25 @@ describe("the notice of a sweep's end", () => {
       commit: "abc1234",
       resumeAt: null
     })
+  })
+})
+
+describe("a sweep's reviews", () => {
+  const row = { durationMs: 1, merge: null, message: null, branch: null, lastCommit: null, agents: [], outcome: "complete" as const, iterations: 1 }
+
+  it("are the reviews of its changes and what their reviewers spent, summed", () => {
+    const report = {
+      ending: "complete" as const,
+      rows: [
+        { ...row, changeId: "001-01_a", costUsd: 1, tokens: 10, reviews: { reviews: 2, approved: 1, costUsd: 0.25, tokens: 40 } },
+        { ...row, changeId: "001-02_b", costUsd: 1, tokens: 10 },
+        { ...row, changeId: "001-03_c", costUsd: 1, tokens: 10, reviews: { reviews: 1, approved: 1, costUsd: null, tokens: 5 } }
+      ]
+    }
+    assert.deepStrictEqual(sweepReviews(report), { reviews: 3, approved: 2, costUsd: 0.25, tokens: 45 })
+  })
+
+  it("are none when no change was reviewed", () => {
+    assert.isNull(sweepReviews({ ending: "complete", rows: [{ ...row, changeId: "001-01_a", costUsd: null, tokens: null }] }))
   })
 })
