@@ -7,7 +7,7 @@ import { deniedWarning, makeCopilotOutput } from "../src/CopilotOutput.js"
 
 // Fixtures are the real output of Copilot CLI 1.0.102 (`copilot --output-format json --no-auto-update
 // --model copilot-test-model [--allow-all] --usage-output-file <file>`, the prompt on stdin) against
-// the fake OpenAI-compatible server of @spool/testkit, run in /tmp/spool-copilot/work. The `.log`
+// the fake OpenAI-compatible server of @spool/testkit, run in /tmp/spool-copilot/work. The `.log.txt`
 // files are its logs (`--log-dir`) of a 429 with a retry-after of an hour, and of 20 seconds.
 const cwd = "/tmp/spool-copilot/work"
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), "utf8")
@@ -176,18 +176,18 @@ describe("the limit that ended copilot's run, completed from its log", () => {
 
   it("takes the retry-after copilot logged and printed nowhere", () => {
     const output = makeCopilotOutput({ cwd })
-    assert.deepStrictEqual(output.limit(limited, fixture("limit-429.log")), HarnessEvent.Limited({ ...limited, retryAfterMs: 3_600_000 }))
+    assert.deepStrictEqual(output.limit(limited, fixture("limit-429.log.txt")), HarnessEvent.Limited({ ...limited, retryAfterMs: 3_600_000 }))
     // Six failures of the same request, each logged: the last one's.
-    assert.deepStrictEqual(output.limit(limited, fixture("limit-retry-20s.log")), HarnessEvent.Limited({ ...limited, retryAfterMs: 20_000 }))
+    assert.deepStrictEqual(output.limit(limited, fixture("limit-retry-20s.log.txt")), HarnessEvent.Limited({ ...limited, retryAfterMs: 20_000 }))
   })
 
   it("keeps the limit as its words read it when the log names no retry-after, or there is no log", () => {
     const output = makeCopilotOutput({ cwd })
     const spent = HarnessEvent.Limited({ ...limited, retryAfterMs: 90_000, resets: false })
     assert.deepStrictEqual(output.limit(spent, null), spent)
-    assert.deepStrictEqual(output.limit(spent, fixture("limit-429.log").replace(/,"retry_after_ms":\d+/, "")), spent)
+    assert.deepStrictEqual(output.limit(spent, fixture("limit-429.log.txt").replace(/,"retry_after_ms":\d+/, "")), spent)
     // A retry-after says the limit lifts by waiting, whatever the words made of it.
-    assert.deepStrictEqual(output.limit(spent, fixture("limit-429.log")), HarnessEvent.Limited({ ...spent, retryAfterMs: 3_600_000, resets: true }))
+    assert.deepStrictEqual(output.limit(spent, fixture("limit-429.log.txt")), HarnessEvent.Limited({ ...spent, retryAfterMs: 3_600_000, resets: true }))
   })
 })
 
