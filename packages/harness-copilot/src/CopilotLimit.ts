@@ -89,8 +89,8 @@ const FAILURE_LINE = /Model provider request failed (\{.*\})\s*$/
 export const retryAfterOfLog = (log: string): number | null => {
   let found: number | null = null
   for (const line of log.split("\n")) {
-    const json = FAILURE_LINE.exec(line)?.[1]
-    const failure = json === undefined ? Option.none() : decodeLoggedFailure(json)
+    // A line that is no failure has no JSON to decode (undefined), which decodes as none.
+    const failure = decodeLoggedFailure(FAILURE_LINE.exec(line)?.[1])
     if (Option.isSome(failure) && LIMIT_STATUS.has(failure.value.http_status) && failure.value.retry_after_ms !== undefined) {
       found = failure.value.retry_after_ms
     }

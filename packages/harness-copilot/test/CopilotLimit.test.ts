@@ -107,5 +107,8 @@ describe("copilot's limits", () => {
     assert.isNull(retryAfterOfLog(`${failed(`"http_status":429,"retry_after_ms":3000`)} and more`))
     assert.isNull(retryAfterOfLog(`[INFO] retry_after_ms 3000, {"http_status":429,"retry_after_ms":3000}`))
     assert.isNull(retryAfterOfLog(""))
+    // Written with Windows line ends, or with spaces after it: read all the same.
+    assert.strictEqual(retryAfterOfLog(`${failed(`"http_status":429,"retry_after_ms":4000`)}\r\n[INFO] next\r\n`), 4000)
+    assert.strictEqual(retryAfterOfLog(`${failed(`"http_status":429,"retry_after_ms":6000`)}  `), 6000)
   })
 })
