@@ -244,6 +244,9 @@ export const equivalents = [
     reason: "a blank line returned earlier, so the line is never blank, and its only use (firstLine) trims it" },
   { file: "packages/harness-gemini/src/GeminiOutput.ts", mutator: "ConditionalExpression", replacement: "false", line: "...(options.maxLineLength === undefined ? {} :",
     reason: "an undefined maxLineLength passed on is the same as none: makeJsonOutput takes `reader.maxLineLength ?? MAX_LINE_LENGTH`" },
+  // PiEvent
+  { file: "packages/harness-pi/src/PiEvent.ts", mutator: "ConditionalExpression", replacement: "true", line: "block.type === \"text\" && block.text !== undefined ? [block.text] : []",
+    reason: "pi's other blocks (thinking, toolCall, image) carry no `text`, and a text block without it adds undefined, which join writes as nothing" },
   // PiOutput
   { file: "packages/harness-pi/src/PiOutput.ts", mutator: "ConditionalExpression", replacement: "true", line: "const record = typeof args === \"object\" && args !== null",
     reason: "a string, number or boolean taken for a record has none of the argument keys read from it (each reads undefined), so the call is named alike" },
