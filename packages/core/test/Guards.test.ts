@@ -8,6 +8,7 @@ import {
   type GuardSettings,
   initialCounters,
   judgeCounters,
+  reportedSpend,
   spendStop,
   unsupportedCap
 } from "../src/guards/Guards.js"
@@ -70,6 +71,19 @@ describe("spend caps", () => {
     const spend = addSpend(initialCounters.spend, usage(10, null))
     assert.deepStrictEqual(spend, { costUsd: null, tokens: 10 })
     assert.isNull(spendStop(settings({ maxCostUsd: 0.01 }), spend, 0))
+  })
+
+  it("report what a run spent as unknown until the agent reported it: no guards, or no cost and no token yet", () => {
+    const report = (costUsd: number | null, tokens: number) => ({
+      maxCostUsd: null, maxTokens: null, maxDurationMs: null, stallIterations: 5, maxConsecutiveFailures: 5, maxLimitWaitMs: 0,
+      costUsd, tokens, stalledIterations: 0, consecutiveFailures: 0
+    })
+    assert.deepStrictEqual(reportedSpend(null), { costUsd: null, tokens: null })
+    assert.deepStrictEqual(reportedSpend(report(null, 0)), { costUsd: null, tokens: null })
+    assert.deepStrictEqual(reportedSpend(report(null, 120)), { costUsd: null, tokens: 120 })
+    // A cost without tokens (an agent that reports money only) is 0 tokens, not unknown.
+    assert.deepStrictEqual(reportedSpend(report(0.25, 0)), { costUsd: 0.25, tokens: 0 })
+    assert.deepStrictEqual(reportedSpend(report(0, 0)), { costUsd: 0, tokens: 0 })
   })
 
   it("refuse a cap the harness cannot report", () => {
