@@ -101,9 +101,11 @@ export const groups = [
       core("prompt/PromptBuilder"),
       core("verify/Verification")
     ],
-    // The loop's own tests, and those of its runs on disk, side by side, resumed and with a deadline.
+    // The loop's own tests, and those of its runs on disk, side by side, resumed, with a deadline,
+    // with fallback agents and with a reviewer (the loop's steps for those are in its modules).
     tests: coreTests(
-      "Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LoopRun", "ManyLoops", "Resume", "Deadline", "LimitWait", "AgentLimitWait", "PromptBuilder", "Verification"
+      "Iteration", "Claim", "IterationSteps", "Loop", "LoopGuards", "LoopRun", "ManyLoops", "Resume", "Deadline", "LimitWait", "AgentLimitWait", "PromptBuilder", "Verification",
+      "FallbackLoop", "ReviewLoop"
     )
   }
 ]

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
 import { type CheckRequest, CheckRunner } from "../src/verify/CheckRunner.js"
 import { ContextStore } from "../src/state/ContextStore.js"
-import type { IterationRecord, LoopOptions } from "../src/domain/Domain.js"
+import type { IterationRecord, LoopOptions, SandboxNote } from "../src/domain/Domain.js"
 import { ErrorJournal } from "../src/state/ErrorJournal.js"
 import { type GitSnapshot, GitError, GitSummary } from "../src/git/GitSummary.js"
 import { HarnessEvent, type HarnessRequest, HarnessService, outputOf, scriptedRun } from "../src/harness/HarnessService.js"
@@ -49,6 +49,8 @@ const iterate = (
     readonly stopWhen?: Effect.Effect<SpendGuard>
     /** Receives every record the iteration appends to the history. */
     readonly appended?: Array<IterationRecord>
+    /** The run's walls (`--sandbox`); none unless given. */
+    readonly sandbox?: SandboxNote
   } = {}
 ) =>
   Effect.gen(function*() {
@@ -94,7 +96,8 @@ const iterate = (
         options: options(setup.options),
         cwd: "/repo",
         pid: 42,
-        redact: (text) => text
+        redact: (text) => text,
+        ...(setup.sandbox === undefined ? {} : { sandbox: setup.sandbox })
       },
       runId: "run-1",
       loopStartedAt: setup.loopStartedAt ?? 0,
@@ -291,6 +294,15 @@ describe("one iteration", () => {
       assert.isTrue(echoed.record.promises.length > 0)
       assert.deepStrictEqual(echoed.record.promises.filter((p) => p.reason === "echo of the prompt").map((p) => p.text), echoed.record.promises.map((p) => p.text))
       assert.strictEqual(echoed.record.outcome, "continue")
+    }))
+
+  it.effect("records an iteration of a sandboxed run as sandboxed, and says nothing of walls a run had not", () =>
+    Effect.gen(function*() {
+      const walls = { runtime: "sandbox-runtime", hosts: ["api.example.test"], denyRead: [], passEnv: [] }
+      const walled = yield* iterate(() => agentSays("edited src/a.ts\n"), { sandbox: walls })
+      assert.strictEqual(walled.record.sandboxed, true)
+      const open = yield* iterate(() => agentSays("edited src/a.ts\n"))
+      assert.notProperty(open.record, "sandboxed")
     }))
 
   it.effect("shows the elapsed time of the loop in the banner, and records how long the iteration took", () =>
