@@ -1,14 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Option, Random, TestClock } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Random, Stream, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ChangeId, type LoopState } from "../src/domain/Domain.js"
 import { GitSummary } from "../src/git/GitSummary.js"
-import { HarnessEvent, scriptedRun } from "../src/harness/HarnessService.js"
+import { HarnessEvent, HarnessService, scriptedRun } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
+import { runLoop } from "../src/loop/Loop.js"
+import { LoopReporter } from "../src/output/LoopReporter.js"
+import { Workspace } from "../src/state/Workspace.js"
 import { iterationRecord } from "./fixtures/iterationRecord.js"
-import { changeId, done, runWith, sharedHistory } from "./loopFixture.js"
+import { changeId, done, options, runWith, sharedHistory } from "./loopFixture.js"
 import { lockFileOf, loopOn, processLayer, workspaceWith } from "./manyLoopsFixture.js"
 
 const id = "001-01_alpha"
@@ -88,6 +91,36 @@ describe("a run's state", () => {
       assert.deepInclude(written[0], { status: "running", iteration: 0, startedAt: "2026-11-01T10:00:00.000Z", elapsedMs: 0 })
       assert.deepStrictEqual(written.map((state) => state.elapsedMs), written.map(() => 0))
       assert.deepInclude(written.at(-1), { status: "complete", iteration: 1 })
+    }))
+})
+
+describe("a sandboxed run", () => {
+  /** Runs the loop on `id` on disk, with `sandbox` as the run's walls; its state and records. */
+  const sandboxedRun = (sandbox: Parameters<typeof runLoop>[0]["sandbox"]) =>
+    Effect.gen(function*() {
+      const root = workspaceWith([id])
+      const harness = Layer.succeed(HarnessService, { name: "test", reports: { cost: true, tokens: true }, preflight: Effect.void, run: () => Stream.fromIterable(scriptedRun(done)) })
+      return yield* Effect.gen(function*() {
+        const change = yield* Effect.orDie((yield* Workspace).resolveChange(id))
+        yield* runLoop({
+          change, userPrompt: "Build it.", options: options({}), cwd: root, pid: process.pid, redact: (text) => text,
+          ...(sandbox === undefined ? {} : { sandbox })
+        }).pipe(Effect.provide(Layer.mergeAll(harness, LoopReporter.layerTest([]), GitSummary.layerTest())))
+        const history = yield* HistoryStore
+        const state = Option.getOrNull(yield* Effect.orDie(history.readState(ChangeId.make(id))))
+        return { state, records: (yield* Effect.orDie(history.recent(ChangeId.make(id), 10))).records }
+      }).pipe(Effect.provide(processLayer(root)))
+    })
+
+  it.effect("keeps its walls in the loop's state and marks each iteration sandboxed; an open run has neither", () =>
+    Effect.gen(function*() {
+      const walls = { runtime: "sandbox-runtime", hosts: ["api.example.test"], denyRead: ["~/.aws"], passEnv: ["CI"] }
+      const walled = yield* sandboxedRun(walls)
+      assert.deepStrictEqual(walled.state?.sandbox, walls)
+      assert.deepStrictEqual(walled.records.map((r) => r.sandboxed), [true])
+      const open = yield* sandboxedRun(undefined)
+      assert.notProperty(open.state, "sandbox")
+      assert.deepStrictEqual(open.records.map((r) => r.sandboxed), [undefined])
     }))
 })
 
