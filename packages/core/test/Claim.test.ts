@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { CompletionJudgement } from "../src/completion/CompletionJudge.js"
 import { makeCapture } from "../src/harness/Capture.js"
-import { type AgentRunEnd, agentRunEnd, checkedClaim, judgeClaim } from "../src/loop/Claim.js"
+import type { ReviewRecord } from "../src/domain/Domain.js"
+import { type AgentRunEnd, agentRunEnd, checkedClaim, judgeClaim, reviewedClaim } from "../src/loop/Claim.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
+import type { ReviewOutcome } from "../src/review/Review.js"
 import type { CheckRun } from "../src/verify/CheckRunner.js"
 import { rejectionNote } from "../src/verify/Verification.js"
 
@@ -121,5 +123,52 @@ describe("a claim after the checks", () => {
     const judged = judgeClaim(wentWell, claim, options, 3, noTasks)
     assert.deepStrictEqual(checkedClaim(judged, { results: [passed], failed: null }, ["pnpm lint"], 3), { ...judged, rejectedBy: null })
     assert.deepStrictEqual(checkedClaim(judged, null, [], 3), { ...judged, rejectedBy: null })
+  })
+})
+
+describe("a claim after its review", () => {
+  const judged = judgeClaim(wentWell, { ...claim, verdicts: [...claim.verdicts, ...mention.verdicts] }, options, 2, noTasks)
+  const checked = checkedClaim(judged, null, [], 2)
+  const record = (verdict: ReviewRecord["verdict"], findings: string | null): ReviewRecord => ({ reviewer: "codex", verdict, findings, durationMs: 10, usage: null })
+  const outcome = (reviews: ReadonlyArray<ReviewRecord>, more: Partial<ReviewOutcome> = {}): ReviewOutcome => ({
+    reviews,
+    approved: false,
+    stopped: null,
+    gaveUp: null,
+    ...more
+  })
+  const setAside = (reason: string) => [[false, reason, "<promise>COMPLETE</promise>"], [false, "inside a sentence", "I print <promise>COMPLETE</promise> later"]]
+  const verdictsOf = (reviewed: { readonly verdicts: ReadonlyArray<{ accepted: boolean; reason: string; text: string }> }) =>
+    reviewed.verdicts.map((v) => [v.accepted, v.reason, v.text])
+
+  it("is rejected when the reviewer did not give a verdict, with no findings, and the next prompt says the review did not approve it", () => {
+    const reviewed = reviewedClaim(checked, outcome([record("none", "no verdict line")]), 2)
+    assert.deepStrictEqual([reviewed.claimed, reviewed.accepted, reviewed.rejected], [false, false, true])
+    assert.deepStrictEqual(reviewed.findings, [])
+    assert.deepStrictEqual(verdictsOf(reviewed), setAside("review by codex: not approved: no verdict line"))
+    assert.deepStrictEqual(reviewed.notes, [
+      "In iteration 2 your claim passed the checks, but its review did not approve it (review by codex: not approved: no verdict line). " +
+      "Check your work against the proposal and its tasks, and claim completion again when it is done."
+    ])
+  })
+
+  it("is set aside but not counted as a rejection when a guard stopped the review, or a reviewer's usage limit ended the loop", () => {
+    const stopped = reviewedClaim(checked, outcome([record("failed", "stopped: max-cost")], { stopped: "max-cost" }), 3)
+    const gaveUp = reviewedClaim(checked, outcome([record("limited", "rate limited")], {
+      gaveUp: { limit: "rate limited", plan: { _tag: "GiveUp", resumeAt: null, why: "the usage limit does not reset by waiting" } }
+    }), 3)
+    for (const reviewed of [stopped, gaveUp]) {
+      assert.deepStrictEqual([reviewed.claimed, reviewed.accepted, reviewed.rejected], [false, false, false])
+      assert.deepStrictEqual([reviewed.findings, reviewed.notes], [[], []])
+    }
+    assert.deepStrictEqual(verdictsOf(stopped), setAside("review by codex: failed: stopped: max-cost"))
+    assert.deepStrictEqual(verdictsOf(gaveUp), setAside("review by codex: not given: its usage limit (rate limited)"))
+  })
+
+  it("is set aside as not reviewed when no reviewer ran, without counting as a rejection", () => {
+    const reviewed = reviewedClaim(checked, outcome([]), 4)
+    assert.deepStrictEqual([reviewed.claimed, reviewed.accepted, reviewed.rejected], [false, false, false])
+    assert.deepStrictEqual(verdictsOf(reviewed), setAside("not reviewed"))
+    assert.deepStrictEqual([reviewed.reviews, reviewed.findings, reviewed.notes], [[], [], []])
   })
 })

@@ -6,6 +6,7 @@ import {
   countIteration,
   type GuardCounters,
   type GuardSettings,
+  guardReport,
   initialCounters,
   judgeCounters,
   reportedSpend,
@@ -74,10 +75,7 @@ describe("spend caps", () => {
   })
 
   it("report what a run spent as unknown until the agent reported it: no guards, or no cost and no token yet", () => {
-    const report = (costUsd: number | null, tokens: number) => ({
-      maxCostUsd: null, maxTokens: null, maxDurationMs: null, stallIterations: 5, maxConsecutiveFailures: 5, maxLimitWaitMs: 0,
-      costUsd, tokens, stalledIterations: 0, consecutiveFailures: 0
-    })
+    const report = (costUsd: number | null, tokens: number) => guardReport(settings(), { ...initialCounters, spend: { costUsd, tokens } })
     assert.deepStrictEqual(reportedSpend(null), { costUsd: null, tokens: null })
     assert.deepStrictEqual(reportedSpend(report(null, 0)), { costUsd: null, tokens: null })
     assert.deepStrictEqual(reportedSpend(report(null, 120)), { costUsd: null, tokens: 120 })

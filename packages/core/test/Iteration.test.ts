@@ -14,7 +14,8 @@ import { formatBanner, formatSummary } from "../src/loop/LoopFormat.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
 import { PromptBuilder, renderPrompt } from "../src/prompt/PromptBuilder.js"
 import { parseTasks } from "../src/prompt/Tasks.js"
-import { changeId, done, options } from "./loopFixture.js"
+import { ReviewGit } from "../src/review/ReviewGit.js"
+import { changeId, done, options, runWith } from "./loopFixture.js"
 
 type Events = ReadonlyArray<HarnessEvent> | Stream.Stream<HarnessEvent>
 
@@ -601,5 +602,43 @@ describe("one iteration", () => {
       assert.deepStrictEqual([timedOut.record.outcome, timedOut.record.completionDetected], ["timeout", false])
       const killed = yield* iterate(() => agentSays(done, 0, "SIGTERM"))
       assert.deepStrictEqual([killed.record.outcome, killed.record.completionDetected], ["failed", false])
+    }))
+})
+
+describe("a run whose claims are reviewed", () => {
+  const asksChanges = (round: number) => `Read the diff.\n<verdict>changes</verdict>\n- handle the empty name (round ${round})\n`
+
+  it.effect("stops after --max-reviews rejections, quoting the last review and sending a person to look", () =>
+    Effect.gen(function*() {
+      let round = 0
+      const seen = yield* runWith(() => scriptedRun(done), { maxIterations: 9 }, undefined, {
+        reviewers: [{ id: "claude", script: () => scriptedRun(asksChanges(++round)) }],
+        maxReviews: 2
+      })
+      const message = "stopped: the review turned the claim down 2 times (--max-reviews 2); " +
+        "the last: review by claude: changes asked: - handle the empty name (round 2); a person should look (spool ralph --status)"
+      assert.deepStrictEqual(Exit.map(seen.exit, (r) => [r.status, r.iterations, r.message] as const), Exit.succeed(["review-rejected", 2, message] as const))
+      assert.include(seen.output, message)
+    }))
+
+  it.effect("has every review read the run's whole work, from the work tree the run started with", () =>
+    Effect.gen(function*() {
+      let made = 0
+      const git = gitWith({}, (g) => ({
+        snapshot: Effect.succeed({ tree: "at-start" }),
+        changesSince: (before) => Effect.map(g.changesSince(before), (change) => change === null ? null : { ...change, after: { tree: `after-${++made}` } })
+      }))
+      const diffs: Array<string> = []
+      const reviewGit = Layer.effect(ReviewGit, Effect.map(ReviewGit, (review) => ({
+        ...review,
+        diff: (from: GitSnapshot, to: GitSnapshot) => Effect.zipRight(Effect.sync(() => void diffs.push(`${from.tree}..${to.tree}`)), review.diff(from, to))
+      }))).pipe(Layer.provide(ReviewGit.layerTest()))
+      let round = 0
+      const seen = yield* runWith(() => scriptedRun(done), { maxIterations: 9 }, git, {
+        reviewers: [{ id: "claude", script: () => scriptedRun(++round < 3 ? asksChanges(round) : "Fine.\n<verdict>approve</verdict>\n") }],
+        reviewGit
+      })
+      assert.deepStrictEqual(Exit.map(seen.exit, (r) => [r.status, r.iterations] as const), Exit.succeed(["complete", 3] as const))
+      assert.deepStrictEqual(diffs, ["at-start..after-1", "at-start..after-2", "at-start..after-3"])
     }))
 })

@@ -116,6 +116,21 @@ describe("an iteration's prompt", () => {
     assert.deepStrictEqual(promptSections({ notes: [], checks: [], tasks: parseTasks(null), documents: [], documentsDir: ".spool/changes/c", journaled: [], commits: [] }), [])
   })
 
+  it("puts the reviewers' findings under their own heading after the notes, each under its reviewer and iteration, trimmed", () => {
+    const findings = [
+      { reviewer: "claude", iteration: 2, text: "\n\n  - handle the empty name\n- and say so in the docs  \n\n" },
+      { reviewer: "codex:gpt-5.5", iteration: 3, text: "   - name the file\n" }
+    ]
+    const sections = promptSections({ notes: ["a note"], findings, checks: [], tasks, documents: [], documentsDir: ".spool/changes/c", journaled: [], commits: [] })
+    const body = "### From claude (iteration 2)\n\n- handle the empty name\n- and say so in the docs\n\n### From codex:gpt-5.5 (iteration 3)\n\n- name the file"
+    assert.deepStrictEqual(sections.slice(0, 2), [{ title: "Notes from the loop", body: "- a note" }, { title: "Review findings", body }])
+    const input: PromptInput = {
+      iteration: 4, minIterations: 1, maxIterations: 5, completionPromise: "COMPLETE", context: "", changeId: "c", moduleId: null,
+      userPrompt: "Build it.", proposal: "# P", module: null, sections
+    }
+    assert.include(renderPrompt(input), `## Review findings\n\n${body}\n`)
+  })
+
   it("recognises an echo against the prompt less the previous errors, rendered by the builder that rendered the prompt", () => {
     const input: PromptInput = {
       iteration: 2, minIterations: 1, maxIterations: 5, completionPromise: "COMPLETE", context: "", changeId: "c", moduleId: null,

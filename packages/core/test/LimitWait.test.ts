@@ -220,6 +220,15 @@ describe("planning one usage-limit wait", () => {
     })
   })
 
+  it("says whose limit it waits for: one this loop met in an earlier iteration, or another loop's", () => {
+    const now = Date.UTC(2026, 10, 23, 14, 0)
+    const none = { waitedMs: 0, backoffs: 0 }
+    const settings = { maxLimitWaitMs: 6 * HOUR, deadline: null }
+    const basis = (metBy: "this loop" | "another loop") => planLimitWait({ heldUntil: now + MINUTE, metBy }, now, none, settings)
+    assert.deepStrictEqual(basis("this loop"), { _tag: "Wait", delayMs: MINUTE, resumeAt: now + MINUTE, basis: "an earlier limit" })
+    assert.deepStrictEqual(basis("another loop"), { _tag: "Wait", delayMs: MINUTE, resumeAt: now + MINUTE, basis: "another loop's limit" })
+  })
+
   it.effect("counts a wait for another loop's limit toward --max-limit-wait, not as a backoff", () =>
     Effect.gen(function*() {
       const start = yield* Clock.currentTimeMillis

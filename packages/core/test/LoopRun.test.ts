@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { ChangeId, type LoopState } from "../src/domain/Domain.js"
 import { GitSummary } from "../src/git/GitSummary.js"
-import { HarnessEvent, HarnessService, scriptedRun } from "../src/harness/HarnessService.js"
+import { HarnessEvent, type HarnessRequest, HarnessService, scriptedRun } from "../src/harness/HarnessService.js"
 import { HistoryStore } from "../src/state/HistoryStore.js"
 import { runLoop } from "../src/loop/Loop.js"
 import { LoopReporter } from "../src/output/LoopReporter.js"
@@ -33,6 +33,10 @@ const loseLockMidway = (midway: (lock: string) => void) =>
       return { exit, state, prompts: loop.prompts, lock: fs.existsSync(lockFileOf(root, id)) ? fs.readFileSync(lockFileOf(root, id), "utf8") : null }
     }).pipe(Effect.provide(processLayer(root)))
   })
+
+/** Each record as `[iteration, agent, outcome]`. */
+const ran = (records: ReadonlyArray<{ readonly iteration: number; readonly agent?: string; readonly outcome: string }>) =>
+  records.map((r) => [r.iteration, r.agent, r.outcome])
 
 const failureOf = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? Option.getOrNull(Cause.failureOption(exit.cause)) : null)
 
@@ -133,6 +137,66 @@ describe("a resumed run", () => {
       const message = "stopped: --max-iterations (2) reached before this sitting; raise it to go on"
       assert.deepStrictEqual(Exit.map(exit, (r) => r.message), Exit.succeed(message))
       assert.include(output, message)
+    }))
+})
+
+describe("a resumed run with several agents", () => {
+  const limited = (resetAt: number) => [
+    HarnessEvent.Limited({ message: "usage limit reached", resetAt, retryAfterMs: null, resets: true }),
+    HarnessEvent.Exited({ exitCode: 1, signal: null })
+  ]
+
+  /** The shared history, with every state written to it kept in `written`. */
+  const recordingHistory = Effect.map(sharedHistory, ({ store }) => {
+    const written: Array<LoopState> = []
+    const history = Layer.succeed(HistoryStore, HistoryStore.of({
+      ...store,
+      writeState: (changeId, state) => Effect.zipRight(Effect.sync(() => void written.push(state)), store.writeState(changeId, state))
+    }))
+    return { store, history, written }
+  })
+
+  it.effect("first writes the agent that ran last and the limits still holding; a limit lifted by then is dropped", () =>
+    Effect.gen(function*() {
+      const { history, written } = yield* recordingHistory
+      const fallbacks = (codex: () => ReadonlyArray<HarnessEvent>) => [{ id: "codex", script: codex }, { id: "pi", script: () => scriptedRun("step\n") }]
+      // Iteration 1: test is held for an hour, codex for ten minutes; pi runs it.
+      yield* runWith(() => limited(3_600_000), { maxIterations: 1 }, undefined, { history, fallbacks: fallbacks(() => limited(600_000)) })
+      // Taken up again just as codex's limit lifts.
+      yield* TestClock.setTime(600_000)
+      written.length = 0
+      const resumed = yield* runWith(() => scriptedRun(done), { maxIterations: 2 }, undefined, { history, resume: true, fallbacks: fallbacks(() => scriptedRun(done)) })
+      assert.deepInclude(written[0], { status: "running", iteration: 1, agent: "pi" })
+      assert.deepStrictEqual(written[0]!.agents?.map((a) => [a.agent, a.iterations, a.limitedUntil]), [
+        ["test", 1, "1970-01-01T01:00:00.000Z"],
+        ["codex", 1, null],
+        ["pi", 1, null]
+      ])
+      assert.deepStrictEqual(ran(resumed.records).slice(3), [[2, "codex", "complete"]])
+    }))
+
+  it.effect("with --rotate, goes on in turn after the agent that ran last, the first agent too", () =>
+    Effect.gen(function*() {
+      const { history } = yield* sharedHistory
+      const fallbacks = [{ id: "codex", script: () => scriptedRun("codex step\n") }]
+      yield* runWith(() => scriptedRun("step\n"), { maxIterations: 1 }, undefined, { history, rotate: true, fallbacks })
+      const resumed = yield* runWith(() => scriptedRun("step\n"), { maxIterations: 3 }, undefined, { history, rotate: true, resume: true, fallbacks })
+      assert.deepStrictEqual(ran(resumed.records), [[1, "test", "continue"], [2, "codex", "continue"], [3, "test", "continue"]])
+    }))
+
+  it.effect("counts toward --max-reviews the claims its reviewers turned down in this run only", () =>
+    Effect.gen(function*() {
+      const { store, history } = yield* sharedHistory
+      const asked = "I read the diff.\n<verdict>changes</verdict>\n- handle an empty name\n"
+      const reviewers = [{ id: "claude", script: () => scriptedRun(asked) }]
+      // An earlier run's two rejections count for that run alone.
+      for (const iteration of [1, 2]) yield* Effect.orDie(store.append(changeId, iterationRecord({ run: "20261126T100000Z-old0", iteration, outcome: "changes" })))
+      // This run: two iterations of work, then a claim turned down (1 of --max-reviews 2).
+      const script = (request: HarnessRequest) => scriptedRun(request.iteration === 3 || request.iteration === 4 ? done : "step\n")
+      yield* runWith(script, { maxIterations: 3 }, undefined, { history, reviewers, maxReviews: 2 })
+      const resumed = yield* runWith(script, { maxIterations: 6 }, undefined, { history, reviewers, maxReviews: 2, resume: true })
+      const message = "stopped: the review turned the claim down 2 times (--max-reviews 2); the last: review by claude: changes asked: - handle an empty name; a person should look (spool ralph --status)"
+      assert.deepStrictEqual(Exit.map(resumed.exit, (r) => [r.status, r.iterations, r.message] as const), Exit.succeed(["review-rejected", 4, message] as const))
     }))
 })
 

@@ -54,11 +54,11 @@ export interface LoopRun {
 }
 
 /** Each agent's note as the run starts: a resumed run's carried over, else none run yet; a limit still holding is kept. */
-const firstNotes = (agents: LoopAgents["Type"]["agents"], last: LoopState | null, resumed: boolean, now: number) =>
+const firstNotes = (agents: LoopAgents["Type"]["agents"], last: LoopState | null, now: number) =>
   agents.map((agent): AgentNote => {
     const before = last?.agents?.find((note) => note.agent === agent.id)
     const holding = before?.limitedUntil != null && Date.parse(before.limitedUntil) > now ? before.limitedUntil : null
-    return resumed && before !== undefined
+    return before !== undefined
       ? { ...before, harness: agent.harness, model: agent.model, limitedUntil: holding }
       : { agent: agent.id, harness: agent.harness, model: agent.model, iterations: 0, costUsd: null, tokens: 0, limitedUntil: holding }
   })
@@ -89,7 +89,7 @@ export const makeLoopRun = (
     readonly inputs: LoopInputs
     readonly checkpoint: LoopRun["checkpoint"]
     readonly agents: LoopAgents["Type"]
-    /** With `--resume`: the change's state as the run found it; else null. */
+    /** With `--resume`: the state of the run it goes on with; else null (a new run). */
     readonly last: LoopState | null
   }
 ) =>
@@ -117,10 +117,9 @@ export const makeLoopRun = (
     const reviewRejections = yield* Ref.make(
       resumed === null ? 0 : (yield* history.recent(change.id, 200)).records.filter((r) => r.run === resumed.run && r.outcome === "changes").length
     )
-    const sameRun = resumed !== null && last?.run === resumed.run
-    const notes = firstNotes(agents.agents, last, sameRun, sittingStartedAt)
+    const notes = firstNotes(agents.agents, last, sittingStartedAt)
     const agentNotes = yield* Ref.make<ReadonlyArray<AgentNote>>(notes)
-    const lastIndex = sameRun && last?.agent !== undefined ? agents.agents.findIndex((agent) => agent.id === last.agent) : -1
+    const lastIndex = agents.agents.findIndex((agent) => agent.id === last?.agent)
     const lastAgent = yield* Ref.make<number | null>(lastIndex < 0 ? null : lastIndex)
     const state = yield* Ref.make<LoopState>({
       changeId: change.id,
@@ -134,7 +133,7 @@ export const makeLoopRun = (
       updatedAt: new Date(sittingStartedAt).toISOString(),
       pid: input.pid,
       harness: agents.agents[0].harness,
-      ...(sameRun && last?.agent !== undefined ? { agent: last.agent } : {}),
+      ...(last?.agent === undefined ? {} : { agent: last.agent }),
       agents: notes,
       stopReason: null,
       stopMessage: null,

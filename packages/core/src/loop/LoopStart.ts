@@ -28,7 +28,7 @@ const readResumePlan = (history: HistoryStore["Type"], changeId: LoopRequest["ch
   Effect.gen(function*() {
     const state = Option.getOrNull(yield* history.readState(changeId))
     const { records } = yield* history.recent(changeId, 1)
-    return planResume(state, records.at(-1) ?? null)
+    return { plan: planResume(state, records.at(-1) ?? null), state }
   })
 
 /**
@@ -117,7 +117,8 @@ export const startRun = (input: LoopRequest) =>
     const reporter = yield* LoopReporter
     const checkpoint = yield* checkpointOf(input)
     const { change } = input
-    const plan = input.resume === true ? yield* readResumePlan(history, change.id) : fresh
+    // With --resume, the run goes on from the state it found (null: there was none, a new run starts).
+    const { plan, state: last } = input.resume === true ? yield* readResumePlan(history, change.id) : { plan: fresh, state: null }
     if (plan._tag === "Done") {
       // Nothing runs and nothing is written: the run is over.
       const message = `complete: run ${plan.run} completed at iteration ${plan.iteration}; nothing to resume (without --resume a new run starts)`
@@ -131,7 +132,6 @@ export const startRun = (input: LoopRequest) =>
     yield* checkInput(input, inputs, agents)
     yield* takeLock(input)
     // A run taken up again (--resume, here or on another clone) keeps the limits its last sitting met.
-    const last = input.resume === true ? Option.getOrNull(yield* history.readState(change.id).pipe(Effect.orElseSucceed(() => Option.none()))) : null
     yield* keepLimits(gate, last?.agents ?? [])
 
     const resumed = plan._tag === "Continue" ? plan : null
