@@ -63,6 +63,7 @@ export const equivalents = [
   { file: "packages/core/src/completion/JudgeChunk.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (state.partial !== \"\" || state.openPromise !== null) {", reason: "the first line is then finished apart and the rest read as before: onLine and passChunk judge lines alike (speed only)" },
   { file: "packages/core/src/completion/JudgeChunk.ts", mutator: "ConditionalExpression", replacement: "false", line: "if (state.partial !== \"\" || state.openPromise !== null) {", reason: "the first line is then finished apart and the rest read as before: onLine and passChunk judge lines alike (speed only)" },
   { file: "packages/core/src/completion/JudgeChunk.ts", mutator: "EqualityOperator", replacement: "state.openPromise === null", line: "if (state.partial !== \"\" || state.openPromise !== null) {", reason: "the first line is then finished apart (or not) and the rest read as before: onLine and passChunk judge lines alike (speed only)" },
+  { file: "packages/core/src/completion/JudgeBytes.ts", mutator: "EqualityOperator", replacement: "start <= bytes.length", line: "for (let start = 0; start < bytes.length; start += TEXT_WINDOW)", reason: "the window past the end is empty: streaming, it decodes to no text (a character begun earlier stays pending) and the judge ignores empty text" },
   { file: "packages/core/src/completion/JudgeBytes.ts", mutator: "EqualityOperator", replacement: "start <= last", line: "for (let start = 0; start < last;)", reason: "at start === last the line is empty: nothing is settled and the loop ends" },
   { file: "packages/core/src/completion/JudgeBytes.ts", mutator: "Regex", replacement: "/\\s*(\\S.*)$/s", line: "const line = /^\\s*(\\S.*)$/s.exec", reason: "unanchored, the first match still starts at the line's first character; with the s flag `.*` reaches the end, so `$` adds nothing" },
   { file: "packages/core/src/completion/JudgeBytes.ts", mutator: "Regex", replacement: "/^\\s*(\\S.*)/s", line: "const line = /^\\s*(\\S.*)$/s.exec", reason: "unanchored, the first match still starts at the line's first character; with the s flag `.*` reaches the end, so `$` adds nothing" },
@@ -178,10 +179,14 @@ export const equivalents = [
   { file: "packages/git/src/GitSummaryLive.ts", mutator: "EqualityOperator", replacement: "limit < 0", line: "if (limit <= 0) return []",
     reason: "a count of 0 asks git for `--max-count=0`, which lists nothing too, and on an unborn branch the failing log gives nothing as well" },
   // Iteration's steps: the commit, the claim
+  { file: "packages/core/src/loop/IterationCommit.ts", mutator: "ConditionalExpression", replacement: "false", line: "const all = pending.length === 0 ? paths : [...new Set(",
+    reason: "with nothing pending the set of the paths is the paths themselves (git names each changed path once), in the same order" },
   { file: "packages/core/src/loop/IterationCommit.ts", mutator: "ConditionalExpression", replacement: "true", line: "if (mixed.length > 0) {",
     reason: "with no owner's path committed there is no path to name, and the owner's paths kept are all of them" },
   { file: "packages/core/src/loop/IterationCommit.ts", mutator: "EqualityOperator", replacement: "mixed.length >= 0", line: "if (mixed.length > 0) {",
     reason: "with no owner's path committed there is no path to name, and the owner's paths kept are all of them" },
+  { file: "packages/core/src/loop/Claim.ts", mutator: "StringLiteral", replacement: "\"Stryker was here!\"", line: "text: last.findings ?? \"\"",
+    reason: "a review that asks for changes always gives its findings (the text after its verdict, empty or not), so the fallback is never taken" },
   { file: "packages/core/src/loop/Claim.ts", mutator: "StringLiteral", replacement: "\"Stryker was here!\"", line: "${first === null ? \"\" :",
     reason: "tasks.md has open tasks here, so its current (first open) task is never null" },
   // The loop (Loop), its run (LoopRun) and its steps (LoopStep)

@@ -523,6 +523,15 @@ describe("the judge fed in chunks", () => {
     assert.deepStrictEqual(asBytes(chunks.map(encode)), judgement)
   })
 
+  it("keeps a line of whitespace longer than it keeps blank, whether it comes whole or in pieces", () => {
+    const spaces = " ".repeat(70000)
+    const whole = asText(["```\n", `\n\n${spaces}`, "<promise>COMPLETE</promise>\n```\n"])
+    assert.deepStrictEqual(whole.verdicts.map((v) => v.reason), ["a code block holding only the promise"])
+    const pieces = ["```\n", "\n\n", ...Array.from({ length: 7 }, () => spaces.slice(0, 10000)), "<promise>COMPLETE</promise>\n```\n"]
+    assert.deepStrictEqual(asText(pieces), whole)
+    assert.deepStrictEqual(asBytes(pieces.map(encode)), whole)
+  })
+
   it("judges at the end a line left open by a stray opening tag", () => {
     assert.deepStrictEqual(judgeCompletion("Done. <promise>COMPLETE</promise> <promise>", options).verdicts, [
       { accepted: false, reason: "mentioned inside a sentence", text: "Done. <promise>COMPLETE</promise> <promise>" }

@@ -67,9 +67,14 @@ export const onLine = (state: JudgeState, raw: string) => {
  * before it.
  */
 export const compact = (state: JudgeState) => {
-  const { LINE_WINDOW, MID_LINE, normalizeLine, normalizeText } = state.lineText
+  const { LINE_WINDOW, MID_LINE, NON_BLANK, normalizeLine, normalizeText } = state.lineText
   const { partial } = state
   const cut = partial.length - LINE_WINDOW
+  // A line of whitespace alone stays blank, however it came in: its tail is kept, and nothing is judged.
+  if (!NON_BLANK.test(partial)) {
+    state.partial = partial.slice(cut)
+    return
+  }
   const lineStart = !partial.startsWith(MID_LINE)
   settle(state, partial)
   if (state.fence !== null) state.fence.onlyPromise = false
